@@ -1,0 +1,34 @@
+// Entry points of the generic passes over the block IR. Each pass lives in
+// its own file under ir/passes/; blocc-opt finds them by name through
+// all_passes().
+#pragma once
+
+#include "ir/function.h"
+
+#include <string>
+#include <vector>
+
+namespace blocc::ir {
+
+/// Checks structural and type rules; throws blocc::Error naming the op
+/// (and the user's source line where known) on the first violation.
+void verify(Function &f);
+
+/// Constant folding, algebraic identities, broadcast/splat folding.
+void canonicalize(Function &f);
+/// Merges identical side-effect-free ops (same opcode, operands, attributes,
+/// result types) where one dominates the other.
+void cse(Function &f);
+/// Removes side-effect-free ops whose results are unused, unused loop-carried
+/// values, and empty control flow.
+void dce(Function &f);
+
+struct PassInfo {
+  std::string name;        // as named on blocc-opt's command line
+  std::string description;
+  void (*run)(Function &);
+};
+/// Every pass blocc-opt can run, in a stable order.
+const std::vector<PassInfo> &all_passes();
+
+} // namespace blocc::ir

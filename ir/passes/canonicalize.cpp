@@ -1,0 +1,7 @@
+#include "ir/passes.h"
+
+namespace blocc::ir {
+
+void canonicalize(Function &) {}
+
+} // namespace blocc::ir

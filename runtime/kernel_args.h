@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace blocc {
@@ -13,6 +14,14 @@ namespace blocc {
 /// Number of program instances along each grid axis.
 struct Grid {
   int64_t x = 1, y = 1, z = 1;
+  Grid() = default;
+  // A template so that `kernel[{n}]` accepts any integer type without a
+  // narrowing error from the braces.
+  template <typename X, typename Y = int64_t, typename Z = int64_t>
+    requires std::is_integral_v<X> && std::is_integral_v<Y> && std::is_integral_v<Z>
+  Grid(X x_, Y y_ = 1, Z z_ = 1)
+      : x(static_cast<int64_t>(x_)), y(static_cast<int64_t>(y_)),
+        z(static_cast<int64_t>(z_)) {}
   int64_t count() const { return x * y * z; }
   int64_t operator[](int axis) const { return axis == 0 ? x : axis == 1 ? y : z; }
 };

@@ -1,0 +1,274 @@
+// bl::kernel: turns a C++ callable into a launchable, specializing kernel.
+//
+//   auto add = bl::kernel("add", [](bl::Ptr<float> x, bl::i32 n,
+//                                   bl::Const<int> BLOCK) { ... });
+//   add[{bl::cdiv(n, 1024)}](xs, n, 1024);
+//
+// Each launch computes a specialization key from its arguments (the values
+// of Const parameters, pointer 16-byte alignment, integer divisibility by
+// 16, as Triton specializes), traces the callable once per key, runs the
+// generic passes, and executes the result. Today the executor is the
+// reference interpreter; the CPU and GPU backends plug in here.
+#pragma once
+
+#include "blocc/dtype.h"
+#include "blocc/tensor.h"
+#include "runtime/kernel_args.h"
+
+#include <memory>
+#include <mutex>
+#include <source_location>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace blocc {
+
+enum class Backend {
+  Auto,        // the best available for the arguments' memory
+  Interpreter, // the reference interpreter (element by element)
+};
+
+struct LaunchOptions {
+  int num_warps = 4;
+  int num_stages = 3;
+  Backend backend = Backend::Auto;
+};
+
+namespace detail {
+
+/// What a kernel parameter is, as declared in the callable's signature.
+struct ParamInfo {
+  enum class Kind { Pointer, Scalar, Constant } kind;
+  DType dtype;           // pointee for pointers
+  std::string type_name; // "bl::Ptr<f32>", "bl::i32", "bl::Const<int>"
+};
+
+/// One launch argument as the caller passed it, before it is checked
+/// against the parameter it binds to.
+struct ArgValue {
+  enum class Kind { Pointer, Int, Float } kind;
+  DType dtype = int32;          // pointers: the pointee; scalars: the C++ type
+  bool read_only = false;       // const T*, std::span<const T>, const vector
+  void *pointer = nullptr;
+  size_t size_bytes = KernelArg::kUnknownSize;
+  int64_t int_value = 0;
+  double float_value = 0;
+  std::string cpp_type;         // for messages: "std::vector<float>"
+};
+
+template <typename T> std::string cpp_name() {
+  return std::string(ir::scalar_name(dtype_of<T>()));
+}
+
+template <typename T> ArgValue pointer_arg(T *p, size_t count, bool read_only,
+                                           std::string what) {
+  ArgValue a;
+  a.kind = ArgValue::Kind::Pointer;
+  a.dtype = dtype_of<T>();
+  a.read_only = read_only;
+  a.pointer = const_cast<std::remove_const_t<T> *>(p);
+  a.size_bytes = count == KernelArg::kUnknownSize ? count : count * sizeof(T);
+  a.cpp_type = std::move(what);
+  return a;
+}
+
+template <typename T> ArgValue to_arg(T *p) {
+  return pointer_arg(p, KernelArg::kUnknownSize, std::is_const_v<T>,
+                     cpp_name<T>() + "*");
+}
+template <typename T> ArgValue to_arg(std::vector<T> &v) {
+  return pointer_arg(v.data(), v.size(), false, "std::vector<" + cpp_name<T>() + ">");
+}
+template <typename T> ArgValue to_arg(const std::vector<T> &v) {
+  return pointer_arg(v.data(), v.size(), true, "const std::vector<" + cpp_name<T>() + ">");
+}
+template <typename T, size_t N> ArgValue to_arg(std::span<T, N> s) {
+  return pointer_arg(s.data(), s.size(), std::is_const_v<T>,
+                     "std::span<" + cpp_name<T>() + ">");
+}
+template <typename T>
+  requires std::is_arithmetic_v<T>
+ArgValue to_arg(T v) {
+  ArgValue a;
+  if constexpr (std::is_floating_point_v<T>) {
+    a.kind = ArgValue::Kind::Float;
+    a.float_value = static_cast<double>(v);
+  } else {
+    a.kind = ArgValue::Kind::Int;
+    a.int_value = static_cast<int64_t>(v);
+  }
+  if constexpr (std::is_same_v<T, long long>)
+    a.dtype = int64;
+  else if constexpr (std::is_same_v<T, unsigned long long>)
+    a.dtype = uint64;
+  else if constexpr (std::is_same_v<T, char>)
+    a.dtype = int8;
+  else
+    a.dtype = dtype_of<T>();
+  a.cpp_type = std::string(ir::scalar_name(a.dtype));
+  return a;
+}
+inline ArgValue to_arg(half h) { return to_arg(static_cast<float>(h)); }
+inline ArgValue to_arg(bfloat16_t h) { return to_arg(static_cast<float>(h)); }
+inline ArgValue to_arg(const ArgValue &a) { return a; }
+template <typename T> ArgValue to_arg(const Const<T> &c) { return to_arg(c.value()); }
+
+template <typename P> struct ParamTraits {
+  static_assert(sizeof(P) == 0,
+                "blocc: kernel parameters must be bl::Ptr<T>, a scalar type "
+                "(bl::i32, bl::f32, ...) or bl::Const<T>");
+};
+template <typename T> struct ParamTraits<Ptr<T>> {
+  static ParamInfo info() {
+    return {ParamInfo::Kind::Pointer, dtype_of<T>(), "bl::Ptr<" + cpp_name<T>() + ">"};
+  }
+};
+template <typename T> struct ParamTraits<ScalarParam<T>> {
+  static ParamInfo info() {
+    return {ParamInfo::Kind::Scalar, dtype_of<T>(), "bl::" + cpp_name<T>()};
+  }
+};
+template <typename T> struct ParamTraits<Const<T>> {
+  static ParamInfo info() {
+    return {ParamInfo::Kind::Constant, dtype_of<T>(), "bl::Const<" + cpp_name<T>() + ">"};
+  }
+};
+
+template <typename F> struct Signature : Signature<decltype(&F::operator())> {};
+template <typename C, typename R, typename... P>
+struct Signature<R (C::*)(P...) const> {
+  using Params = std::tuple<std::remove_cvref_t<P>...>;
+};
+template <typename C, typename R, typename... P>
+struct Signature<R (C::*)(P...)> {
+  using Params = std::tuple<std::remove_cvref_t<P>...>;
+};
+template <typename R, typename... P> struct Signature<R (*)(P...)> {
+  using Params = std::tuple<std::remove_cvref_t<P>...>;
+};
+
+/// The values a trace binds parameters to: a function argument for pointers
+/// and scalars, the launch value for constants.
+struct TraceInputs {
+  std::vector<ir::Value *> arguments; // per parameter (nullptr for constants)
+  std::vector<ArgValue> constants;    // per parameter
+};
+
+template <typename P> P make_param(const TraceInputs &in, size_t i) {
+  if constexpr (requires { typename P::value_type; } &&
+                std::is_same_v<P, Const<typename P::value_type>>) {
+    const ArgValue &a = in.constants[i];
+    using T = typename P::value_type;
+    return P(a.kind == ArgValue::Kind::Float ? static_cast<T>(a.float_value)
+                                             : static_cast<T>(a.int_value));
+  } else {
+    return P(Tensor(in.arguments[i]));
+  }
+}
+
+/// The non-template heart of every kernel: specialization, the compile
+/// cache, checks of launch arguments, and execution.
+class KernelBase {
+public:
+  KernelBase(std::string name, std::vector<ParamInfo> params,
+             std::source_location loc);
+  virtual ~KernelBase();
+
+  const std::string &name() const { return name_; }
+  const std::vector<ParamInfo> &params() const { return params_; }
+
+  void launch(const Grid &grid, const std::vector<ArgValue> &args,
+              const LaunchOptions &options);
+  /// The IR (after the generic passes) of the specialization these
+  /// arguments select; traces it if needed.
+  std::string ir(const std::vector<ArgValue> &args);
+  /// The specialization these arguments select, compiled if needed.
+  const ir::Function &specialize(const std::vector<ArgValue> &args);
+  /// Number of distinct specializations traced so far.
+  size_t num_specializations() const;
+
+protected:
+  virtual void invoke(const TraceInputs &inputs) = 0;
+
+private:
+  struct Compiled;
+  const Compiled &compile(const std::vector<ArgValue> &args);
+  std::unique_ptr<Compiled> trace(const std::vector<ArgValue> &args);
+  void check_arguments(const std::vector<ArgValue> &args) const;
+
+  std::string name_;
+  std::vector<ParamInfo> params_;
+  std::source_location loc_;
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, std::unique_ptr<Compiled>> cache_;
+};
+
+} // namespace detail
+
+template <typename F> class Kernel;
+
+/// A launch in progress: kernel[grid] gives one, calling it launches.
+template <typename F> class Launch {
+public:
+  Launch(Kernel<F> &k, Grid grid, LaunchOptions options)
+      : kernel_(k), grid_(grid), options_(options) {}
+  template <typename... A> void operator()(A &&...args) {
+    kernel_.launch(grid_, {detail::to_arg(std::forward<A>(args))...}, options_);
+  }
+  Launch &with(LaunchOptions o) {
+    options_ = o;
+    return *this;
+  }
+
+private:
+  Kernel<F> &kernel_;
+  Grid grid_;
+  LaunchOptions options_;
+};
+
+template <typename F> class Kernel : public detail::KernelBase {
+  using Params = typename detail::Signature<F>::Params;
+  static constexpr size_t N = std::tuple_size_v<Params>;
+
+public:
+  Kernel(std::string name, F f, std::source_location loc)
+      : KernelBase(std::move(name), infos(std::make_index_sequence<N>()), loc),
+        f_(std::move(f)) {}
+
+  Launch<F> operator[](Grid grid) { return Launch<F>(*this, grid, {}); }
+  /// The traced, optimized IR for these launch arguments, as text.
+  template <typename... A> std::string ir_for(A &&...args) {
+    return ir({detail::to_arg(std::forward<A>(args))...});
+  }
+
+protected:
+  void invoke(const detail::TraceInputs &inputs) override {
+    call(inputs, std::make_index_sequence<N>());
+  }
+
+private:
+  template <size_t... I>
+  static std::vector<detail::ParamInfo> infos(std::index_sequence<I...>) {
+    return {detail::ParamTraits<std::tuple_element_t<I, Params>>::info()...};
+  }
+  template <size_t... I>
+  void call(const detail::TraceInputs &inputs, std::index_sequence<I...>) {
+    f_(detail::make_param<std::tuple_element_t<I, Params>>(inputs, I)...);
+  }
+  F f_;
+};
+
+/// Wraps a C++ callable as a kernel. Its parameters must have explicit
+/// types: bl::Ptr<T>, scalar types (bl::i32, bl::f32, ...), bl::Const<T>.
+template <typename F>
+Kernel<F> kernel(std::string name, F f,
+                 std::source_location loc = std::source_location::current()) {
+  return Kernel<F>(std::move(name), std::move(f), loc);
+}
+
+} // namespace blocc

@@ -1,0 +1,71 @@
+// The state of one trace: the function being built, the insertion point,
+// and every live Tensor variable (so that bl::range and bl::if_ can find the
+// variables a body rebinds). One trace runs per thread at a time.
+#pragma once
+
+#include "blocc/tensor.h"
+#include "ir/builder.h"
+#include "ir/error.h"
+
+#include <map>
+#include <memory>
+#include <source_location>
+#include <string>
+
+namespace blocc::detail {
+
+/// "kernel.cpp:12" for a source location (the file's base name).
+std::string where(const std::source_location &loc);
+ir::Location to_ir_location(const std::source_location &loc);
+
+/// Throws blocc::Error("file:line: error: message").
+[[noreturn]] void user_error(const std::source_location &loc,
+                             const std::string &message);
+
+class TraceContext {
+public:
+  explicit TraceContext(ir::Function &function);
+  ~TraceContext();
+  TraceContext(const TraceContext &) = delete;
+  TraceContext &operator=(const TraceContext &) = delete;
+
+  /// The trace running on this thread; a clear error when a blocc op is
+  /// used outside a kernel body.
+  static TraceContext &current(const std::source_location &loc);
+  static TraceContext *current_or_null();
+
+  ir::Function &function() { return function_; }
+  /// The builder, positioned and located for an op written at `loc`.
+  ir::Builder &at(const std::source_location &loc);
+  ir::Builder &builder() { return builder_; }
+
+  /// A snapshot of every live variable's binding, in creation order.
+  struct Binding {
+    uint64_t id;
+    ir::Value *value;
+  };
+  std::vector<Binding> bindings() const;
+  /// The live variable with this id, or nullptr once it was destroyed.
+  Tensor *variable(uint64_t id) const;
+  void rebind(Tensor &t, ir::Value *v) { t.bind(v); }
+  void poison(Tensor &t, std::string why);
+
+  /// Records a misuse that could not be thrown where it happened (in a
+  /// destructor); the kernel tracer reports it when the body returns.
+  void defer_error(std::string message);
+  const std::string &deferred_error() const { return deferred_error_; }
+
+private:
+  friend class blocc::Tensor;
+  void register_variable(Tensor &t);
+  void unregister_variable(Tensor &t);
+
+  ir::Function &function_;
+  ir::Builder builder_;
+  std::map<uint64_t, Tensor *> variables_;
+  uint64_t next_id_ = 1;
+  TraceContext *previous_;
+  std::string deferred_error_;
+};
+
+} // namespace blocc::detail

@@ -1,0 +1,100 @@
+// Ops that make values from nothing: program ids, ranges, filled blocks.
+#include "semantics.h"
+
+namespace blocc {
+
+using detail::user_error;
+using ir::OpCode;
+using ir::Scalar;
+using ir::Type;
+
+namespace {
+
+void check_axis(int axis, const char *what, const SourceLoc &loc) {
+  if (axis < 0 || axis > 2)
+    user_error(loc, std::string(what) + "(" + std::to_string(axis) +
+                        "): the grid has axes 0, 1 and 2");
+}
+
+void check_shape(const Shape &shape, const char *what, const SourceLoc &loc) {
+  if (shape.empty() || shape.size() > ir::kMaxRank)
+    user_error(loc, std::string(what) + ": a block has 1 to 3 dimensions, got " +
+                        detail::shape_str(shape));
+  for (int64_t d : shape)
+    if (!ir::is_power_of_two(d))
+      user_error(loc, std::string(what) + ": every dimension of a block must be "
+                                          "a power of two, got " +
+                          detail::shape_str(shape) +
+                          "; round up and mask the extra elements");
+}
+
+} // namespace
+
+Tensor program_id(int axis, SourceLoc loc) {
+  check_axis(axis, "bl::program_id", loc);
+  auto &b = detail::TraceContext::current(loc).at(loc);
+  return Tensor(b.create_value(OpCode::ProgramId, {}, Type::scalar(Scalar::I32),
+                               {{"axis", int64_t{axis}}}));
+}
+
+Tensor num_programs(int axis, SourceLoc loc) {
+  check_axis(axis, "bl::num_programs", loc);
+  auto &b = detail::TraceContext::current(loc).at(loc);
+  return Tensor(b.create_value(OpCode::NumPrograms, {}, Type::scalar(Scalar::I32),
+                               {{"axis", int64_t{axis}}}));
+}
+
+Tensor arange(int64_t start, int64_t end, SourceLoc loc) {
+  if (end <= start)
+    user_error(loc, "bl::arange(" + std::to_string(start) + ", " +
+                        std::to_string(end) + "): end must be greater than start");
+  if (!ir::is_power_of_two(end - start))
+    user_error(loc, "bl::arange(" + std::to_string(start) + ", " +
+                        std::to_string(end) + "): the length " +
+                        std::to_string(end - start) +
+                        " is not a power of two; round the block size up to "
+                        "a power of two and mask the extra lanes");
+  if (start < INT32_MIN || end > int64_t{INT32_MAX} + 1)
+    user_error(loc, "bl::arange: the range must fit in int32");
+  auto &b = detail::TraceContext::current(loc).at(loc);
+  return Tensor(b.create_value(OpCode::Arange, {},
+                               Type::block(Type::scalar(Scalar::I32), {end - start}),
+                               {{"start", start}, {"end", end}}));
+}
+
+Tensor full(const Shape &shape, Operand value, DType dtype) {
+  check_shape(shape, "bl::full", value.loc());
+  if (value.is_value() && value.value()->type().is_block())
+    user_error(value.loc(), "bl::full: the fill value must be a scalar, got " +
+                                value.describe());
+  ir::Value *v = detail::as_dtype(value, dtype);
+  return Tensor(detail::broadcast_value(v, shape, value.loc()));
+}
+
+Tensor zeros(const Shape &shape, DType dtype, SourceLoc loc) {
+  return full(shape, Operand(0, loc), dtype);
+}
+
+Tensor zeros_like(Operand x) { return full_like(x, Operand(0, x.loc())); }
+
+Tensor full_like(Operand x, Operand value) {
+  if (!x.is_value())
+    user_error(x.loc(), "bl::full_like needs a tensor, got " + x.describe());
+  Type t = x.value()->type();
+  if (!t.is_block())
+    return scalar(value, t.element());
+  return full(t.shape(), value, t.element());
+}
+
+Tensor scalar(Operand value, DType dtype) {
+  if (value.is_value() && value.value()->type().is_block())
+    user_error(value.loc(), "bl::scalar needs a scalar, got " + value.describe());
+  return Tensor(detail::as_dtype(value, dtype));
+}
+
+void static_assert_(bool condition, const std::string &message, SourceLoc loc) {
+  if (!condition)
+    user_error(loc, "static assertion failed: " + message);
+}
+
+} // namespace blocc

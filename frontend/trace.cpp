@@ -1,0 +1,87 @@
+#include "blocc/trace.h"
+
+namespace blocc::detail {
+
+namespace {
+thread_local TraceContext *current_context = nullptr;
+
+std::string base_name(const char *path) {
+  std::string s(path);
+  auto slash = s.find_last_of('/');
+  return slash == std::string::npos ? s : s.substr(slash + 1);
+}
+} // namespace
+
+std::string where(const std::source_location &loc) {
+  return base_name(loc.file_name()) + ":" + std::to_string(loc.line());
+}
+
+ir::Location to_ir_location(const std::source_location &loc) {
+  return ir::Location{base_name(loc.file_name()), static_cast<int>(loc.line())};
+}
+
+void user_error(const std::source_location &loc, const std::string &message) {
+  throw Error(where(loc) + ": error: " + message);
+}
+
+TraceContext::TraceContext(ir::Function &function)
+    : function_(function), builder_(&function.body()),
+      previous_(current_context) {
+  current_context = this;
+}
+
+TraceContext::~TraceContext() {
+  // Variables that outlive the trace (captured by the user, say) must not
+  // point at a dead context.
+  for (auto &[id, t] : variables_)
+    t->context_ = nullptr;
+  current_context = previous_;
+}
+
+TraceContext &TraceContext::current(const std::source_location &loc) {
+  if (!current_context)
+    user_error(loc, "blocc operations can only be used inside a kernel body "
+                    "while it is traced (a callable passed to "
+                    "bl::kernel and launched or compiled)");
+  return *current_context;
+}
+
+TraceContext *TraceContext::current_or_null() { return current_context; }
+
+ir::Builder &TraceContext::at(const std::source_location &loc) {
+  builder_.set_location(to_ir_location(loc));
+  return builder_;
+}
+
+std::vector<TraceContext::Binding> TraceContext::bindings() const {
+  std::vector<Binding> out;
+  out.reserve(variables_.size());
+  for (const auto &[id, t] : variables_)
+    out.push_back({id, t->value_});
+  return out;
+}
+
+Tensor *TraceContext::variable(uint64_t id) const {
+  auto it = variables_.find(id);
+  return it == variables_.end() ? nullptr : it->second;
+}
+
+void TraceContext::poison(Tensor &t, std::string why) {
+  t.value_ = nullptr;
+  t.poison_ = std::move(why);
+}
+
+void TraceContext::defer_error(std::string message) {
+  if (deferred_error_.empty())
+    deferred_error_ = std::move(message);
+}
+
+void TraceContext::register_variable(Tensor &t) {
+  t.context_ = this;
+  t.id_ = next_id_++;
+  variables_[t.id_] = &t;
+}
+
+void TraceContext::unregister_variable(Tensor &t) { variables_.erase(t.id_); }
+
+} // namespace blocc::detail

@@ -1,0 +1,77 @@
+// The textual form of the block IR: what BLOCC_DUMP=ir shows, what the
+// compile cache hashes, and what blocc-opt reads and writes in golden tests.
+// The text is deterministic (same IR, same text) and parses back with
+// ir/parser.h into IR that prints identically.
+//
+// Grammar (`[...]` optional, `...*` repeated; whitespace is free, `//`
+// starts a comment that runs to the end of the line):
+//
+//   function  := "func" "@" name "(" [argument ("," argument)*] ")" region
+//   argument  := value ":" type ["{" "divisibility" "=" int "}"]
+//   operation := [value [":" count] "="] opname [use ("," use)*]
+//                ["{" attribute ("," attribute)* "}"]
+//                [":" type ("," type)*]   // one type per result
+//                region*
+//                ["loc" "(" string ":" int ")"]
+//   region    := "{" ["^" "(" [value ":" type ("," value ":" type)*] ")" ":"]
+//                operation* "}"
+//   use       := value | value "#" index  // "#i": result i of a multi-result op
+//   attribute := key "=" (int | float | string | "[" [int ("," int)*] "]")
+//   value     := "%" [A-Za-z0-9_.$]+
+//
+// Naming: op results and region arguments are numbered %0, %1, ... in text
+// order; an op with N > 1 results defines %k:N and its uses read %k#i.
+// Function arguments print their ArgumentInfo name when it is a valid,
+// unique identifier, and %argI (I = the argument's index) otherwise; the
+// parser reads %argI and numeric names back as "no name".
+//
+// Floats always carry a '.', an exponent, or are inf / -inf / nan, so that
+// they never read back as integers; finite values use the shortest text that
+// reads back to the same double, and NaNs other than the canonical quiet NaN
+// print their bit pattern as nan(0x...). Locations print only when known, as
+// loc("file.cpp":12) with the file's base name (see Location::str).
+#pragma once
+
+#include "ir/function.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace blocc::ir {
+
+/// The whole function, ending with a newline.
+std::string print(const Function &f);
+
+/// One operation with its regions (no trailing newline), for messages.
+/// Values are numbered as in print() of the function holding the op;
+/// function arguments print as %argI since an op cannot see their names.
+std::string print(const Operation &op);
+
+/// An attribute value as it appears in the text: 3, 2.5, "s", [1, 0].
+std::string print_attribute(const Attribute &a);
+
+/// The lexical rules the printer writes and the parser reads, kept in one
+/// place so that the two cannot drift apart.
+namespace syntax {
+
+/// [A-Za-z_][A-Za-z0-9_.$]*: printed bare as a value, symbol or key name.
+bool is_identifier(std::string_view s);
+/// Characters that may follow '%' or '@' in a bare name.
+bool is_name_char(char c);
+/// "arg" followed by digits: how arguments without a usable name print.
+bool is_reserved_argument_name(std::string_view s);
+/// A double-quoted string with \" \\ \n \t and \xHH escapes.
+std::string quote(std::string_view s);
+/// The function name after '@': bare when an identifier, else quoted.
+std::string symbol_text(std::string_view name);
+/// An attribute key: bare when an identifier, else quoted.
+std::string attribute_key_text(std::string_view key);
+/// "dir/kernel.cpp" -> "kernel.cpp", as Location::str prints it.
+std::string base_name(std::string_view path);
+/// The bits of the quiet NaN that prints as plain "nan".
+inline constexpr uint64_t kCanonicalNaNBits = 0x7ff8000000000000ULL;
+
+} // namespace syntax
+
+} // namespace blocc::ir

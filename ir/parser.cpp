@@ -548,12 +548,12 @@ private:
       }
     }
     if (static_cast<int64_t>(types.size()) != num_results)
-      fail(lex_.peek(), "wrong count: '" + name.text + "' defines " +
-                            std::to_string(num_results) + " result" +
-                            (num_results == 1 ? "" : "s") + " but " +
-                            std::to_string(types.size()) +
-                            " result type" + (types.size() == 1 ? "" : "s") +
-                            " follow; expected ': type' per result");
+      fail(name, "wrong count: '" + name.text + "' defines " +
+                     std::to_string(num_results) + " result" +
+                     (num_results == 1 ? "" : "s") + " but has " +
+                     std::to_string(types.size()) + " result type" +
+                     (types.size() == 1 ? "" : "s") +
+                     "; expected one type per result after ':'");
 
     Operation *op = b.create(*code, std::move(operands), types,
                              std::move(attributes));

@@ -128,15 +128,18 @@ public:
   }
 
   void name_op(const Operation &op) {
-    int id = next_++;
-    std::string base = "%" + std::to_string(id);
-    if (op.num_results() == 1) {
-      names_[op.result(0)] = base;
-    } else {
-      for (size_t i = 0; i < op.num_results(); ++i)
-        names_[op.result(i)] = base + "#" + std::to_string(i);
+    // Ops without results take no number, so that deleting a store does
+    // not renumber the rest of a golden test.
+    if (op.num_results() > 0) {
+      std::string base = "%" + std::to_string(next_++);
+      if (op.num_results() == 1) {
+        names_[op.result(0)] = base;
+      } else {
+        for (size_t i = 0; i < op.num_results(); ++i)
+          names_[op.result(i)] = base + "#" + std::to_string(i);
+      }
+      definitions_[&op] = base;
     }
-    definitions_[&op] = base;
     for (size_t r = 0; r < op.num_regions(); ++r) {
       const Block *region = op.region(r);
       for (size_t i = 0; i < region->num_arguments(); ++i)

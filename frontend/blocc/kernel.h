@@ -159,9 +159,11 @@ struct TraceInputs {
   std::vector<ArgValue> constants;    // per parameter
 };
 
+template <typename P> struct IsConst : std::false_type {};
+template <typename T> struct IsConst<Const<T>> : std::true_type {};
+
 template <typename P> P make_param(const TraceInputs &in, size_t i) {
-  if constexpr (requires { typename P::value_type; } &&
-                std::is_same_v<P, Const<typename P::value_type>>) {
+  if constexpr (IsConst<P>::value) {
     const ArgValue &a = in.constants[i];
     using T = typename P::value_type;
     return P(a.kind == ArgValue::Kind::Float ? static_cast<T>(a.float_value)

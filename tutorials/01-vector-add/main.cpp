@@ -1,0 +1,57 @@
+// Tutorial 01: vector addition.
+//
+// The block program: the grid has cdiv(n, BLOCK) program instances; instance
+// `pid` owns the elements [pid * BLOCK, pid * BLOCK + BLOCK). It computes
+// their offsets as one block (arange), masks off the ones past n (the last
+// block is usually partial), loads both inputs, adds and stores. No thread
+// indices anywhere: the compiler maps the block onto threads or vector lanes.
+#include <blocc/blocc.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+namespace bl = blocc;
+
+auto add = bl::kernel("add", [](bl::Ptr<float> x, bl::Ptr<float> y,
+                                bl::Ptr<float> out, bl::i32 n,
+                                bl::Const<int> BLOCK) {
+  auto pid = bl::program_id(0);
+  auto offsets = pid * BLOCK + bl::arange(0, BLOCK);
+  auto mask = offsets < n;
+  auto sum = bl::load(x + offsets, mask) + bl::load(y + offsets, mask);
+  bl::store(out + offsets, sum, mask);
+});
+
+int main() {
+  std::mt19937 rng(2026);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  bool all_ok = true;
+  std::printf("%-10s %-8s %-12s %s\n", "n", "BLOCK", "max |err|", "time");
+  for (int n : {1, 97, 1000, 98432}) {
+    std::vector<float> x(n), y(n), out(n, NAN);
+    for (int i = 0; i < n; ++i) {
+      x[i] = dist(rng);
+      y[i] = dist(rng);
+    }
+    const int block = 1024;
+    auto start = std::chrono::steady_clock::now();
+    add[{bl::cdiv(n, block)}](x, y, out, n, block);
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start).count();
+    double err = 0;
+    for (int i = 0; i < n; ++i)
+      err = std::fmax(err, std::fabs(double(out[i]) - (double(x[i]) + double(y[i]))));
+    bool ok = err <= 1e-6;
+    all_ok &= ok;
+    std::printf("%-10d %-8d %-12.3g %.2f ms %s\n", n, block, err, ms,
+                ok ? "ok" : "MISMATCH");
+  }
+  std::printf("\nThe kernel's IR after the generic passes (n = 98432):\n%s",
+              add.ir_for(static_cast<float *>(nullptr), static_cast<float *>(nullptr),
+                         static_cast<float *>(nullptr), 98432, 1024).c_str());
+  std::printf("01-vector-add: %s\n", all_ok ? "PASSED" : "FAILED");
+  return all_ok ? 0 : 1;
+}

@@ -8,6 +8,11 @@
 // The input is verified before the first pass and after every pass, so a
 // pass that breaks the IR is named in the message. Every error goes to
 // stderr and exits with status 1.
+//
+// --split-input-file (as in mlir-opt) cuts the input at lines holding only
+// "// -----" and handles each piece on its own, so that one test file can
+// hold many error cases: every piece's error is reported, line numbers stay
+// those of the whole file, and the exit status is 1 if any piece failed.
 #include "ir/axis_info.h"
 #include "ir/error.h"
 #include "ir/parser.h"
@@ -28,6 +33,7 @@ struct Options {
   std::vector<const ir::PassInfo *> passes;
   bool print_axis_info = false;
   bool list_passes = false;
+  bool split_input_file = false;
   bool help = false;
   std::string input = "-";
 };
@@ -42,6 +48,8 @@ void usage(std::ostream &os) {
         "\n"
         "  --pass=NAME        run pass NAME (repeatable; see --list-passes)\n"
         "  --print-axis-info  print each function's axis info before its IR\n"
+        "  --split-input-file handle each piece between '// -----' lines on\n"
+        "                     its own (errors go on to the next piece)\n"
         "  --list-passes      print the passes and what they do\n"
         "  --help             print this message\n";
 }
@@ -69,6 +77,8 @@ Options parse_options(int argc, char **argv) {
       options.passes.push_back(&find_pass(argv[++i]));
     } else if (arg == "--print-axis-info") {
       options.print_axis_info = true;
+    } else if (arg == "--split-input-file") {
+      options.split_input_file = true;
     } else if (arg == "--list-passes") {
       options.list_passes = true;
     } else if (arg == "--help" || arg == "-h") {
@@ -108,9 +118,10 @@ void verify_after(ir::Function &f, const std::string &stage) {
   }
 }
 
-int run(const Options &options) {
-  std::string text = read_input(options.input);
-  std::string input_name = options.input == "-" ? "<stdin>" : options.input;
+/// Parses, verifies, transforms and prints one piece of input; throws
+/// blocc::Error on the first problem.
+std::string process(const Options &options, const std::string &text,
+                    const std::string &input_name) {
   std::vector<std::unique_ptr<ir::Function>> functions;
   try {
     functions = ir::parse_module(text);
@@ -136,8 +147,53 @@ int run(const Options &options) {
       out += ir::print_axis_info(f);
     out += ir::print(f);
   }
-  std::cout << out;
-  return 0;
+  return out;
+}
+
+/// The pieces between "// -----" lines, each padded with the newlines that
+/// precede it so that the parser's line numbers are the whole file's.
+std::vector<std::string> split_input(const std::string &text) {
+  std::vector<std::string> pieces(1);
+  size_t line_start = 0, lines = 0;
+  while (line_start < text.size()) {
+    size_t end = text.find('\n', line_start);
+    if (end == std::string::npos)
+      end = text.size();
+    std::string_view line(text.data() + line_start, end - line_start);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
+      line.remove_suffix(1);
+    ++lines;
+    if (line == "// -----")
+      pieces.emplace_back(lines, '\n');
+    else
+      pieces.back() += std::string(line) + "\n";
+    line_start = end + 1;
+  }
+  return pieces;
+}
+
+int run(const Options &options) {
+  std::string text = read_input(options.input);
+  std::string input_name = options.input == "-" ? "<stdin>" : options.input;
+  if (!options.split_input_file) {
+    std::cout << process(options, text, input_name);
+    return 0;
+  }
+  int status = 0;
+  bool first = true;
+  for (const std::string &piece : split_input(text)) {
+    if (!first)
+      std::cout << "// -----\n";
+    first = false;
+    try {
+      std::cout << process(options, piece, input_name);
+    } catch (const Error &e) {
+      std::cout.flush();
+      std::cerr << "blocc-opt: error: " << e.what() << "\n";
+      status = 1;
+    }
+  }
+  return status;
 }
 
 } // namespace

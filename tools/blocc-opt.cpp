@@ -47,7 +47,8 @@ void usage(std::ostream &os) {
         "verifies, and prints the IR on stdout.\n"
         "\n"
         "  --pass=NAME        run pass NAME (repeatable; see --list-passes)\n"
-        "  --print-axis-info  print each function's axis info before its IR\n"
+        "  --print-axis-info  print each function's axis info (as // comments)\n"
+        "                     before its IR\n"
         "  --split-input-file handle each piece between '// -----' lines on\n"
         "                     its own (errors go on to the next piece)\n"
         "  --list-passes      print the passes and what they do\n"
@@ -118,6 +119,21 @@ void verify_after(ir::Function &f, const std::string &stage) {
   }
 }
 
+/// Each line prefixed with "// ", so that the output stays valid IR that
+/// blocc-opt can read again.
+std::string as_comment(const std::string &text) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos)
+      end = text.size();
+    out += "// " + text.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
 /// Parses, verifies, transforms and prints one piece of input; throws
 /// blocc::Error on the first problem.
 std::string process(const Options &options, const std::string &text,
@@ -144,7 +160,7 @@ std::string process(const Options &options, const std::string &text,
     if (i)
       out += "\n";
     if (options.print_axis_info)
-      out += ir::print_axis_info(f);
+      out += as_comment(ir::print_axis_info(f));
     out += ir::print(f);
   }
   return out;

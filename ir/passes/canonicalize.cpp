@@ -427,11 +427,12 @@ private:
     Value *lb = op.operand(0), *ub = op.operand(1);
     size_t carried = op.num_operands() - 3;
     std::vector<Value *> inits(op.operands().begin() + 3, op.operands().end());
-    // No iteration: the results are the initial values. (The frontend only
-    // builds loops with a positive step.)
+    // No iteration: the results are the initial values, and whatever the
+    // body would do never happens. (The frontend only builds loops with a
+    // positive step.)
     if (auto l = constant_of(lb), u = constant_of(ub); l && u) {
       auto runs = fold_compare("lt", lb->type().element(), *l, *u);
-      if (runs && runs->integer == 0 && is_removable_when_unused(op)) {
+      if (runs && runs->integer == 0) {
         replace(op, inits);
         return;
       }

@@ -42,6 +42,11 @@ ConstantElement integer(uint64_t v, Scalar s) {
   return integer(static_cast<int64_t>(v), s);
 }
 ConstantElement real(double v, Scalar s) {
+  // The sign and payload of a NaN produced by the host's arithmetic are not
+  // portable (x86 makes 0/0 negative); fold to the one canonical quiet NaN
+  // so the IR text does not depend on the machine that compiled it.
+  if (std::isnan(v))
+    return ConstantElement::of_real(std::numeric_limits<double>::quiet_NaN());
   return ConstantElement::of_real(round_to_format(v, s));
 }
 ConstantElement boolean(bool v) { return ConstantElement::of_integer(v); }

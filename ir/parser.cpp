@@ -8,6 +8,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <set>
 #include <unordered_map>
@@ -49,18 +50,29 @@ class Lexer {
 public:
   explicit Lexer(std::string_view text) : text_(text) {}
 
-  Token next() { return lex(pos_); }
-  Token peek(int ahead = 0) const {
-    size_t p = pos_;
-    Token t;
-    for (int i = 0; i <= ahead; ++i)
-      t = lex(p);
+  Token next() {
+    if (lookahead_.empty())
+      return lex(pos_);
+    Token t = std::move(lookahead_.front().first);
+    pos_ = lookahead_.front().second;
+    lookahead_.pop_front();
     return t;
+  }
+  /// The token `ahead` tokens past the cursor. Peeked tokens are kept, since
+  /// the parser looks up to four tokens ahead at every operation.
+  const Token &peek(size_t ahead = 0) {
+    size_t p = lookahead_.empty() ? pos_ : lookahead_.back().second;
+    while (lookahead_.size() <= ahead) {
+      Token t = lex(p);
+      lookahead_.emplace_back(std::move(t), p);
+    }
+    return lookahead_[ahead].first;
   }
 
   /// The text of one type at the cursor: a word, then anything up to the
   /// '>' matching its first '<'.
   std::pair<std::string_view, size_t> take_type_text() {
+    lookahead_.clear(); // tokens past pos_ were lexed as if no type came
     skip_trivia(pos_);
     size_t start = pos_;
     while (pos_ < text_.size() &&
@@ -132,7 +144,8 @@ private:
       if (p < text_.size() && text_[p] == '#') {
         ++p;
         size_t digits = p;
-        while (p < text_.size() && std::isdigit(static_cast<unsigned char>(text_[p])))
+        while (p < text_.size() &&
+               std::isdigit(static_cast<unsigned char>(text_[p])))
           ++p;
         if (p == digits)
           return bad("expected a result index after '#'");
@@ -234,9 +247,9 @@ private:
         break;
       case 'x': {
         unsigned value = 0;
-        auto [end, ec] = std::from_chars(text_.data() + p,
-                                         text_.data() + std::min(p + 2, text_.size()),
-                                         value, 16);
+        auto [end, ec] = std::from_chars(
+            text_.data() + p, text_.data() + std::min(p + 2, text_.size()),
+            value, 16);
         if (ec != std::errc() || end != text_.data() + p + 2)
           return fail("expected two hex digits after \\x");
         p += 2;
@@ -251,6 +264,8 @@ private:
 
   std::string_view text_;
   size_t pos_ = 0;
+  /// Peeked tokens with the offset just past each.
+  std::deque<std::pair<Token, size_t>> lookahead_;
 };
 
 /// What a name stands for: one value, or all results of one op.
@@ -374,8 +389,8 @@ private:
     std::optional<int64_t> index;
     if (auto hash = base.find('#'); hash != std::string::npos) {
       int64_t i = 0;
-      auto [stop, ec] = std::from_chars(base.data() + hash + 1,
-                                        base.data() + base.size(), i);
+      auto [stop, ec] =
+          std::from_chars(base.data() + hash + 1, base.data() + base.size(), i);
       if (ec != std::errc())
         fail(t, "bad result index in " + t.text);
       index = i;
@@ -469,7 +484,7 @@ private:
   // --- operations ----------------------------------------------------------
 
   /// True at "%x =" or "%x:2 =": the start of an op, not an operand.
-  bool at_definition() const {
+  bool at_definition() {
     if (lex_.peek().kind != TokenKind::Value)
       return false;
     Token second = lex_.peek(1);
@@ -480,7 +495,7 @@ private:
   }
 
   /// "{key =" or "{"key" =" opens attributes; any other '{' a region.
-  bool at_attributes() const {
+  bool at_attributes() {
     if (!lex_.peek().is('{'))
       return false;
     Token key = lex_.peek(1);
@@ -495,10 +510,10 @@ private:
     if (at_definition()) {
       result_name = next();
       if (result_name->text.find('#') != std::string::npos)
-        fail(*result_name, "a result name cannot carry a '#' index; write " +
-                               result_name->text.substr(
-                                   0, result_name->text.find('#')) +
-                               ":N to define N results");
+        fail(*result_name,
+             "a result name cannot carry a '#' index; write " +
+                 result_name->text.substr(0, result_name->text.find('#')) +
+                 ":N to define N results");
       num_results = 1;
       if (lex_.peek().is(':')) {
         next();
@@ -534,8 +549,10 @@ private:
     if (lex_.peek().is(':')) {
       Token colon = next();
       if (num_results == 0)
-        fail(colon, "'" + name.text + "' defines no results, so it takes no "
-                    "result types; write %r = " + name.text + " ... : type");
+        fail(colon, "'" + name.text +
+                        "' defines no results, so it takes no "
+                        "result types; write %r = " +
+                        name.text + " ... : type");
       types.push_back(type());
       while (lex_.peek().is(',')) {
         Token comma = next();
@@ -555,8 +572,8 @@ private:
                      (types.size() == 1 ? "" : "s") +
                      "; expected one type per result after ':'");
 
-    Operation *op = b.create(*code, std::move(operands), types,
-                             std::move(attributes));
+    Operation *op =
+        b.create(*code, std::move(operands), types, std::move(attributes));
     while (lex_.peek().is('{'))
       region(*op);
     if (lex_.peek().is_word("loc"))
@@ -569,6 +586,12 @@ private:
 
   void region(Operation &op) {
     Token open = next();
+    // Deeper nesting than any kernel has: refuse it before the recursion
+    // runs out of stack on malicious or corrupted input.
+    constexpr size_t kMaxNesting = 200;
+    if (scopes_.size() > kMaxNesting)
+      fail(open,
+           "regions nested more than " + std::to_string(kMaxNesting) + " deep");
     Block *block = op.add_region();
     open_scope();
     if (lex_.peek().is('^')) {
@@ -653,7 +676,8 @@ private:
       return nan_payload();
     if (t.kind != TokenKind::Number)
       fail(t, "expected an attribute value (integer, float, string or "
-              "[integers]), got " + describe(t));
+              "[integers]), got " +
+                  describe(t));
     if (t.text == "-inf")
       return -std::numeric_limits<double>::infinity();
     bool is_float = t.text.find_first_of(".eE") != std::string::npos &&

@@ -1,8 +1,8 @@
 #include "ir/printer.h"
 
 #include <bit>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <unordered_map>
 

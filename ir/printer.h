@@ -15,8 +15,8 @@
 //                ["loc" "(" string ":" int ")"]
 //   region    := "{" ["^" "(" [value ":" type ("," value ":" type)*] ")" ":"]
 //                operation* "}"
-//   use       := value | value "#" index  // "#i": result i of a multi-result op
-//   attribute := key "=" (int | float | string | "[" [int ("," int)*] "]")
+//   use       := value | value "#" index  // "#i": result i of a multi-result
+//   op attribute := key "=" (int | float | string | "[" [int ("," int)*] "]")
 //   value     := "%" [A-Za-z0-9_.$]+
 //
 // Naming: op results and region arguments are numbered %0, %1, ... in text

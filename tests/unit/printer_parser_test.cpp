@@ -65,7 +65,7 @@ std::string parse_error(std::string_view text) {
   do {                                                                         \
     std::string message_ = parse_error(text);                                  \
     EXPECT_NE(message_.find(part), std::string::npos)                          \
-        << "message: '" << message_ << "'\nexpected it to contain: '" << part \
+        << "message: '" << message_ << "'\nexpected it to contain: '" << part  \
         << "'";                                                                \
   } while (0)
 
@@ -83,20 +83,26 @@ public:
     b.set_location({"/home/user/src/kernel.cpp", 3});
 
     constants();
-    Value *pid = op(OpCode::ProgramId, {}, scalar(Scalar::I32), {{"axis", int64_t{0}}});
+    Value *pid =
+        op(OpCode::ProgramId, {}, scalar(Scalar::I32), {{"axis", int64_t{0}}});
     op(OpCode::NumPrograms, {}, scalar(Scalar::I32), {{"axis", int64_t{2}}});
     b.set_location({});
     Value *offs = op(OpCode::Arange, {}, block(Scalar::I32, {64}),
                      {{"start", int64_t{0}}, {"end", int64_t{64}}});
-    Value *base = op(OpCode::Mul, {pid, b.int_constant(64, scalar(Scalar::I32))},
-                     scalar(Scalar::I32));
-    Value *idx = op(OpCode::Add, {op(OpCode::Splat, {base}, block(Scalar::I32, {64})), offs},
+    Value *base =
+        op(OpCode::Mul, {pid, b.int_constant(64, scalar(Scalar::I32))},
+           scalar(Scalar::I32));
+    Value *idx = op(OpCode::Add,
+                    {op(OpCode::Splat, {base}, block(Scalar::I32, {64})), offs},
                     block(Scalar::I32, {64}));
-    Value *mask = b.cmp("lt", idx, op(OpCode::Splat, {n}, block(Scalar::I32, {64})));
+    Value *mask =
+        b.cmp("lt", idx, op(OpCode::Splat, {n}, block(Scalar::I32, {64})));
     seen.insert(OpCode::Cmp);
-    Value *ptrs = op(OpCode::AddPtr,
-                     {op(OpCode::Splat, {x}, block_of(Type::pointer(Scalar::F32), {64})), idx},
-                     block_of(Type::pointer(Scalar::F32), {64}));
+    Value *ptrs =
+        op(OpCode::AddPtr,
+           {op(OpCode::Splat, {x}, block_of(Type::pointer(Scalar::F32), {64})),
+            idx},
+           block_of(Type::pointer(Scalar::F32), {64}));
     Value *zero = b.float_constant(0.0, block(Scalar::F32, {64}));
     Value *v = op(OpCode::Load, {ptrs, mask, zero}, block(Scalar::F32, {64}),
                   {{"cache", std::string("ca")},
@@ -121,7 +127,8 @@ private:
   Value *op(OpCode code, std::vector<Value *> operands, Type type,
             Attributes attributes = {}) {
     seen.insert(code);
-    return b.create_value(code, std::move(operands), type, std::move(attributes));
+    return b.create_value(code, std::move(operands), type,
+                          std::move(attributes));
   }
 
   void constants() {
@@ -143,9 +150,12 @@ private:
     b.float_constant(5e-324, scalar(Scalar::F64)); // smallest subnormal
     b.float_constant(-0.0, scalar(Scalar::F64));
     b.float_constant(1e300, scalar(Scalar::F64));
-    b.float_constant(std::numeric_limits<double>::infinity(), scalar(Scalar::F32));
-    b.float_constant(-std::numeric_limits<double>::infinity(), scalar(Scalar::F32));
-    b.float_constant(std::numeric_limits<double>::quiet_NaN(), scalar(Scalar::F32));
+    b.float_constant(std::numeric_limits<double>::infinity(),
+                     scalar(Scalar::F32));
+    b.float_constant(-std::numeric_limits<double>::infinity(),
+                     scalar(Scalar::F32));
+    b.float_constant(std::numeric_limits<double>::quiet_NaN(),
+                     scalar(Scalar::F32));
     b.float_constant(std::bit_cast<double>(uint64_t{0xfff0000000000123}),
                      scalar(Scalar::F64));
     b.float_constant(448.0, scalar(Scalar::F8E4M3));
@@ -163,7 +173,8 @@ private:
     op(OpCode::Permute, {r3}, block(Scalar::F32, {8, 2, 4}),
        {{"order", std::vector<int64_t>{2, 0, 1}}});
     Value *j = op(OpCode::Join, {v, v}, block(Scalar::F32, {64, 2}));
-    Operation *s = b.create(OpCode::Split, {j}, {block_of(f32, {64}), block_of(f32, {64})});
+    Operation *s = b.create(OpCode::Split, {j},
+                            {block_of(f32, {64}), block_of(f32, {64})});
     seen.insert(OpCode::Split);
     op(OpCode::Cat, {s->result(0), s->result(1)}, block(Scalar::F32, {128}),
        {{"axis", int64_t{0}}});
@@ -187,7 +198,8 @@ private:
     op(OpCode::Neg, {v}, v->type());
     op(OpCode::Abs, {v}, v->type());
     op(OpCode::Not, {idx}, idx->type());
-    for (int c = static_cast<int>(OpCode::Exp); c <= static_cast<int>(OpCode::Ceil); ++c)
+    for (int c = static_cast<int>(OpCode::Exp);
+         c <= static_cast<int>(OpCode::Ceil); ++c)
       op(static_cast<OpCode>(c), {v}, v->type());
     op(OpCode::Fma, {v, v, v}, v->type());
     Value *positive = b.cmp("gt", v, v);
@@ -196,11 +208,13 @@ private:
 
   void memory(Value *ptrs, Value *v, Value *mask, Value *counts) {
     b.create(OpCode::Store, {ptrs, v, mask}, {},
-             {{"cache", std::string("wb")}, {"eviction", std::string("evict_first")}});
+             {{"cache", std::string("wb")},
+              {"eviction", std::string("evict_first")}});
     b.create(OpCode::Store, {ptrs, v}, {});
     seen.insert(OpCode::Store);
     op(OpCode::AtomicRmw, {ptrs, v, mask}, v->type(),
-       {{"kind", std::string("add")}, {"sem", std::string("acq_rel")},
+       {{"kind", std::string("add")},
+        {"sem", std::string("acq_rel")},
         {"scope", std::string("gpu")}});
     Value *one = b.int_constant(1, scalar(Scalar::I64));
     op(OpCode::AtomicCas, {counts, one, one}, scalar(Scalar::I64),
@@ -248,16 +262,21 @@ private:
   }
 
   void hints_and_debug(Value *idx, Value *mask) {
-    op(OpCode::MultipleOf, {idx}, idx->type(), {{"values", std::vector<int64_t>{16}}});
-    op(OpCode::MaxContiguous, {idx}, idx->type(), {{"values", std::vector<int64_t>{64}}});
-    op(OpCode::MaxConstancy, {idx}, idx->type(), {{"values", std::vector<int64_t>{1}}});
+    op(OpCode::MultipleOf, {idx}, idx->type(),
+       {{"values", std::vector<int64_t>{16}}});
+    op(OpCode::MaxContiguous, {idx}, idx->type(),
+       {{"values", std::vector<int64_t>{64}}});
+    op(OpCode::MaxConstancy, {idx}, idx->type(),
+       {{"values", std::vector<int64_t>{1}}});
     b.create(OpCode::Print, {idx, mask}, {},
-             {{"prefix", std::string("idx \"quoted\"\\ tab\t nl\n ctl\x01 \xc3\xa9")},
+             {{"prefix",
+               std::string("idx \"quoted\"\\ tab\t nl\n ctl\x01 \xc3\xa9")},
               {"hex", int64_t{0}},
               {"weird key!", std::vector<int64_t>{}}});
     b.create(OpCode::Print, {}, {});
     seen.insert(OpCode::Print);
-    b.create(OpCode::Assert, {mask}, {}, {{"message", std::string("in bounds")}});
+    b.create(OpCode::Assert, {mask}, {},
+             {{"message", std::string("in bounds")}});
     seen.insert(OpCode::Assert);
   }
 
@@ -414,13 +433,12 @@ TEST(PrinterParserTest, HandWrittenNamesAreRenumbered) {
     }
   )");
   EXPECT_NO_THROW(verify(*f));
-  EXPECT_EQ(print(*f),
-            "func @k(%p: ptr<f32>, %x: tensor<4x2xf32>) {\n"
-            "  %0 = program_id {axis = 1} : i32\n"
-            "  %1:2 = split %x : tensor<4xf32>, tensor<4xf32>\n"
-            "  %2 = add %1#0, %1#1 : tensor<4xf32>\n"
-            "  return\n"
-            "}\n");
+  EXPECT_EQ(print(*f), "func @k(%p: ptr<f32>, %x: tensor<4x2xf32>) {\n"
+                       "  %0 = program_id {axis = 1} : i32\n"
+                       "  %1:2 = split %x : tensor<4xf32>, tensor<4xf32>\n"
+                       "  %2 = add %1#0, %1#1 : tensor<4xf32>\n"
+                       "  return\n"
+                       "}\n");
 }
 
 TEST(PrinterParserTest, ArgumentNames) {
@@ -436,11 +454,11 @@ TEST(PrinterParserTest, ArgumentNames) {
   // Names the text cannot carry fall back to %argI, never to a clash.
   Function g("g");
   g.add_argument(scalar(Scalar::I32), {"x", 1});
-  g.add_argument(scalar(Scalar::I32), {"x", 1});      // repeated
-  g.add_argument(scalar(Scalar::I32), {"arg0", 1});   // another's reserved name
+  g.add_argument(scalar(Scalar::I32), {"x", 1});    // repeated
+  g.add_argument(scalar(Scalar::I32), {"arg0", 1}); // another's reserved name
   g.add_argument(scalar(Scalar::I32), {"has space", 1});
   g.add_argument(scalar(Scalar::I32), {"9lives", 1});
-  g.add_argument(scalar(Scalar::I32), {"arg5", 1});   // its own reserved name
+  g.add_argument(scalar(Scalar::I32), {"arg5", 1}); // its own reserved name
   Builder(&g.body()).create(OpCode::Return, {}, {});
   EXPECT_EQ(print(g), "func @g(%x: i32, %arg1: i32, %arg2: i32, %arg3: i32, "
                       "%arg4: i32, %arg5: i32) {\n  return\n}\n");
@@ -487,8 +505,10 @@ TEST(PrinterParserTest, FloatsStayFloats) {
   EXPECT_EQ(std::get<double>(values[0]), 1.0);
   EXPECT_EQ(std::get<int64_t>(values[1]), 1);
   EXPECT_EQ(std::get<double>(values[2]), 1000.0);
-  EXPECT_EQ(std::get<double>(values[3]), -std::numeric_limits<double>::infinity());
-  EXPECT_EQ(std::get<double>(values[4]), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(std::get<double>(values[3]),
+            -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(std::get<double>(values[4]),
+            std::numeric_limits<double>::infinity());
   EXPECT_TRUE(std::isnan(std::get<double>(values[5])));
   EXPECT_EQ(std::get<double>(values[6]), 2.5e-3);
   std::string text = print(*f);
@@ -603,8 +623,9 @@ TEST(PrinterParserTest, ParseErrors) {
                      "unknown escape '\\q'");
   EXPECT_PARSE_ERROR("func @k() {\n  print {hex = 1, hex = 0}\n}",
                      "2:19: duplicate attribute 'hex'");
-  EXPECT_PARSE_ERROR("func @k() {\n  %0 = constant {value = 99999999999999999999} : i64\n}",
-                     "does not fit in 64 bits");
+  EXPECT_PARSE_ERROR(
+      "func @k() {\n  %0 = constant {value = 99999999999999999999} : i64\n}",
+      "does not fit in 64 bits");
   EXPECT_PARSE_ERROR("func @k() {\n  %0 = constant {value = [1, 2.5]} : i64\n}",
                      "expected an integer in the list");
   EXPECT_PARSE_ERROR("func @k() {\n  %0 = constant {value = nan(0x1)} : f64\n}",
@@ -621,7 +642,8 @@ TEST(PrinterParserTest, ParseErrors) {
   EXPECT_PARSE_ERROR("fun @k() { return }", "1:1: expected 'func', got 'fun'");
   EXPECT_PARSE_ERROR("func k() { return }",
                      "1:6: expected a function name (@name), got 'k'");
-  EXPECT_PARSE_ERROR("func @k() {\n  return ?\n}", "2:10: unexpected character '?'");
+  EXPECT_PARSE_ERROR("func @k() {\n  return ?\n}",
+                     "2:10: unexpected character '?'");
   EXPECT_PARSE_ERROR("func @k() { ^(%a: i32): return }",
                      "1:13: the function body takes no '^(...)' header");
 }

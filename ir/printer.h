@@ -10,17 +10,24 @@
 //   argument  := value ":" type ["{" "divisibility" "=" int "}"]
 //   operation := [value [":" count] "="] opname [use ("," use)*]
 //                ["{" attribute ("," attribute)* "}"]
-//                [":" type ("," type)*]   // one type per result
+//                [":" type ("," type)*]   // exactly one type per result
 //                region*
 //                ["loc" "(" string ":" int ")"]
 //   region    := "{" ["^" "(" [value ":" type ("," value ":" type)*] ")" ":"]
 //                operation* "}"
-//   use       := value | value "#" index  // "#i": result i of a multi-result
-//   op attribute := key "=" (int | float | string | "[" [int ("," int)*] "]")
+//   use       := value ["#" index]  // "#i": result i of a multi-result op
+//   attribute := key "=" attr-value
+//   attr-value:= int | float | string | "[" [int ("," int)*] "]"
 //   value     := "%" [A-Za-z0-9_.$]+
+//   name, key := identifier | string
+//
+// A '{' followed by `key =` opens the attributes; any other '{' opens a
+// region (so `{}` is an empty region; empty attributes are not printed).
+// Types are read by ir::parse_type.
 //
 // Naming: op results and region arguments are numbered %0, %1, ... in text
-// order; an op with N > 1 results defines %k:N and its uses read %k#i.
+// order (ops without results take no number); an op with N > 1 results
+// defines %k:N and its uses read %k#i. The parser accepts any %word.
 // Function arguments print their ArgumentInfo name when it is a valid,
 // unique identifier, and %argI (I = the argument's index) otherwise; the
 // parser reads %argI and numeric names back as "no name".

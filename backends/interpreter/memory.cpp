@@ -12,7 +12,7 @@ namespace {
 
 constexpr uint64_t kNullPageEnd = 4096;
 
-const char *verb(AccessKind kind) {
+const char *op_word(AccessKind kind) {
   switch (kind) {
   case AccessKind::Load:
     return "load";
@@ -22,6 +22,18 @@ const char *verb(AccessKind kind) {
     return "atomic";
   }
   return "access";
+}
+
+const char *verb(AccessKind kind) {
+  switch (kind) {
+  case AccessKind::Load:
+    return "reads";
+  case AccessKind::Store:
+    return "writes";
+  case AccessKind::Atomic:
+    return "updates";
+  }
+  return "accesses";
 }
 
 } // namespace
@@ -67,45 +79,40 @@ int32_t Memory::provenance_of(uint64_t address) const {
 void Memory::check(const ExecutionSite &site, AccessKind kind, int64_t lane,
                    const std::vector<int64_t> &shape, uint64_t address,
                    int32_t provenance, int bytes) const {
-  std::string where = "lane " + std::to_string(lane);
-  if (shape.size() > 1)
-    where += " (index " + index_str(unflatten(lane, shape)) + ")";
-  std::string access = std::string(verb(kind)) + " of " + std::to_string(bytes) +
-                       (bytes == 1 ? " byte" : " bytes") + " at " +
-                       hex_address(address);
+  // "lane 9 (index (1, 1)) reads 4 bytes at 0x..."
+  auto what = [&](const char *problem) {
+    std::string s = std::string(problem) + " " + op_word(kind) + ": lane " +
+                    std::to_string(lane);
+    if (shape.size() > 1)
+      s += " (index " + index_str(unflatten(lane, shape)) + ")";
+    return s + " " + verb(kind) + " " + std::to_string(bytes) +
+           (bytes == 1 ? " byte" : " bytes") + " at " + hex_address(address);
+  };
   if (provenance != kNoProvenance) {
     const ArgumentBuffer &b = buffer(provenance);
-    if (b.sized()) {
-      // In bounds when [address, address + bytes) lies in [base, base+size);
-      // written without overflow for addresses far from the buffer.
-      bool inside = address >= b.base && b.size_bytes >= static_cast<size_t>(bytes) &&
-                    address - b.base <= b.size_bytes - bytes;
-      if (!inside) {
-        int64_t offset = static_cast<int64_t>(address - b.base);
-        std::string elements =
-            offset % bytes == 0
-                ? "element offset " + std::to_string(offset / bytes) + " of " +
-                      std::to_string(b.size_bytes / bytes)
-                : "byte offset " + std::to_string(offset) + " of " +
-                      std::to_string(b.size_bytes);
-        site.fail("out-of-bounds " + std::string(verb(kind)) + ": " + where +
-                  " " + access + " is outside " + b.describe() + " [" +
-                  hex_address(b.base) + ", " +
-                  hex_address(b.base + b.size_bytes) + ") of " +
-                  std::to_string(b.size_bytes) + " bytes (" + elements + ")");
-      }
+    // In bounds when [address, address + bytes) lies in [base, base + size),
+    // written so that no sum can wrap around for far-away addresses.
+    if (b.sized() && !(address >= b.base && b.size_bytes >= static_cast<size_t>(bytes) &&
+                       address - b.base <= b.size_bytes - bytes)) {
+      int64_t offset = static_cast<int64_t>(address - b.base);
+      std::string position =
+          offset % bytes == 0
+              ? "element offset " + std::to_string(offset / bytes) + " of " +
+                    std::to_string(b.size_bytes / bytes)
+              : "byte offset " + std::to_string(offset) + " of " +
+                    std::to_string(b.size_bytes);
+      site.fail(what("out-of-bounds") + ", outside " + b.describe() + " [" +
+                hex_address(b.base) + ", " + hex_address(b.base + b.size_bytes) +
+                ") of " + std::to_string(b.size_bytes) + " bytes (" + position + ")");
     }
   } else if (!any_unsized_) {
-    site.fail("invalid " + std::string(verb(kind)) + ": " + where + " " +
-              access + " derives from no pointer argument (made by "
-              "int_to_ptr) and lies in no argument's buffer");
+    site.fail(what("invalid") + ", which derives from no pointer argument (it "
+              "was made by int_to_ptr) and lies in no argument's buffer");
   }
   if (address < kNullPageEnd)
-    site.fail("null pointer " + std::string(verb(kind)) + ": " + where + " " +
-              access);
+    site.fail(what("null pointer"));
   if (address % static_cast<uint64_t>(bytes) != 0)
-    site.fail("misaligned " + std::string(verb(kind)) + ": " + where + " " +
-              access + " is not a multiple of the element size (" +
+    site.fail(what("misaligned") + ", which is not a multiple of the element size (" +
               std::to_string(bytes) + ")");
 }
 

@@ -4,8 +4,10 @@
 //   namespace bl = blocc;
 #pragma once
 
+#include "blocc/block_ptr.h"
 #include "blocc/control.h"
 #include "blocc/dtype.h"
 #include "blocc/kernel.h"
 #include "blocc/ops.h"
+#include "blocc/random.h"
 #include "blocc/tensor.h"

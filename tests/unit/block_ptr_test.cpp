@@ -258,6 +258,42 @@ TEST(BlockPtr, AdvanceInsideRangeWalksAcrossTheRow) {
     }
 }
 
+TEST(BlockPtr, AdvanceByARuntimeStep) {
+  // Three tiles of 8 starting at `start`, `start + step`, ...; partial
+  // tiles at either end of the array read zero.
+  auto fn = trace({pointer(Scalar::F32), scalar(Scalar::I32),
+                   scalar(Scalar::I32), pointer(Scalar::F32)},
+                  [](const Args &a) {
+                    Tensor x(a[0]), start(a[1]), step(a[2]), out(a[3]);
+                    auto p =
+                        bl::make_block_ptr(x, {40}, {1}, {start}, {8}, {0});
+                    Tensor acc = bl::zeros({8}, bl::float32);
+                    for (auto k : bl::range(0, 3)) {
+                      (void)k;
+                      acc += bl::load(p, {0});
+                      p = bl::advance(p, {step});
+                    }
+                    bl::store(out + bl::arange(0, 8), acc);
+                  });
+  std::vector<float> x = iota_floats(40);
+  for (auto [start, step] : {std::pair{0, 13}, std::pair{30, -13},
+                             std::pair{-5, 20}, std::pair{36, 1}}) {
+    std::vector<float> out(8, kPoison);
+    blocc::interp::interpret(*fn, blocc::Grid(1),
+                             {buffer(x), KernelArg::of_int(start),
+                              KernelArg::of_int(step), buffer(out)});
+    for (int lane = 0; lane < 8; ++lane) {
+      float want = 0.0f;
+      for (int t = 0; t < 3; ++t) {
+        int index = start + t * step + lane;
+        want += index >= 0 && index < 40 ? x[index] : 0.0f;
+      }
+      EXPECT_EQ(out[lane], want)
+          << "start " << start << ", step " << step << ", lane " << lane;
+    }
+  }
+}
+
 TEST(BlockPtr, PaddingAndNegativeOffsets) {
   // A block of 8 starting at offset -3 of an array of 5: lanes 0..2 and
   // none past the end are outside.

@@ -678,6 +678,14 @@ TEST(RandomErrors, PhiloxCountersShareOneWidth) {
               HasSubstr("bl::philox: counters must be 32- or 64-bit integers"));
 }
 
+TEST(RandomErrors, PhiloxCountersAreIntegers) {
+  std::string m =
+      trace_error([](const Args &) { bl::philox(1, 0, 1.5, 0, 0); });
+  EXPECT_THAT(m, HasSubstr("random_test.cpp:"));
+  EXPECT_THAT(m, HasSubstr("bl::philox: the counters must be integers, got "
+                           "float constant"));
+}
+
 TEST(RandomErrors, UniformFloatNeedsWideIntegers) {
   std::string m = trace_error([](const Args &) {
     bl::uint_to_uniform_float(bl::cast(bl::arange(0, 8), bl::uint16));

@@ -23,7 +23,8 @@
 //
 // Like tl.randint, the seed is a scalar (a kernel argument or a number) and
 // `offsets` any integer scalar or block; the result has the offsets' shape.
-// `n_rounds` is a trace-time constant.
+// `n_rounds` is a trace-time constant of at least 1 (Triton also takes 0,
+// which hands the counter back unmixed; blocc reports that as a mistake).
 #pragma once
 
 #include "blocc/ops.h"
@@ -40,7 +41,8 @@ inline constexpr int kPhiloxDefaultRounds = 10;
 /// four output words. Counters of 32-bit types run Philox 4x32 with the key
 /// (low, high 32 bits of the seed); counters of 64-bit types run Philox 4x64
 /// with the key (seed, 0), as Triton does. The counters' shapes broadcast;
-/// results are uint32 or uint64 blocks of that shape.
+/// results are uint32 or uint64 blocks of that shape. Tensor counters must
+/// share c0's width (they are bitcast, as in Triton); numbers take it.
 std::array<Tensor, 4> philox(Operand seed, Operand c0, Operand c1, Operand c2,
                              Operand c3, int n_rounds = kPhiloxDefaultRounds);
 

@@ -75,9 +75,8 @@ AxisInfo join(const AxisInfo &a, const AxisInfo &b, int64_t step) {
   AxisInfo r = a;
   for (int d = 0; d < a.rank(); ++d) {
     r.contiguity[d] = gcd(a.contiguity[d], b.contiguity[d]);
-    r.divisibility[d] =
-        gcd(divisibility_at(a, d, r.contiguity[d], step),
-            divisibility_at(b, d, r.contiguity[d], step));
+    r.divisibility[d] = gcd(divisibility_at(a, d, r.contiguity[d], step),
+                            divisibility_at(b, d, r.contiguity[d], step));
     r.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
   }
   if (a.constant_value != b.constant_value)
@@ -108,8 +107,7 @@ void normalize(AxisInfo &info, const Type &t) {
     };
     info.contiguity[d] = addressable ? clamp(info.contiguity[d], dims[d]) : 1;
     info.constancy[d] = clamp(info.constancy[d], dims[d]);
-    info.divisibility[d] =
-        addressable ? clamp(info.divisibility[d], kMax) : 1;
+    info.divisibility[d] = addressable ? clamp(info.divisibility[d], kMax) : 1;
     // A run of one element is both contiguous and constant, trivially.
     if (dims[d] == 1)
       info.contiguity[d] = info.constancy[d] = 1;
@@ -122,7 +120,8 @@ void normalize(AxisInfo &info, const Type &t) {
 /// fixed point.
 class AxisInfoTransfer {
 public:
-  AxisInfoTransfer(Function &f, std::unordered_map<const Value *, AxisInfo> &infos)
+  AxisInfoTransfer(Function &f,
+                   std::unordered_map<const Value *, AxisInfo> &infos)
       : function_(f), infos_(infos) {}
 
   void run() {
@@ -200,8 +199,8 @@ private:
       bool stable = true;
       for (size_t i = 0; i < carried; ++i) {
         Value *arg = body->argument(i + 1);
-        AxisInfo joined = join(info(arg), info(yield->operand(i)),
-                               step_of(arg->type()));
+        AxisInfo joined =
+            join(info(arg), info(yield->operand(i)), step_of(arg->type()));
         normalize(joined, arg->type());
         if (joined != info(arg)) {
           stable = false;
@@ -489,11 +488,10 @@ private:
   AxisInfo transfer_hint(const Operation &op) {
     AxisInfo r = info(op.operand(0));
     const auto &values = op.ints_attr("values");
-    std::vector<int64_t> *field = op.code() == OpCode::MultipleOf
-                                      ? &r.divisibility
-                                  : op.code() == OpCode::MaxContiguous
-                                      ? &r.contiguity
-                                      : &r.constancy;
+    std::vector<int64_t> *field =
+        op.code() == OpCode::MultipleOf      ? &r.divisibility
+        : op.code() == OpCode::MaxContiguous ? &r.contiguity
+                                             : &r.constancy;
     // The hint and the derived fact both hold; keep the stronger. (A longer
     // run only drops run starts, so divisibility facts stay true.)
     for (size_t d = 0; d < values.size() && d < field->size(); ++d)
@@ -671,9 +669,8 @@ private:
     for (int d = 0; d < r.rank(); ++d) {
       r.contiguity[d] =
           gcd(a.contiguity[d], b.contiguity[d], cond.constancy[d]);
-      r.divisibility[d] =
-          gcd(divisibility_at(a, d, r.contiguity[d], step),
-              divisibility_at(b, d, r.contiguity[d], step));
+      r.divisibility[d] = gcd(divisibility_at(a, d, r.contiguity[d], step),
+                              divisibility_at(b, d, r.contiguity[d], step));
     }
     if (a.constant_value && a.constant_value == b.constant_value)
       r.constant_value = a.constant_value;
@@ -750,8 +747,8 @@ public:
 
 private:
   void line(const std::string &name, const Value *v, std::string_view what) {
-    out_ += name + ": " + analysis_.get(v).str() + "  // " +
-            std::string(what) + "\n";
+    out_ += name + ": " + analysis_.get(v).str() + "  // " + std::string(what) +
+            "\n";
   }
 
   void print_block(Block &block) {

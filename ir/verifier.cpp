@@ -174,16 +174,16 @@ private:
   }
 
   void expect_counts(const Operation &op, size_t min_operands,
-                     size_t max_operands, size_t results, size_t regions) const {
+                     size_t max_operands, size_t results,
+                     size_t regions) const {
     size_t n = op.num_operands();
     if (n < min_operands || n > max_operands) {
-      std::string expected =
-          min_operands == max_operands
-              ? std::to_string(min_operands)
-              : max_operands == SIZE_MAX
-                    ? "at least " + std::to_string(min_operands)
-                    : std::to_string(min_operands) + " to " +
-                          std::to_string(max_operands);
+      std::string expected = min_operands == max_operands
+                                 ? std::to_string(min_operands)
+                             : max_operands == SIZE_MAX
+                                 ? "at least " + std::to_string(min_operands)
+                                 : std::to_string(min_operands) + " to " +
+                                       std::to_string(max_operands);
       fail(op, "has " + plural(n, "operand") + "; expected " + expected);
     }
     if (op.num_results() != results)
@@ -272,9 +272,10 @@ private:
   int64_t expect_axis(const Operation &op, int rank_limit) const {
     int64_t axis = expect_int_attr(op, "axis");
     if (axis < 0 || axis >= rank_limit)
-      fail(op, "axis " + std::to_string(axis) + " is out of range; expected " +
-                   (rank_limit == 1 ? "0"
-                                    : "0 to " + std::to_string(rank_limit - 1)));
+      fail(op,
+           "axis " + std::to_string(axis) + " is out of range; expected " +
+               (rank_limit == 1 ? "0"
+                                : "0 to " + std::to_string(rank_limit - 1)));
     return axis;
   }
 
@@ -449,7 +450,8 @@ private:
     if (!is_power_of_two(end - start))
       fail(op, range + " has " + std::to_string(end - start) +
                    " elements; expected end - start to be a power of two");
-    expect_result_type(op, Type::block(Type::scalar(Scalar::I32), {end - start}));
+    expect_result_type(op,
+                       Type::block(Type::scalar(Scalar::I32), {end - start}));
   }
 
   void verify_splat(const Operation &op) const {
@@ -472,8 +474,10 @@ private:
       fail(op, operand_str(op, 0) + " is a scalar; expected a block (use "
                                     "splat for scalars)");
     if (in.element_type() != out.element_type() || in.rank() != out.rank())
-      fail(op, "result type " + out.str() + " does not keep the element type "
-                   "and rank of " + operand_str(op, 0) +
+      fail(op, "result type " + out.str() +
+                   " does not keep the element type "
+                   "and rank of " +
+                   operand_str(op, 0) +
                    "; expected only dimensions of size 1 to change");
     for (int d = 0; d < in.rank(); ++d)
       if (in.dim(d) != out.dim(d) && in.dim(d) != 1)
@@ -562,15 +566,16 @@ private:
     if (!a.is_block())
       fail(op, operand_str(op, 0) + " is a scalar; expected a block");
     if (a.element_type() != b.element_type() || a.rank() != b.rank())
-      fail(op, operand_str(op, 1) + " does not have the element type and "
-                                    "rank of " +
+      fail(op, operand_str(op, 1) +
+                   " does not have the element type and "
+                   "rank of " +
                    operand_str(op, 0) + "; expected both to match");
     int64_t axis = expect_axis(op, a.rank());
     auto shape = a.shape();
     for (int d = 0; d < a.rank(); ++d)
       if (d != axis && a.dim(d) != b.dim(d))
-        fail(op, "operands differ in dimension " + std::to_string(d) +
-                     " (" + std::to_string(a.dim(d)) + " vs " +
+        fail(op, "operands differ in dimension " + std::to_string(d) + " (" +
+                     std::to_string(a.dim(d)) + " vs " +
                      std::to_string(b.dim(d)) +
                      "); expected equal sizes outside the axis " +
                      std::to_string(axis));
@@ -588,8 +593,8 @@ private:
     switch (op.code()) {
     case OpCode::Cast:
       if (in.is_pointer() != out.is_pointer())
-        fail(op, "converts between pointers and numbers (" + in.str() +
-                     " to " + out.str() +
+        fail(op, "converts between pointers and numbers (" + in.str() + " to " +
+                     out.str() +
                      "); expected ptr_to_int or int_to_ptr for that");
       return;
     case OpCode::Bitcast:
@@ -618,7 +623,7 @@ private:
   /// Elementwise ops whose operands and result share one type.
   void verify_arithmetic(const Operation &op) const {
     OpCode c = op.code();
-    size_t arity = c == OpCode::Fma                                   ? 3
+    size_t arity = c == OpCode::Fma ? 3
                    : (c == OpCode::Neg || c == OpCode::Not ||
                       c == OpCode::Abs || is_unary_math(c))
                        ? 1
@@ -652,13 +657,14 @@ private:
     const Type &t = op.operand(0)->type();
     if (is_fp8(t.element()))
       fail(op, "cannot compare " + t.str() +
-               ": fp8 is a storage format; expected a cast first");
+                   ": fp8 is a storage format; expected a cast first");
     static const std::set<std::string> predicates = {"eq", "ne", "lt",
                                                      "le", "gt", "ge"};
     const std::string &p = expect_string_attr(op, "predicate");
     if (!predicates.count(p))
-      fail(op, "has predicate '" + p + "'; expected one of eq, ne, lt, le, "
-                                       "gt, ge");
+      fail(op, "has predicate '" + p +
+                   "'; expected one of eq, ne, lt, le, "
+                   "gt, ge");
     expect_result_type(op, t.with_element(Type::scalar(Scalar::I1)));
   }
 
@@ -709,9 +715,8 @@ private:
     const Type &ptr = op.operand(0)->type();
     Type stored = ptr.with_element(Type::scalar(ptr.pointee()));
     if (op.operand(1)->type() != stored)
-      fail(op, "value " + operand_str(op, 1) +
-                   " does not match the pointer " + ptr.str() + "; expected " +
-                   stored.str());
+      fail(op, "value " + operand_str(op, 1) + " does not match the pointer " +
+                   ptr.str() + "; expected " + stored.str());
     if (op.num_operands() == 3)
       expect_bool_mask(op, 2, 0, "mask");
     verify_memory_hints(op);
@@ -723,9 +728,8 @@ private:
     const Type &ptr = op.operand(0)->type();
     Type element = ptr.with_element(Type::scalar(ptr.pointee()));
     if (op.operand(1)->type() != element)
-      fail(op, "value " + operand_str(op, 1) +
-                   " does not match the pointer " + ptr.str() + "; expected " +
-                   element.str());
+      fail(op, "value " + operand_str(op, 1) + " does not match the pointer " +
+                   ptr.str() + "; expected " + element.str());
     expect_result_type(op, element);
     if (op.num_operands() == 3)
       expect_bool_mask(op, 2, 0, "mask");
@@ -733,8 +737,9 @@ private:
                                                 "or",  "xor", "xchg"};
     const std::string &kind = expect_string_attr(op, "kind");
     if (!kinds.count(kind))
-      fail(op, "has kind '" + kind + "'; expected one of add, max, min, and, "
-                                     "or, xor, xchg");
+      fail(op, "has kind '" + kind +
+                   "'; expected one of add, max, min, and, "
+                   "or, xor, xchg");
     bool bitwise = kind == "and" || kind == "or" || kind == "xor";
     if (bitwise && !element.is_integer())
       fail(op, "atomic " + kind + " is not defined on " + element.str() +
@@ -791,10 +796,10 @@ private:
                    " (two scalars per operand)");
     for (size_t i = 0; i < 2 * n; ++i)
       if (combine->argument(i)->type() != elements[i % n])
-        fail(op, "combine region argument " + std::to_string(i) +
-                     " has type " + combine->argument(i)->type().str() +
-                     "; expected " + elements[i % n].str() +
-                     " (an element of operand " + std::to_string(i % n) + ")");
+        fail(op, "combine region argument " + std::to_string(i) + " has type " +
+                     combine->argument(i)->type().str() + "; expected " +
+                     elements[i % n].str() + " (an element of operand " +
+                     std::to_string(i % n) + ")");
     verify_block(*combine, &op);
     expect_yield(op, *combine, elements, "combine region",
                  "one element per operand");
@@ -837,8 +842,8 @@ private:
     if (it != op.attributes().end()) {
       const std::string &p = expect_string_attr(op, "input_precision");
       if (p != "tf32" && p != "tf32x3" && p != "ieee")
-        fail(op, "has input_precision '" + p +
-                     "'; expected tf32, tf32x3 or ieee");
+        fail(op,
+             "has input_precision '" + p + "'; expected tf32, tf32x3 or ieee");
     }
   }
 
@@ -872,8 +877,9 @@ private:
     for (size_t i = 1; i < 3; ++i)
       if (op.operand(i)->type() != iv)
         fail(op, std::string(i == 1 ? "upper bound " : "step ") +
-                     operand_str(op, i) + " does not have the type of the "
-                                          "lower bound (" +
+                     operand_str(op, i) +
+                     " does not have the type of the "
+                     "lower bound (" +
                      iv.str() + "); expected bounds and step of one type");
     std::vector<Type> carried_types;
     for (size_t i = 0; i < carried; ++i) {

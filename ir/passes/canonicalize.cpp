@@ -300,8 +300,8 @@ private:
     }
     // x == x holds for every integer; for floats NaN breaks it.
     if (x == y && x->type().is_integer()) {
-      bool reflexive = predicate == "eq" || predicate == "le" ||
-                       predicate == "ge";
+      bool reflexive =
+          predicate == "eq" || predicate == "le" || predicate == "ge";
       return make_constant(op, op.result()->type(),
                            ConstantElement::of_integer(reflexive));
     }
@@ -315,8 +315,7 @@ private:
     if (a == b)
       return a;
     // select(c, true, false) is c when the shapes agree.
-    if (a->type() == cond->type() && is_integer_constant(a, 1) &&
-        is_zero(b))
+    if (a->type() == cond->type() && is_integer_constant(a, 1) && is_zero(b))
       return cond;
     return nullptr;
   }

@@ -57,8 +57,9 @@ std::optional<ConstantElement> integer_to_float(int64_t v, bool is_unsigned_v,
   // Below 2^53 the conversion to double is exact, so rounding to the target
   // afterwards is the only rounding.
   constexpr double kExact = 9007199254740992.0; // 2^53
-  double magnitude = is_unsigned_v ? static_cast<double>(static_cast<uint64_t>(v))
-                                   : std::fabs(static_cast<double>(v));
+  double magnitude = is_unsigned_v
+                         ? static_cast<double>(static_cast<uint64_t>(v))
+                         : std::fabs(static_cast<double>(v));
   if (magnitude < kExact) {
     double exact = is_unsigned_v ? static_cast<double>(static_cast<uint64_t>(v))
                                  : static_cast<double>(v);
@@ -245,9 +246,8 @@ std::optional<ConstantElement> fold_unary(OpCode code, Scalar s,
   }
 }
 
-std::optional<ConstantElement> fold_binary(OpCode code, Scalar s,
-                                           ConstantElement a,
-                                           ConstantElement b) {
+std::optional<ConstantElement>
+fold_binary(OpCode code, Scalar s, ConstantElement a, ConstantElement b) {
   if (is_integer(s))
     return fold_integer_binary(code, s, a.integer, b.integer);
   if (is_computable_float(s)) {
@@ -266,9 +266,9 @@ std::optional<ConstantElement> fold_fma(Scalar s, ConstantElement a,
   if (s == Scalar::F64)
     return ConstantElement::of_real(std::fma(a.real, b.real, c.real));
   if (s == Scalar::F32)
-    return ConstantElement::of_real(
-        std::fmaf(static_cast<float>(a.real), static_cast<float>(b.real),
-                  static_cast<float>(c.real)));
+    return ConstantElement::of_real(std::fmaf(static_cast<float>(a.real),
+                                              static_cast<float>(b.real),
+                                              static_cast<float>(c.real)));
   return std::nullopt;
 }
 

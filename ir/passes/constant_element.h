@@ -47,9 +47,8 @@ std::optional<ConstantElement> element_from_attribute(double v, Scalar s);
 /// Elementwise ops with operands and result of element type `s`.
 std::optional<ConstantElement> fold_unary(OpCode code, Scalar s,
                                           ConstantElement a);
-std::optional<ConstantElement> fold_binary(OpCode code, Scalar s,
-                                           ConstantElement a,
-                                           ConstantElement b);
+std::optional<ConstantElement>
+fold_binary(OpCode code, Scalar s, ConstantElement a, ConstantElement b);
 std::optional<ConstantElement> fold_fma(Scalar s, ConstantElement a,
                                         ConstantElement b, ConstantElement c);
 /// Cmp on operands of element type `s`; the result is an i1 element.

@@ -120,7 +120,9 @@ private:
 /// order-independent way, and regions contribute only their op count.
 size_t hash_op(const Operation &op) {
   size_t h = std::hash<int>()(static_cast<int>(op.code()));
-  auto mix = [&](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  auto mix = [&](size_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  };
   if (is_commutative(op.code()) && op.num_operands() == 2) {
     mix(std::hash<const void *>()(op.operand(0)) +
         std::hash<const void *>()(op.operand(1)));

@@ -64,7 +64,8 @@ TEST(AxisInfoTest, Seeds) {
 }
 
 TEST(AxisInfoTest, VectorAddOffsets) {
-  EXPECT_EQ(vector_add("%2"), "contiguity=[1] divisibility=[128] constancy=[1]");
+  EXPECT_EQ(vector_add("%2"),
+            "contiguity=[1] divisibility=[128] constancy=[1]");
   EXPECT_EQ(vector_add("%3"),
             "contiguity=[1] divisibility=[128] constancy=[128]");
   EXPECT_EQ(vector_add("%5"),
@@ -73,7 +74,8 @@ TEST(AxisInfoTest, VectorAddOffsets) {
 
 TEST(AxisInfoTest, PointerDivisibilityIsInBytes) {
   // 16-byte aligned base, offsets multiples of 128 elements of 4 bytes.
-  EXPECT_EQ(vector_add("%6"), "contiguity=[1] divisibility=[16] constancy=[128]");
+  EXPECT_EQ(vector_add("%6"),
+            "contiguity=[1] divisibility=[16] constancy=[128]");
   EXPECT_EQ(vector_add("%7"),
             "contiguity=[128] divisibility=[16] constancy=[1]");
 }
@@ -143,42 +145,44 @@ TEST(AxisInfoTest, TwoDimensionalOffsets) {
 TEST(AxisInfoTest, RunsSplitByAShorterConstantKeepOnlyTheirAlignment) {
   // arange + (a value constant in runs of 4, multiple of 16): runs of 4
   // start at 4j + 16m, which only 4 divides.
-  std::string text = function_text(
-      "  %0 = multiple_of %y {values = [16]} : tensor<32xi32>\n"
-      "  %1 = max_constancy %0 {values = [4]} : tensor<32xi32>\n"
-      "  %2 = arange {end = 32, start = 0} : tensor<32xi32>\n"
-      "  %3 = add %2, %1 : tensor<32xi32>\n",
-      "%y: tensor<32xi32>");
+  std::string text =
+      function_text("  %0 = multiple_of %y {values = [16]} : tensor<32xi32>\n"
+                    "  %1 = max_constancy %0 {values = [4]} : tensor<32xi32>\n"
+                    "  %2 = arange {end = 32, start = 0} : tensor<32xi32>\n"
+                    "  %3 = add %2, %1 : tensor<32xi32>\n",
+                    "%y: tensor<32xi32>");
   EXPECT_EQ(facts(text, "%1"),
             "contiguity=[1] divisibility=[16] constancy=[4]");
   EXPECT_EQ(facts(text, "%3"), "contiguity=[4] divisibility=[4] constancy=[1]");
 }
 
 TEST(AxisInfoTest, PointerOffsetsScaleByElementSize) {
-  std::string text = function_text(
-      "  %0 = arange {end = 64, start = 0} : tensor<64xi32>\n"
-      "  %1 = constant {value = 3} : tensor<64xi32>\n"
-      "  %2 = add %0, %1 : tensor<64xi32>\n"
-      "  %3 = splat %p : tensor<64xptr<f16>>\n"
-      "  %4 = addptr %3, %2 : tensor<64xptr<f16>>\n"
-      "  %5 = addptr %3, %0 : tensor<64xptr<f16>>\n",
-      "%p: ptr<f16> {divisibility = 16}");
-  EXPECT_EQ(facts(text, "%2"), "contiguity=[64] divisibility=[1] constancy=[1]");
-  EXPECT_EQ(facts(text, "%4"), "contiguity=[64] divisibility=[2] constancy=[1]");
+  std::string text =
+      function_text("  %0 = arange {end = 64, start = 0} : tensor<64xi32>\n"
+                    "  %1 = constant {value = 3} : tensor<64xi32>\n"
+                    "  %2 = add %0, %1 : tensor<64xi32>\n"
+                    "  %3 = splat %p : tensor<64xptr<f16>>\n"
+                    "  %4 = addptr %3, %2 : tensor<64xptr<f16>>\n"
+                    "  %5 = addptr %3, %0 : tensor<64xptr<f16>>\n",
+                    "%p: ptr<f16> {divisibility = 16}");
+  EXPECT_EQ(facts(text, "%2"),
+            "contiguity=[64] divisibility=[1] constancy=[1]");
+  EXPECT_EQ(facts(text, "%4"),
+            "contiguity=[64] divisibility=[2] constancy=[1]");
   EXPECT_EQ(facts(text, "%5"),
             "contiguity=[64] divisibility=[16] constancy=[1]");
 }
 
 TEST(AxisInfoTest, DivisionAndShiftMakeConstantRuns) {
-  std::string text = function_text(
-      "  %0 = arange {end = 128, start = 0} : tensor<128xi32>\n"
-      "  %1 = constant {value = 4} : tensor<128xi32>\n"
-      "  %2 = div %0, %1 : tensor<128xi32>\n"
-      "  %3 = constant {value = 3} : tensor<128xi32>\n"
-      "  %4 = shr %0, %3 : tensor<128xi32>\n"
-      "  %5 = mul %0, %1 : tensor<128xi32>\n"
-      "  %6 = div %5, %1 : tensor<128xi32>\n",
-      "");
+  std::string text =
+      function_text("  %0 = arange {end = 128, start = 0} : tensor<128xi32>\n"
+                    "  %1 = constant {value = 4} : tensor<128xi32>\n"
+                    "  %2 = div %0, %1 : tensor<128xi32>\n"
+                    "  %3 = constant {value = 3} : tensor<128xi32>\n"
+                    "  %4 = shr %0, %3 : tensor<128xi32>\n"
+                    "  %5 = mul %0, %1 : tensor<128xi32>\n"
+                    "  %6 = div %5, %1 : tensor<128xi32>\n",
+                    "");
   EXPECT_EQ(facts(text, "%2"), "contiguity=[1] divisibility=[1] constancy=[4]");
   EXPECT_EQ(facts(text, "%4"), "contiguity=[1] divisibility=[1] constancy=[8]");
   EXPECT_EQ(facts(text, "%5"), "contiguity=[1] divisibility=[4] constancy=[1]");
@@ -186,15 +190,15 @@ TEST(AxisInfoTest, DivisionAndShiftMakeConstantRuns) {
 }
 
 TEST(AxisInfoTest, RemainderAndMaskMakeShorterRuns) {
-  std::string text = function_text(
-      "  %0 = arange {end = 128, start = 0} : tensor<128xi32>\n"
-      "  %1 = constant {value = 8} : tensor<128xi32>\n"
-      "  %2 = rem %0, %1 : tensor<128xi32>\n"
-      "  %3 = constant {value = 15} : tensor<128xi32>\n"
-      "  %4 = and %0, %3 : tensor<128xi32>\n"
-      "  %5 = constant {value = 12} : tensor<128xi32>\n"
-      "  %6 = rem %0, %5 : tensor<128xi32>\n",
-      "");
+  std::string text =
+      function_text("  %0 = arange {end = 128, start = 0} : tensor<128xi32>\n"
+                    "  %1 = constant {value = 8} : tensor<128xi32>\n"
+                    "  %2 = rem %0, %1 : tensor<128xi32>\n"
+                    "  %3 = constant {value = 15} : tensor<128xi32>\n"
+                    "  %4 = and %0, %3 : tensor<128xi32>\n"
+                    "  %5 = constant {value = 12} : tensor<128xi32>\n"
+                    "  %6 = rem %0, %5 : tensor<128xi32>\n",
+                    "");
   EXPECT_EQ(facts(text, "%2"), "contiguity=[8] divisibility=[8] constancy=[1]");
   EXPECT_EQ(facts(text, "%4"),
             "contiguity=[16] divisibility=[16] constancy=[1]");
@@ -206,7 +210,8 @@ TEST(AxisInfoTest, ShiftLeftMultipliesDivisibility) {
   std::string text = function_text("  %0 = constant {value = 4} : i32\n"
                                    "  %1 = shl %a, %0 : i32\n",
                                    "%a: i32 {divisibility = 2}");
-  EXPECT_EQ(facts(text, "%1"), "contiguity=[1] divisibility=[32] constancy=[1]");
+  EXPECT_EQ(facts(text, "%1"),
+            "contiguity=[1] divisibility=[32] constancy=[1]");
 }
 
 TEST(AxisInfoTest, ConstantsFoldThroughArithmetic) {
@@ -226,11 +231,11 @@ TEST(AxisInfoTest, ConstantsFoldThroughArithmetic) {
 }
 
 TEST(AxisInfoTest, MultiplyByZeroIsConstant) {
-  std::string text = function_text(
-      "  %0 = arange {end = 16, start = 0} : tensor<16xi32>\n"
-      "  %1 = constant {value = 0} : tensor<16xi32>\n"
-      "  %2 = mul %0, %1 : tensor<16xi32>\n",
-      "");
+  std::string text =
+      function_text("  %0 = arange {end = 16, start = 0} : tensor<16xi32>\n"
+                    "  %1 = constant {value = 0} : tensor<16xi32>\n"
+                    "  %2 = mul %0, %1 : tensor<16xi32>\n",
+                    "");
   EXPECT_EQ(facts(text, "%2"), "contiguity=[1] divisibility=[" + kMax +
                                    "] constancy=[16] constant=0");
 }
@@ -244,17 +249,19 @@ TEST(AxisInfoTest, HintsStrengthenFacts) {
       "  %4 = multiple_of %3 {values = [16]} : tensor<64xi32>\n",
       "%q: tensor<64xptr<i32>>");
   EXPECT_EQ(facts(text, "%1"), "contiguity=[1] divisibility=[8] constancy=[1]");
-  EXPECT_EQ(facts(text, "%3"), "contiguity=[64] divisibility=[1] constancy=[1]");
+  EXPECT_EQ(facts(text, "%3"),
+            "contiguity=[64] divisibility=[1] constancy=[1]");
   EXPECT_EQ(facts(text, "%4"),
             "contiguity=[64] divisibility=[16] constancy=[1]");
 }
 
 TEST(AxisInfoTest, FloatsOnlyCarryConstancy) {
-  std::string text = function_text(
-      "  %0 = constant {value = 2.0} : tensor<16xf32>\n"
-      "  %1 = exp %0 : tensor<16xf32>\n",
-      "");
-  EXPECT_EQ(facts(text, "%1"), "contiguity=[1] divisibility=[1] constancy=[16]");
+  std::string text =
+      function_text("  %0 = constant {value = 2.0} : tensor<16xf32>\n"
+                    "  %1 = exp %0 : tensor<16xf32>\n",
+                    "");
+  EXPECT_EQ(facts(text, "%1"),
+            "contiguity=[1] divisibility=[1] constancy=[16]");
 }
 
 TEST(AxisInfoTest, LoopInductionVariableAndCarriedPointers) {
@@ -275,7 +282,8 @@ TEST(AxisInfoTest, LoopInductionVariableAndCarriedPointers) {
       "    yield %10, %13\n"
       "  }\n",
       "%p: ptr<f32> {divisibility = 16}, %n: i32");
-  EXPECT_EQ(facts(text, "%7"), "contiguity=[1] divisibility=[32] constancy=[1]");
+  EXPECT_EQ(facts(text, "%7"),
+            "contiguity=[1] divisibility=[32] constancy=[1]");
   EXPECT_EQ(facts(text, "%8"),
             "contiguity=[64] divisibility=[16] constancy=[1]");
   EXPECT_EQ(facts(text, "%6#0"),
@@ -287,43 +295,44 @@ TEST(AxisInfoTest, LoopInductionVariableAndCarriedPointers) {
 }
 
 TEST(AxisInfoTest, IfJoinsBothBranches) {
-  std::string text = function_text(
-      "  %0 = arange {end = 16, start = 0} : tensor<16xi32>\n"
-      "  %1 = constant {value = 32} : tensor<16xi32>\n"
-      "  %2 = cmp %a, %a {predicate = \"eq\"} : i1\n"
-      "  %3 = if %2 : tensor<16xi32> {\n"
-      "    %4 = add %0, %1 : tensor<16xi32>\n"
-      "    yield %4\n"
-      "  } {\n"
-      "    %5 = mul %0, %1 : tensor<16xi32>\n"
-      "    yield %0\n"
-      "  }\n",
-      "%a: i32");
+  std::string text =
+      function_text("  %0 = arange {end = 16, start = 0} : tensor<16xi32>\n"
+                    "  %1 = constant {value = 32} : tensor<16xi32>\n"
+                    "  %2 = cmp %a, %a {predicate = \"eq\"} : i1\n"
+                    "  %3 = if %2 : tensor<16xi32> {\n"
+                    "    %4 = add %0, %1 : tensor<16xi32>\n"
+                    "    yield %4\n"
+                    "  } {\n"
+                    "    %5 = mul %0, %1 : tensor<16xi32>\n"
+                    "    yield %0\n"
+                    "  }\n",
+                    "%a: i32");
   EXPECT_EQ(facts(text, "%3"),
             "contiguity=[16] divisibility=[32] constancy=[1]");
-  EXPECT_EQ(facts(text, "%5"), "contiguity=[1] divisibility=[32] constancy=[1]");
+  EXPECT_EQ(facts(text, "%5"),
+            "contiguity=[1] divisibility=[32] constancy=[1]");
 }
 
 TEST(AxisInfoTest, SelectKeepsRunsWhereTheConditionIsConstant) {
-  std::string text = function_text(
-      "  %0 = arange {end = 64, start = 0} : tensor<64xi32>\n"
-      "  %1 = splat %n : tensor<64xi32>\n"
-      "  %2 = cmp %0, %1 {predicate = \"lt\"} : tensor<64xi1>\n"
-      "  %3 = constant {value = 64} : tensor<64xi32>\n"
-      "  %4 = add %0, %3 : tensor<64xi32>\n"
-      "  %5 = select %2, %0, %4 : tensor<64xi32>\n",
-      "%n: i32 {divisibility = 8}");
+  std::string text =
+      function_text("  %0 = arange {end = 64, start = 0} : tensor<64xi32>\n"
+                    "  %1 = splat %n : tensor<64xi32>\n"
+                    "  %2 = cmp %0, %1 {predicate = \"lt\"} : tensor<64xi1>\n"
+                    "  %3 = constant {value = 64} : tensor<64xi32>\n"
+                    "  %4 = add %0, %3 : tensor<64xi32>\n"
+                    "  %5 = select %2, %0, %4 : tensor<64xi32>\n",
+                    "%n: i32 {divisibility = 8}");
   EXPECT_EQ(facts(text, "%2"), "contiguity=[1] divisibility=[1] constancy=[8]");
   EXPECT_EQ(facts(text, "%5"), "contiguity=[8] divisibility=[8] constancy=[1]");
 }
 
 TEST(AxisInfoTest, ReshapeThatOnlyAddsUnitDimensions) {
-  std::string text = function_text(
-      "  %0 = arange {end = 32, start = 0} : tensor<32xi32>\n"
-      "  %1 = reshape %0 : tensor<1x32xi32>\n"
-      "  %2 = reshape %0 : tensor<4x8xi32>\n"
-      "  %3 = permute %1 {order = [1, 0]} : tensor<32x1xi32>\n",
-      "");
+  std::string text =
+      function_text("  %0 = arange {end = 32, start = 0} : tensor<32xi32>\n"
+                    "  %1 = reshape %0 : tensor<1x32xi32>\n"
+                    "  %2 = reshape %0 : tensor<4x8xi32>\n"
+                    "  %3 = permute %1 {order = [1, 0]} : tensor<32x1xi32>\n",
+                    "");
   EXPECT_EQ(facts(text, "%1"), "contiguity=[1, 32] divisibility=[1, " + kMax +
                                    "] constancy=[1, 1]");
   EXPECT_EQ(facts(text, "%2"),
@@ -333,15 +342,15 @@ TEST(AxisInfoTest, ReshapeThatOnlyAddsUnitDimensions) {
 }
 
 TEST(AxisInfoTest, PrintNamesValuesLikeThePrinter) {
-  auto f = parse_function(function_text(
-      "  %0 = constant {value = 0} : i32\n"
-      "  %1:2 = split %v : tensor<4xi32>, tensor<4xi32>\n"
-      "  %2 = reduce %1#0 {axis = 0} : i32 {\n"
-      "  ^(%3: i32, %4: i32):\n"
-      "    %5 = add %3, %4 : i32\n"
-      "    yield %5\n"
-      "  }\n",
-      "%v: tensor<4x2xi32>, %arg1: i32"));
+  auto f = parse_function(
+      function_text("  %0 = constant {value = 0} : i32\n"
+                    "  %1:2 = split %v : tensor<4xi32>, tensor<4xi32>\n"
+                    "  %2 = reduce %1#0 {axis = 0} : i32 {\n"
+                    "  ^(%3: i32, %4: i32):\n"
+                    "    %5 = add %3, %4 : i32\n"
+                    "    yield %5\n"
+                    "  }\n",
+                    "%v: tensor<4x2xi32>, %arg1: i32"));
   EXPECT_EQ(print_axis_info(*f),
             "%v: contiguity=[1, 1] divisibility=[1, 1] constancy=[1, 1]  // "
             "argument\n"
@@ -370,9 +379,8 @@ TEST(AxisInfoTest, AnalysisApi) {
   Value *offs = b.create_value(OpCode::Arange, {},
                                Type::block(Type::scalar(Scalar::I32), {256}),
                                {{"start", int64_t{0}}, {"end", int64_t{256}}});
-  Value *ptrs = b.create_value(
-      OpCode::AddPtr, {b.splat(x, {256}), offs},
-      Type::block(Type::pointer(Scalar::F32), {256}));
+  Value *ptrs = b.create_value(OpCode::AddPtr, {b.splat(x, {256}), offs},
+                               Type::block(Type::pointer(Scalar::F32), {256}));
   b.create(OpCode::Return, {}, {});
   AxisInfoAnalysis analysis(f);
   const AxisInfo &info = analysis.get(ptrs);

@@ -34,10 +34,10 @@ std::string canonicalized(const std::string &text) {
 /// `a OP b` on constants of `type`, printed.
 std::string fold(const std::string &op, const std::string &type,
                  const std::string &a, const std::string &b) {
-  return canonicalized(function_text(
-      "  %0 = constant {value = " + a + "} : " + type +
-      "\n  %1 = constant {value = " + b + "} : " + type + "\n  %2 = " + op +
-      " %0, %1 : " + type + "\n  print %2\n"));
+  return canonicalized(
+      function_text("  %0 = constant {value = " + a + "} : " + type +
+                    "\n  %1 = constant {value = " + b + "} : " + type +
+                    "\n  %2 = " + op + " %0, %1 : " + type + "\n  print %2\n"));
 }
 
 /// The function a fold to the constant `value` of `type` leaves behind.
@@ -120,40 +120,39 @@ TEST(CanonicalizeTest, Umulhi) {
 }
 
 TEST(CanonicalizeTest, UnaryIntegerOps) {
-  EXPECT_EQ(canonicalized(function_text(
-                "  %0 = constant {value = -128} : i8\n"
-                "  %1 = neg %0 : i8\n  %2 = abs %0 : i8\n"
-                "  %3 = not %0 : i8\n  print %1, %2, %3\n")),
-            function_text("  %0 = constant {value = -128} : i8\n"
-                          "  %1 = constant {value = -128} : i8\n"
-                          "  %2 = constant {value = 127} : i8\n"
-                          "  print %0, %1, %2\n"));
+  EXPECT_EQ(
+      canonicalized(function_text("  %0 = constant {value = -128} : i8\n"
+                                  "  %1 = neg %0 : i8\n  %2 = abs %0 : i8\n"
+                                  "  %3 = not %0 : i8\n  print %1, %2, %3\n")),
+      function_text("  %0 = constant {value = -128} : i8\n"
+                    "  %1 = constant {value = -128} : i8\n"
+                    "  %2 = constant {value = 127} : i8\n"
+                    "  print %0, %1, %2\n"));
 }
 
 TEST(CanonicalizeTest, ChainsFoldToAFixedPoint) {
-  EXPECT_EQ(canonicalized(function_text(
-                "  %0 = constant {value = 2} : i32\n"
-                "  %1 = constant {value = 3} : i32\n"
-                "  %2 = add %0, %1 : i32\n"
-                "  %3 = constant {value = 4} : i32\n"
-                "  %4 = mul %2, %3 : i32\n"
-                "  %5 = splat %4 : tensor<8xi32>\n"
-                "  %6 = splat %0 : tensor<8xi32>\n"
-                "  %7 = sub %5, %6 : tensor<8xi32>\n"
-                "  print %7\n")),
+  EXPECT_EQ(canonicalized(function_text("  %0 = constant {value = 2} : i32\n"
+                                        "  %1 = constant {value = 3} : i32\n"
+                                        "  %2 = add %0, %1 : i32\n"
+                                        "  %3 = constant {value = 4} : i32\n"
+                                        "  %4 = mul %2, %3 : i32\n"
+                                        "  %5 = splat %4 : tensor<8xi32>\n"
+                                        "  %6 = splat %0 : tensor<8xi32>\n"
+                                        "  %7 = sub %5, %6 : tensor<8xi32>\n"
+                                        "  print %7\n")),
             function_text("  %0 = constant {value = 18} : tensor<8xi32>\n"
                           "  print %0\n"));
 }
 
 TEST(CanonicalizeTest, CompareFollowsSignedness) {
-  EXPECT_EQ(canonicalized(function_text(
-                "  %0 = constant {value = -1} : i32\n"
-                "  %1 = constant {value = 1} : i32\n"
-                "  %2 = cmp %0, %1 {predicate = \"lt\"} : i1\n"
-                "  %3 = constant {value = 4294967295} : u32\n"
-                "  %4 = constant {value = 1} : u32\n"
-                "  %5 = cmp %3, %4 {predicate = \"lt\"} : i1\n"
-                "  print %2, %5\n")),
+  EXPECT_EQ(canonicalized(
+                function_text("  %0 = constant {value = -1} : i32\n"
+                              "  %1 = constant {value = 1} : i32\n"
+                              "  %2 = cmp %0, %1 {predicate = \"lt\"} : i1\n"
+                              "  %3 = constant {value = 4294967295} : u32\n"
+                              "  %4 = constant {value = 1} : u32\n"
+                              "  %5 = cmp %3, %4 {predicate = \"lt\"} : i1\n"
+                              "  print %2, %5\n")),
             function_text("  %0 = constant {value = 1} : i1\n"
                           "  %1 = constant {value = 0} : i1\n"
                           "  print %0, %1\n"));
@@ -195,11 +194,11 @@ TEST(CanonicalizeTest, FloatRemIsFmod) {
 }
 
 TEST(CanonicalizeTest, FloatCompareWithNaN) {
-  EXPECT_EQ(canonicalized(function_text(
-                "  %0 = constant {value = nan} : f32\n"
-                "  %1 = cmp %0, %0 {predicate = \"eq\"} : i1\n"
-                "  %2 = cmp %0, %0 {predicate = \"ne\"} : i1\n"
-                "  print %1, %2\n")),
+  EXPECT_EQ(canonicalized(
+                function_text("  %0 = constant {value = nan} : f32\n"
+                              "  %1 = cmp %0, %0 {predicate = \"eq\"} : i1\n"
+                              "  %2 = cmp %0, %0 {predicate = \"ne\"} : i1\n"
+                              "  print %1, %2\n")),
             function_text("  %0 = constant {value = 0} : i1\n"
                           "  %1 = constant {value = 1} : i1\n"
                           "  print %0, %1\n"));
@@ -212,12 +211,12 @@ TEST(CanonicalizeTest, TranscendentalsStay) {
 }
 
 TEST(CanonicalizeTest, ExactUnaryFloatOps) {
-  EXPECT_EQ(canonicalized(function_text(
-                "  %0 = constant {value = 2.0} : f32\n"
-                "  %1 = sqrt %0 : f32\n"
-                "  %2 = constant {value = -2.5} : f32\n"
-                "  %3 = floor %2 : f32\n  %4 = ceil %2 : f32\n"
-                "  %5 = abs %2 : f32\n  print %1, %3, %4, %5\n")),
+  EXPECT_EQ(canonicalized(
+                function_text("  %0 = constant {value = 2.0} : f32\n"
+                              "  %1 = sqrt %0 : f32\n"
+                              "  %2 = constant {value = -2.5} : f32\n"
+                              "  %3 = floor %2 : f32\n  %4 = ceil %2 : f32\n"
+                              "  %5 = abs %2 : f32\n  print %1, %3, %4, %5\n")),
             function_text("  %0 = constant {value = 1.4142135381698608} : f32\n"
                           "  %1 = constant {value = -3.0} : f32\n"
                           "  %2 = constant {value = -2.0} : f32\n"
@@ -239,9 +238,9 @@ TEST(CanonicalizeTest, FmaRoundsOnce) {
 
 std::string cast(const std::string &from, const std::string &value,
                  const std::string &to) {
-  return canonicalized(function_text("  %0 = constant {value = " + value +
-                                     "} : " + from + "\n  %1 = cast %0 : " +
-                                     to + "\n  print %1\n"));
+  return canonicalized(
+      function_text("  %0 = constant {value = " + value + "} : " + from +
+                    "\n  %1 = cast %0 : " + to + "\n  print %1\n"));
 }
 
 TEST(CanonicalizeTest, IntegerCasts) {
@@ -282,22 +281,23 @@ TEST(CanonicalizeTest, FloatToFloat) {
 }
 
 TEST(CanonicalizeTest, CastToTheSameTypeDisappears) {
-  EXPECT_EQ(canonicalized(function_text("  %0 = cast %a : i32\n  print %0\n",
-                                        "%a: i32")),
+  EXPECT_EQ(canonicalized(
+                function_text("  %0 = cast %a : i32\n  print %0\n", "%a: i32")),
             function_text("  print %a\n", "%a: i32"));
 }
 
 TEST(CanonicalizeTest, BitcastsCompose) {
-  EXPECT_EQ(canonicalized(function_text("  %0 = bitcast %a : f32\n"
-                                        "  %1 = bitcast %0 : u32\n"
-                                        "  %2 = bitcast %1 : i32\n"
-                                        "  print %1, %2\n",
-                                        "%a: i32")),
-            function_text("  %0 = bitcast %a : u32\n  print %0, %a\n",
-                          "%a: i32"));
+  EXPECT_EQ(
+      canonicalized(function_text("  %0 = bitcast %a : f32\n"
+                                  "  %1 = bitcast %0 : u32\n"
+                                  "  %2 = bitcast %1 : i32\n"
+                                  "  print %1, %2\n",
+                                  "%a: i32")),
+      function_text("  %0 = bitcast %a : u32\n  print %0, %a\n", "%a: i32"));
 }
 
-// --- identities ---------------------------------------------------------------
+// --- identities
+// ---------------------------------------------------------------
 
 /// `body` applied to an i32 block argument %x (and %y), printed.
 std::string with_block_args(const std::string &body) {
@@ -309,51 +309,52 @@ std::string expected_with_block_args(const std::string &body) {
 }
 
 TEST(CanonicalizeTest, IntegerIdentities) {
-  EXPECT_EQ(with_block_args("  %0 = constant {value = 0} : tensor<8xi32>\n"
-                            "  %1 = constant {value = 1} : tensor<8xi32>\n"
-                            "  %2 = add %x, %0 : tensor<8xi32>\n"
-                            "  %3 = add %0, %x : tensor<8xi32>\n"
-                            "  %4 = sub %x, %0 : tensor<8xi32>\n"
-                            "  %5 = mul %x, %1 : tensor<8xi32>\n"
-                            "  %6 = mul %1, %x : tensor<8xi32>\n"
-                            "  %7 = div %x, %1 : tensor<8xi32>\n"
-                            "  %8 = shl %x, %0 : tensor<8xi32>\n"
-                            "  %9 = shr %x, %0 : tensor<8xi32>\n"
-                            "  print %2, %3, %4, %5, %6, %7, %8, %9\n"),
-            expected_with_block_args("  print %x, %x, %x, %x, %x, %x, %x, %x\n"));
+  EXPECT_EQ(
+      with_block_args("  %0 = constant {value = 0} : tensor<8xi32>\n"
+                      "  %1 = constant {value = 1} : tensor<8xi32>\n"
+                      "  %2 = add %x, %0 : tensor<8xi32>\n"
+                      "  %3 = add %0, %x : tensor<8xi32>\n"
+                      "  %4 = sub %x, %0 : tensor<8xi32>\n"
+                      "  %5 = mul %x, %1 : tensor<8xi32>\n"
+                      "  %6 = mul %1, %x : tensor<8xi32>\n"
+                      "  %7 = div %x, %1 : tensor<8xi32>\n"
+                      "  %8 = shl %x, %0 : tensor<8xi32>\n"
+                      "  %9 = shr %x, %0 : tensor<8xi32>\n"
+                      "  print %2, %3, %4, %5, %6, %7, %8, %9\n"),
+      expected_with_block_args("  print %x, %x, %x, %x, %x, %x, %x, %x\n"));
 }
 
 TEST(CanonicalizeTest, IntegerAnnihilators) {
-  EXPECT_EQ(with_block_args("  %0 = constant {value = 0} : tensor<8xi32>\n"
-                            "  %1 = mul %x, %0 : tensor<8xi32>\n"
-                            "  %2 = sub %x, %x : tensor<8xi32>\n"
-                            "  %3 = xor %y, %y : tensor<8xi32>\n"
-                            "  %4 = constant {value = 1} : tensor<8xi32>\n"
-                            "  %5 = rem %x, %4 : tensor<8xi32>\n"
-                            "  print %1, %2, %3, %5\n"),
-            expected_with_block_args(
-                "  %0 = constant {value = 0} : tensor<8xi32>\n"
-                "  %1 = constant {value = 0} : tensor<8xi32>\n"
-                "  %2 = constant {value = 0} : tensor<8xi32>\n"
-                "  %3 = constant {value = 0} : tensor<8xi32>\n"
-                "  print %0, %1, %2, %3\n"));
+  EXPECT_EQ(
+      with_block_args("  %0 = constant {value = 0} : tensor<8xi32>\n"
+                      "  %1 = mul %x, %0 : tensor<8xi32>\n"
+                      "  %2 = sub %x, %x : tensor<8xi32>\n"
+                      "  %3 = xor %y, %y : tensor<8xi32>\n"
+                      "  %4 = constant {value = 1} : tensor<8xi32>\n"
+                      "  %5 = rem %x, %4 : tensor<8xi32>\n"
+                      "  print %1, %2, %3, %5\n"),
+      expected_with_block_args("  %0 = constant {value = 0} : tensor<8xi32>\n"
+                               "  %1 = constant {value = 0} : tensor<8xi32>\n"
+                               "  %2 = constant {value = 0} : tensor<8xi32>\n"
+                               "  %3 = constant {value = 0} : tensor<8xi32>\n"
+                               "  print %0, %1, %2, %3\n"));
 }
 
 TEST(CanonicalizeTest, BitwiseIdentities) {
-  EXPECT_EQ(with_block_args("  %0 = constant {value = 0} : tensor<8xi32>\n"
-                            "  %1 = constant {value = -1} : tensor<8xi32>\n"
-                            "  %2 = and %x, %0 : tensor<8xi32>\n"
-                            "  %3 = and %x, %1 : tensor<8xi32>\n"
-                            "  %4 = or %x, %0 : tensor<8xi32>\n"
-                            "  %5 = or %1, %x : tensor<8xi32>\n"
-                            "  %6 = xor %x, %0 : tensor<8xi32>\n"
-                            "  %7 = and %y, %y : tensor<8xi32>\n"
-                            "  %8 = or %y, %y : tensor<8xi32>\n"
-                            "  print %2, %3, %4, %5, %6, %7, %8\n"),
-            expected_with_block_args(
-                "  %0 = constant {value = 0} : tensor<8xi32>\n"
-                "  %1 = constant {value = -1} : tensor<8xi32>\n"
-                "  print %0, %x, %x, %1, %x, %y, %y\n"));
+  EXPECT_EQ(
+      with_block_args("  %0 = constant {value = 0} : tensor<8xi32>\n"
+                      "  %1 = constant {value = -1} : tensor<8xi32>\n"
+                      "  %2 = and %x, %0 : tensor<8xi32>\n"
+                      "  %3 = and %x, %1 : tensor<8xi32>\n"
+                      "  %4 = or %x, %0 : tensor<8xi32>\n"
+                      "  %5 = or %1, %x : tensor<8xi32>\n"
+                      "  %6 = xor %x, %0 : tensor<8xi32>\n"
+                      "  %7 = and %y, %y : tensor<8xi32>\n"
+                      "  %8 = or %y, %y : tensor<8xi32>\n"
+                      "  print %2, %3, %4, %5, %6, %7, %8\n"),
+      expected_with_block_args("  %0 = constant {value = 0} : tensor<8xi32>\n"
+                               "  %1 = constant {value = -1} : tensor<8xi32>\n"
+                               "  print %0, %x, %x, %1, %x, %y, %y\n"));
 }
 
 TEST(CanonicalizeTest, DoubleNegationAndSelect) {
@@ -390,27 +391,27 @@ TEST(CanonicalizeTest, SelectOfTrueFalseIsTheCondition) {
 }
 
 TEST(CanonicalizeTest, IntegerCompareWithItself) {
-  EXPECT_EQ(with_block_args("  %0 = cmp %x, %x {predicate = \"le\"} : "
-                            "tensor<8xi1>\n"
-                            "  %1 = cmp %x, %x {predicate = \"ne\"} : "
-                            "tensor<8xi1>\n"
-                            "  print %0, %1\n"),
-            expected_with_block_args(
-                "  %0 = constant {value = 1} : tensor<8xi1>\n"
-                "  %1 = constant {value = 0} : tensor<8xi1>\n"
-                "  print %0, %1\n"));
+  EXPECT_EQ(
+      with_block_args("  %0 = cmp %x, %x {predicate = \"le\"} : "
+                      "tensor<8xi1>\n"
+                      "  %1 = cmp %x, %x {predicate = \"ne\"} : "
+                      "tensor<8xi1>\n"
+                      "  print %0, %1\n"),
+      expected_with_block_args("  %0 = constant {value = 1} : tensor<8xi1>\n"
+                               "  %1 = constant {value = 0} : tensor<8xi1>\n"
+                               "  print %0, %1\n"));
 }
 
 TEST(CanonicalizeTest, FloatIdentitiesThatAreUnsafeStay) {
   // x*0 (NaN, -0), x+0 (-0.0 + 0.0 = +0.0), x-x (inf - inf) and x==x (NaN)
   // do not hold for floats.
-  std::string text = function_text(
-      "  %0 = constant {value = 0.0} : f32\n"
-      "  %1 = mul %a, %0 : f32\n  %2 = add %a, %0 : f32\n"
-      "  %3 = sub %a, %a : f32\n"
-      "  %4 = cmp %a, %a {predicate = \"eq\"} : i1\n"
-      "  print %1, %2, %3, %4\n",
-      "%a: f32");
+  std::string text =
+      function_text("  %0 = constant {value = 0.0} : f32\n"
+                    "  %1 = mul %a, %0 : f32\n  %2 = add %a, %0 : f32\n"
+                    "  %3 = sub %a, %a : f32\n"
+                    "  %4 = cmp %a, %a {predicate = \"eq\"} : i1\n"
+                    "  print %1, %2, %3, %4\n",
+                    "%a: f32");
   EXPECT_EQ(canonicalized(text), text);
 }
 
@@ -428,13 +429,13 @@ TEST(CanonicalizeTest, FloatIdentitiesThatHold) {
 }
 
 TEST(CanonicalizeTest, AddPtrOfZero) {
-  EXPECT_EQ(canonicalized(function_text(
-                "  %0 = constant {value = 0} : i32\n"
-                "  %1 = addptr %p, %0 : ptr<f32>\n  %2 = load %1 : f32\n"
-                "  print %2\n",
-                "%p: ptr<f32>")),
-            function_text("  %0 = load %p : f32\n  print %0\n",
-                          "%p: ptr<f32>"));
+  EXPECT_EQ(
+      canonicalized(function_text(
+          "  %0 = constant {value = 0} : i32\n"
+          "  %1 = addptr %p, %0 : ptr<f32>\n  %2 = load %1 : f32\n"
+          "  print %2\n",
+          "%p: ptr<f32>")),
+      function_text("  %0 = load %p : f32\n  print %0\n", "%p: ptr<f32>"));
 }
 
 // --- shapes ----------------------------------------------------------------
@@ -521,55 +522,54 @@ TEST(CanonicalizeTest, HintsThatSayNothingDisappear) {
 // --- control flow ------------------------------------------------------------
 
 TEST(CanonicalizeTest, IfOnConstantConditionIsInlined) {
-  EXPECT_EQ(canonicalized(function_text(
-                "  %0 = constant {value = 0} : i1\n"
-                "  %1 = if %0 : i32 {\n"
-                "    %2 = add %a, %a : i32\n    yield %2\n"
-                "  } {\n"
-                "    %3 = mul %a, %a : i32\n    yield %3\n"
-                "  }\n  print %1\n",
-                "%a: i32")),
-            function_text("  %0 = mul %a, %a : i32\n  print %0\n", "%a: i32"));
+  EXPECT_EQ(
+      canonicalized(function_text("  %0 = constant {value = 0} : i1\n"
+                                  "  %1 = if %0 : i32 {\n"
+                                  "    %2 = add %a, %a : i32\n    yield %2\n"
+                                  "  } {\n"
+                                  "    %3 = mul %a, %a : i32\n    yield %3\n"
+                                  "  }\n  print %1\n",
+                                  "%a: i32")),
+      function_text("  %0 = mul %a, %a : i32\n  print %0\n", "%a: i32"));
 }
 
 TEST(CanonicalizeTest, LoopWithoutIterationsIsItsInitialValues) {
-  EXPECT_EQ(canonicalized(function_text(
-                "  %0 = constant {value = 8} : i32\n"
-                "  %1 = constant {value = 4} : i32\n"
-                "  %2 = constant {value = 1} : i32\n"
-                "  %3 = for %0, %1, %2, %a : i32 {\n"
-                "  ^(%4: i32, %5: i32):\n"
-                "    %6 = add %5, %4 : i32\n    yield %6\n"
-                "  }\n  print %3\n",
-                "%a: i32")),
-            function_text("  print %a\n", "%a: i32"));
+  EXPECT_EQ(
+      canonicalized(function_text("  %0 = constant {value = 8} : i32\n"
+                                  "  %1 = constant {value = 4} : i32\n"
+                                  "  %2 = constant {value = 1} : i32\n"
+                                  "  %3 = for %0, %1, %2, %a : i32 {\n"
+                                  "  ^(%4: i32, %5: i32):\n"
+                                  "    %6 = add %5, %4 : i32\n    yield %6\n"
+                                  "  }\n  print %3\n",
+                                  "%a: i32")),
+      function_text("  print %a\n", "%a: i32"));
 }
 
 TEST(CanonicalizeTest, LoopWithoutIterationsLosesItsSideEffects) {
   // The store never runs, so the loop goes even though it stores.
-  EXPECT_EQ(canonicalized(function_text(
-                "  %0 = constant {value = 8} : i32\n"
-                "  %1 = constant {value = 4} : i32\n"
-                "  %2 = constant {value = 1} : i32\n"
-                "  for %0, %1, %2 {\n"
-                "  ^(%3: i32):\n"
-                "    store %p, %3\n    yield\n"
-                "  }\n",
-                "%p: ptr<i32>")),
+  EXPECT_EQ(canonicalized(function_text("  %0 = constant {value = 8} : i32\n"
+                                        "  %1 = constant {value = 4} : i32\n"
+                                        "  %2 = constant {value = 1} : i32\n"
+                                        "  for %0, %1, %2 {\n"
+                                        "  ^(%3: i32):\n"
+                                        "    store %p, %3\n    yield\n"
+                                        "  }\n",
+                                        "%p: ptr<i32>")),
             function_text("", "%p: ptr<i32>"));
 }
 
 TEST(CanonicalizeTest, InvariantCarriedValueBecomesTheInitialValue) {
-  EXPECT_EQ(canonicalized(function_text(
-                "  %0 = constant {value = 0} : i32\n"
-                "  %1 = constant {value = 1} : i32\n"
-                "  %2:2 = for %0, %n, %1, %a, %a : i32, i32 {\n"
-                "  ^(%3: i32, %4: i32, %5: i32):\n"
-                "    %6 = add %5, %4 : i32\n"
-                "    %7 = add %6, %3 : i32\n"
-                "    yield %4, %7\n"
-                "  }\n  print %2#0, %2#1\n",
-                "%a: i32, %n: i32")),
+  EXPECT_EQ(canonicalized(
+                function_text("  %0 = constant {value = 0} : i32\n"
+                              "  %1 = constant {value = 1} : i32\n"
+                              "  %2:2 = for %0, %n, %1, %a, %a : i32, i32 {\n"
+                              "  ^(%3: i32, %4: i32, %5: i32):\n"
+                              "    %6 = add %5, %4 : i32\n"
+                              "    %7 = add %6, %3 : i32\n"
+                              "    yield %4, %7\n"
+                              "  }\n  print %2#0, %2#1\n",
+                              "%a: i32, %n: i32")),
             function_text("  %0 = constant {value = 0} : i32\n"
                           "  %1 = constant {value = 1} : i32\n"
                           "  %2 = for %0, %n, %1, %a : i32 {\n"

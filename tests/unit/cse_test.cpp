@@ -79,15 +79,15 @@ TEST(CseTest, MergesConstantsAndProgramIds) {
 }
 
 TEST(CseTest, DifferentAttributesOrTypesStayApart) {
-  std::string text = function_text(
-      "  %0 = cmp %a, %b {predicate = \"lt\"} : i1\n"
-      "  %1 = cmp %a, %b {predicate = \"le\"} : i1\n"
-      "  %2 = constant {value = 1} : i32\n"
-      "  %3 = constant {value = 1} : i64\n"
-      "  %4 = constant {value = 0.0} : f32\n"
-      "  %5 = constant {value = -0.0} : f32\n"
-      "  print %0, %1, %2, %3, %4, %5\n",
-      kArgs);
+  std::string text =
+      function_text("  %0 = cmp %a, %b {predicate = \"lt\"} : i1\n"
+                    "  %1 = cmp %a, %b {predicate = \"le\"} : i1\n"
+                    "  %2 = constant {value = 1} : i32\n"
+                    "  %3 = constant {value = 1} : i64\n"
+                    "  %4 = constant {value = 0.0} : f32\n"
+                    "  %5 = constant {value = -0.0} : f32\n"
+                    "  print %0, %1, %2, %3, %4, %5\n",
+                    kArgs);
   EXPECT_EQ(after_cse(text), text);
 }
 
@@ -114,13 +114,13 @@ TEST(CseTest, LoadsAreNeverMerged) {
 }
 
 TEST(CseTest, SideEffectsAreNeverMerged) {
-  std::string text = function_text(
-      "  %0 = constant {value = 1.0} : f32\n"
-      "  %1 = atomic_rmw %p, %0 {kind = \"add\"} : f32\n"
-      "  %2 = atomic_rmw %p, %0 {kind = \"add\"} : f32\n"
-      "  store %p, %0\n  store %p, %0\n"
-      "  print %1, %2\n  print %1, %2\n",
-      kArgs);
+  std::string text =
+      function_text("  %0 = constant {value = 1.0} : f32\n"
+                    "  %1 = atomic_rmw %p, %0 {kind = \"add\"} : f32\n"
+                    "  %2 = atomic_rmw %p, %0 {kind = \"add\"} : f32\n"
+                    "  store %p, %0\n  store %p, %0\n"
+                    "  print %1, %2\n  print %1, %2\n",
+                    kArgs);
   EXPECT_EQ(after_cse(text), text);
 }
 
@@ -217,7 +217,8 @@ TEST(CseTest, ReductionsWithEqualRegionsMerge) {
 }
 
 TEST(CseTest, ReductionsWithDifferentRegionsStayApart) {
-  std::string text = function_text(reduce_text("maximum"), "%x: tensor<16xf32>");
+  std::string text =
+      function_text(reduce_text("maximum"), "%x: tensor<16xf32>");
   EXPECT_EQ(after_cse(text), text);
 }
 
@@ -237,11 +238,11 @@ TEST(CseTest, OpsWithLoadsInTheirRegionsStayApart) {
         s.replace(at, 2, "%" + std::to_string(base + i));
     return s;
   };
-  std::string text = function_text("  %0 = constant {value = 0} : i32\n"
-                                   "  %1 = constant {value = 1} : i32\n" +
-                                       numbered(2) + numbered(7) +
-                                       "  print %2, %7\n",
-                                   "%b: i32, %p: ptr<f32>, %z: f32");
+  std::string text =
+      function_text("  %0 = constant {value = 0} : i32\n"
+                    "  %1 = constant {value = 1} : i32\n" +
+                        numbered(2) + numbered(7) + "  print %2, %7\n",
+                    "%b: i32, %p: ptr<f32>, %z: f32");
   EXPECT_EQ(after_cse(text), text);
 }
 

@@ -37,15 +37,15 @@ TEST(DceTest, RemovesUnusedChains) {
 }
 
 TEST(DceTest, KeepsEffectsAndWhatTheyUse) {
-  std::string text = function_text(
-      "  %0 = add %a, %a : i32\n"
-      "  store %p, %0\n"
-      "  %1 = atomic_rmw %p, %a {kind = \"add\"} : i32\n"
-      "  %2 = atomic_cas %p, %a, %n : i32\n"
-      "  %3 = cmp %a, %n {predicate = \"lt\"} : i1\n"
-      "  assert %3 {message = \"a < n\"}\n"
-      "  print %a {prefix = \"a\"}\n",
-      kArgs);
+  std::string text =
+      function_text("  %0 = add %a, %a : i32\n"
+                    "  store %p, %0\n"
+                    "  %1 = atomic_rmw %p, %a {kind = \"add\"} : i32\n"
+                    "  %2 = atomic_cas %p, %a, %n : i32\n"
+                    "  %3 = cmp %a, %n {predicate = \"lt\"} : i1\n"
+                    "  assert %3 {message = \"a < n\"}\n"
+                    "  print %a {prefix = \"a\"}\n",
+                    kArgs);
   EXPECT_EQ(after_dce(text), text);
 }
 
@@ -165,16 +165,15 @@ TEST(DceTest, RemovesOnlyTheDeadOneOfTwoCarriedValues) {
                                    "  }\n"
                                    "  print %2#1\n",
                                    kArgs);
-  EXPECT_EQ(after_dce(text),
-            function_text("  %0 = constant {value = 0} : i32\n"
-                          "  %1 = constant {value = 1} : i32\n"
-                          "  %2 = for %0, %n, %1, %a : i32 {\n"
-                          "  ^(%3: i32, %4: i32):\n"
-                          "    %5 = mul %4, %4 : i32\n"
-                          "    yield %5\n"
-                          "  }\n"
-                          "  print %2\n",
-                          kArgs));
+  EXPECT_EQ(after_dce(text), function_text("  %0 = constant {value = 0} : i32\n"
+                                           "  %1 = constant {value = 1} : i32\n"
+                                           "  %2 = for %0, %n, %1, %a : i32 {\n"
+                                           "  ^(%3: i32, %4: i32):\n"
+                                           "    %5 = mul %4, %4 : i32\n"
+                                           "    yield %5\n"
+                                           "  }\n"
+                                           "  print %2\n",
+                                           kArgs));
 }
 
 TEST(DceTest, KeepsCarriedValueFeedingAnotherCarriedValue) {

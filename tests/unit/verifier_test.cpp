@@ -77,8 +77,8 @@ TEST_F(VerifierTest, AcceptsAWellFormedKernel) {
   Value *mask = b.cmp("lt", offs, b.splat(n, {128}));
   Value *ptrs = b.create_value(OpCode::AddPtr, {b.splat(x, {128}), offs},
                                ptr_block(Scalar::F32, {128}));
-  Value *v = b.create_value(OpCode::Load, {ptrs, mask},
-                            block(Scalar::F32, {128}));
+  Value *v =
+      b.create_value(OpCode::Load, {ptrs, mask}, block(Scalar::F32, {128}));
   b.create(OpCode::Store, {ptrs, b.binary(OpCode::Add, v, v), mask}, {});
   EXPECT_EQ(verify_message(), "");
 }
@@ -217,7 +217,8 @@ TEST_F(VerifierTest, WrongResultCount) {
 }
 
 TEST_F(VerifierTest, RegionOnAnOpWithoutRegions) {
-  Operation *op = b.create(OpCode::Add, {i32(1), i32(2)}, {scalar(Scalar::I32)});
+  Operation *op =
+      b.create(OpCode::Add, {i32(1), i32(2)}, {scalar(Scalar::I32)});
   op->add_region();
   expect_error("add at kernel.cpp:7: has 1 region; expected 0");
 }
@@ -482,7 +483,8 @@ TEST_F(VerifierTest, JoinResult) {
 
 TEST_F(VerifierTest, SplitNeedsLastDimensionTwo) {
   Value *x = f32_block({4, 4});
-  b.create(OpCode::Split, {x}, {block(Scalar::F32, {4}), block(Scalar::F32, {4})});
+  b.create(OpCode::Split, {x},
+           {block(Scalar::F32, {4}), block(Scalar::F32, {4})});
   expect_error("split at kernel.cpp:7: operand 0 (tensor<4x4xf32>) cannot be "
                "split; expected a last dimension of size 2");
 }
@@ -735,32 +737,36 @@ TEST_F(VerifierTest, ScanResultKeepsTheShape) {
 }
 
 TEST_F(VerifierTest, DotInnerDimensions) {
-  b.create_value(OpCode::Dot,
-                 {f32_block({16, 32}), f32_block({16, 64}), f32_block({16, 64})},
-                 block(Scalar::F32, {16, 64}));
+  b.create_value(
+      OpCode::Dot,
+      {f32_block({16, 32}), f32_block({16, 64}), f32_block({16, 64})},
+      block(Scalar::F32, {16, 64}));
   expect_error("dot at kernel.cpp:7: a is 16x32 but b is 16x64; expected a "
                "MxK and b KxN (inner dimensions equal)");
 }
 
 TEST_F(VerifierTest, DotAccumulatorShape) {
-  b.create_value(OpCode::Dot,
-                 {f32_block({16, 32}), f32_block({32, 64}), f32_block({16, 32})},
-                 block(Scalar::F32, {16, 32}));
+  b.create_value(
+      OpCode::Dot,
+      {f32_block({16, 32}), f32_block({32, 64}), f32_block({16, 32})},
+      block(Scalar::F32, {16, 32}));
   expect_error("dot at kernel.cpp:7: accumulator tensor<16x32xf32> is not "
                "16x64; expected MxN for a MxK and b KxN");
 }
 
 TEST_F(VerifierTest, DotRank) {
-  b.create_value(OpCode::Dot, {f32_block({16}), f32_block({16}), f32_block({16})},
+  b.create_value(OpCode::Dot,
+                 {f32_block({16}), f32_block({16}), f32_block({16})},
                  block(Scalar::F32, {16}));
   expect_error("dot at kernel.cpp:7: operand 0 (tensor<16xf32>) has rank 1; "
                "expected rank 2");
 }
 
 TEST_F(VerifierTest, DotResultIsTheAccumulatorType) {
-  b.create_value(OpCode::Dot,
-                 {f32_block({16, 32}), f32_block({32, 64}), f32_block({16, 64})},
-                 block(Scalar::F16, {16, 64}));
+  b.create_value(
+      OpCode::Dot,
+      {f32_block({16, 32}), f32_block({32, 64}), f32_block({16, 64})},
+      block(Scalar::F16, {16, 64}));
   expect_error("dot at kernel.cpp:7: result 0 has type tensor<16x64xf16>; "
                "expected tensor<16x64xf32>");
 }
@@ -774,9 +780,10 @@ TEST_F(VerifierTest, DotElementTypes) {
 }
 
 TEST_F(VerifierTest, DotInputPrecision) {
-  b.create_value(OpCode::Dot,
-                 {f32_block({16, 32}), f32_block({32, 64}), f32_block({16, 64})},
-                 block(Scalar::F32, {16, 64}), {{"input_precision", "fast"}});
+  b.create_value(
+      OpCode::Dot,
+      {f32_block({16, 32}), f32_block({32, 64}), f32_block({16, 64})},
+      block(Scalar::F32, {16, 64}), {{"input_precision", "fast"}});
   expect_error("dot at kernel.cpp:7: has input_precision 'fast'; expected "
                "tf32, tf32x3 or ieee");
 }
@@ -908,8 +915,8 @@ TEST_F(VerifierTest, ForCarriedArgumentType) {
 
 TEST_F(VerifierTest, ForYieldMatchesCarriedTypes) {
   Value *acc = f32_block({16});
-  Operation *op = b.create(OpCode::For, {i32(0), i32(8), i32(1), acc},
-                           {acc->type()});
+  Operation *op =
+      b.create(OpCode::For, {i32(0), i32(8), i32(1), acc}, {acc->type()});
   Block *body = op->add_region();
   Value *iv = body->add_argument(scalar(Scalar::I32));
   body->add_argument(acc->type());
@@ -920,8 +927,8 @@ TEST_F(VerifierTest, ForYieldMatchesCarriedTypes) {
 
 TEST_F(VerifierTest, ForYieldCount) {
   Value *acc = f32_block({16});
-  Operation *op = b.create(OpCode::For, {i32(0), i32(8), i32(1), acc},
-                           {acc->type()});
+  Operation *op =
+      b.create(OpCode::For, {i32(0), i32(8), i32(1), acc}, {acc->type()});
   Block *body = op->add_region();
   body->add_argument(scalar(Scalar::I32));
   body->add_argument(acc->type());
@@ -952,9 +959,8 @@ TEST_F(VerifierTest, IfBranchesYieldTheResultTypes) {
   then_builder.create(OpCode::Yield,
                       {then_builder.int_constant(1, scalar(Scalar::I32))}, {});
   Builder else_builder(op->add_region());
-  else_builder.create(OpCode::Yield,
-                      {else_builder.float_constant(1, scalar(Scalar::F32))},
-                      {});
+  else_builder.create(
+      OpCode::Yield, {else_builder.float_constant(1, scalar(Scalar::F32))}, {});
   expect_error("if at kernel.cpp:7: else-region yields f32 as value 0; "
                "expected i32 (one per result of the if)");
 }

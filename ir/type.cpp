@@ -56,6 +56,9 @@ Type::Type(Scalar element, Scalar pointee, int address_space,
       pointee_(element == Scalar::Ptr ? pointee : Scalar::I8),
       address_space_(static_cast<uint8_t>(element == Scalar::Ptr ? address_space : 0)),
       rank_(static_cast<uint8_t>(shape.size())) {
+  if (address_space < 0 || address_space > 255)
+    throw Error("pointer address spaces are 0 to 255, got " +
+                std::to_string(address_space));
   if (shape.size() > kMaxRank)
     throw Error("blocks have rank 1 to 3, got rank " +
                 std::to_string(shape.size()));

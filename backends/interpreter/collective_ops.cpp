@@ -83,8 +83,8 @@ Combiner make_combiner(const ExecutionSite &site,
     site.fail("expects as many results as operands (at least one)");
   for (const RuntimeValue *x : operands)
     if (x->type.shape() != operands[0]->type.shape())
-      site.fail("operands " + operands[0]->type.str() + " and " + x->type.str() +
-                " differ in shape");
+      site.fail("operands " + operands[0]->type.str() + " and " +
+                x->type.str() + " differ in shape");
   if (op.num_regions() != 1 ||
       op.region(0)->num_arguments() != 2 * operands.size())
     site.fail("expects one combine region with " +
@@ -117,7 +117,8 @@ eval_reduce(const ExecutionSite &site,
   std::vector<int64_t> shape = operands[0]->type.shape();
   AxisLines lines;
   if (site.op->has_attr("axis")) {
-    lines = lines_along(shape, axis_of(site, static_cast<int64_t>(shape.size())));
+    lines =
+        lines_along(shape, axis_of(site, static_cast<int64_t>(shape.size())));
   } else {
     lines.length = operands[0]->size();
   }
@@ -149,7 +150,8 @@ eval_scan(const ExecutionSite &site,
     site.fail("scan needs a block, got a scalar");
   AxisLines lines =
       lines_along(shape, axis_of(site, static_cast<int64_t>(shape.size())));
-  bool reverse = site.op->has_attr("reverse") && site.op->int_attr("reverse") != 0;
+  bool reverse =
+      site.op->has_attr("reverse") && site.op->int_attr("reverse") != 0;
   std::vector<RuntimeValue> results;
   for (size_t i = 0; i < operands.size(); ++i) {
     results.emplace_back(site.op->result(i)->type());
@@ -190,7 +192,8 @@ RuntimeValue eval_dot(const ExecutionSite &site,
     m = a.type.dim(o);
     k = a.type.dim(o + 1);
     n = b.type.dim(o + 1);
-    valid = b.type.dim(o) == k && acc.type.dim(o) == m && acc.type.dim(o + 1) == n &&
+    valid = b.type.dim(o) == k && acc.type.dim(o) == m &&
+            acc.type.dim(o + 1) == n &&
             (rank == 2 || (b.type.dim(0) == batch && acc.type.dim(0) == batch));
   }
   if (!valid)

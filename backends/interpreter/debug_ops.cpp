@@ -16,7 +16,8 @@ std::string format_element(uint64_t bits, Scalar s, bool hex) {
   if (hex || s == Scalar::Ptr) {
     int bits_wide = ir::scalar_bits(s);
     int digits = bits_wide < 4 ? 1 : bits_wide / 4;
-    uint64_t raw = bits_wide >= 64 ? bits : bits & ((uint64_t{1} << bits_wide) - 1);
+    uint64_t raw =
+        bits_wide >= 64 ? bits : bits & ((uint64_t{1} << bits_wide) - 1);
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "0x%0*llx", digits,
                   static_cast<unsigned long long>(raw));

@@ -36,8 +36,9 @@ Overflow overflow_mode(Scalar to) {
 }
 
 [[noreturn]] void unsupported(Scalar from, Scalar to) {
-  throw Error("internal: no conversion from " + std::string(ir::scalar_name(from)) +
-              " to " + std::string(ir::scalar_name(to)));
+  throw Error("internal: no conversion from " +
+              std::string(ir::scalar_name(from)) + " to " +
+              std::string(ir::scalar_name(to)));
 }
 
 /// float -> integer: truncation toward zero, NaN -> 0, saturation.

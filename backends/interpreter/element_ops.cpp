@@ -144,11 +144,12 @@ uint64_t integer_binary(OpCode op, Scalar s, uint64_t a, uint64_t b) {
   case OpCode::Shr: {
     uint64_t amount = b & width_mask(s);
     if (op == OpCode::Shl)
-      return amount >= static_cast<uint64_t>(width) ? 0 : canonicalize(a << amount, s);
+      return amount >= static_cast<uint64_t>(width)
+                 ? 0
+                 : canonicalize(a << amount, s);
     if (is_signed) // arithmetic: a is sign-extended, so shift the int64
-      return static_cast<uint64_t>(sa >> (amount >= static_cast<uint64_t>(width)
-                                              ? 63
-                                              : amount));
+      return static_cast<uint64_t>(
+          sa >> (amount >= static_cast<uint64_t>(width) ? 63 : amount));
     return amount >= static_cast<uint64_t>(width) ? 0 : a >> amount;
   }
   case OpCode::Minimum:
@@ -156,8 +157,8 @@ uint64_t integer_binary(OpCode op, Scalar s, uint64_t a, uint64_t b) {
   case OpCode::Maximum:
     return is_signed ? (sa > sb ? a : b) : (a > b ? a : b);
   case OpCode::Umulhi: {
-    unsigned __int128 product = static_cast<unsigned __int128>(a & width_mask(s)) *
-                                (b & width_mask(s));
+    unsigned __int128 product =
+        static_cast<unsigned __int128>(a & width_mask(s)) * (b & width_mask(s));
     return canonicalize(static_cast<uint64_t>(product >> width), s);
   }
   default:
@@ -186,8 +187,8 @@ uint64_t binary_element(OpCode op, Scalar s, uint64_t a, uint64_t b) {
   if (ir::is_integer(s))
     return integer_binary(op, s, a, b);
   if (s == Scalar::F64)
-    return std::bit_cast<uint64_t>(
-        float_binary(op, s, std::bit_cast<double>(a), std::bit_cast<double>(b)));
+    return std::bit_cast<uint64_t>(float_binary(op, s, std::bit_cast<double>(a),
+                                                std::bit_cast<double>(b)));
   float r = float_binary(op, s, to_float(a, s), to_float(b, s));
   if (s == Scalar::F32)
     return std::bit_cast<uint32_t>(r);
@@ -239,8 +240,8 @@ uint64_t fma_element(Scalar s, uint64_t a, uint64_t b, uint64_t c) {
                                             std::bit_cast<double>(b),
                                             std::bit_cast<double>(c)));
   if (s == Scalar::F32)
-    return std::bit_cast<uint32_t>(std::fma(to_float(a, s), to_float(b, s),
-                                            to_float(c, s)));
+    return std::bit_cast<uint32_t>(
+        std::fma(to_float(a, s), to_float(b, s), to_float(c, s)));
   // f16/bf16: the product of two 11-bit (8-bit) significands is exact in
   // double; the sum rounded to odd in double then rounds to the narrow type
   // exactly as the exact a * b + c would.

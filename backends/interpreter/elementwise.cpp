@@ -65,7 +65,8 @@ bool pointer_conversion(const RuntimeValue &x, RuntimeValue &r, int64_t lane,
     return true;
   }
   if (from == Scalar::Ptr) {
-    r.bits[lane] = to == Scalar::I1 ? (x.at(lane) != 0) : canonicalize(x.at(lane), to);
+    r.bits[lane] =
+        to == Scalar::I1 ? (x.at(lane) != 0) : canonicalize(x.at(lane), to);
     return true;
   }
   if (to == Scalar::Ptr) {
@@ -83,8 +84,9 @@ bool pointer_conversion(const RuntimeValue &x, RuntimeValue &r, int64_t lane,
 
 } // namespace
 
-RuntimeValue eval_elementwise(const ExecutionSite &site, const Memory &memory,
-                              const std::vector<const RuntimeValue *> &operands) {
+RuntimeValue
+eval_elementwise(const ExecutionSite &site, const Memory &memory,
+                 const std::vector<const RuntimeValue *> &operands) {
   const ir::Operation &op = *site.op;
   if (op.num_results() != 1)
     site.fail("expects one result");
@@ -120,7 +122,8 @@ RuntimeValue eval_elementwise(const ExecutionSite &site, const Memory &memory,
     if (x.is_pointer() != to_int || r.is_pointer() == to_int ||
         !ir::is_integer(to_int ? element : x.element()))
       site.fail("cannot convert " + x.type.str() + " to " + r.type.str());
-    for_each_lane(site, r, [&](int64_t i) { pointer_conversion(x, r, i, memory); });
+    for_each_lane(site, r,
+                  [&](int64_t i) { pointer_conversion(x, r, i, memory); });
     return r;
   }
   case OpCode::AddPtr: {
@@ -142,7 +145,8 @@ RuntimeValue eval_elementwise(const ExecutionSite &site, const Memory &memory,
     Predicate predicate;
     const std::string &name = op.string_attr("predicate");
     if (!parse_predicate(name, predicate))
-      site.fail("unknown predicate '" + name + "' (expected eq, ne, lt, le, gt or ge)");
+      site.fail("unknown predicate '" + name +
+                "' (expected eq, ne, lt, le, gt or ge)");
     const RuntimeValue &a = *operands[0], &b = *operands[1];
     for_each_lane(site, r, [&](int64_t i) {
       r.bits[i] = compare_element(predicate, a.element(), a.at(i), b.at(i));

@@ -13,8 +13,9 @@ class Memory;
 
 /// Evaluates `site.op` (an elementwise op) on `operands`. `memory` gives
 /// int_to_ptr (and casts to pointers) the provenance of the address.
-RuntimeValue eval_elementwise(const ExecutionSite &site, const Memory &memory,
-                              const std::vector<const RuntimeValue *> &operands);
+RuntimeValue
+eval_elementwise(const ExecutionSite &site, const Memory &memory,
+                 const std::vector<const RuntimeValue *> &operands);
 
 /// "lane 5" or "lane 5 (index (0, 5))" for a lane of a value of `shape`.
 std::string lane_str(int64_t lane, const std::vector<int64_t> &shape);

@@ -18,7 +18,9 @@ namespace blocc::interp {
 /// The coordinates of one program instance in the launch grid.
 struct ProgramId {
   int64_t x = 0, y = 0, z = 0;
-  int64_t operator[](int axis) const { return axis == 0 ? x : axis == 1 ? y : z; }
+  int64_t operator[](int axis) const {
+    return axis == 0 ? x : axis == 1 ? y : z;
+  }
   /// "(x, y, z)"
   std::string str() const;
 };

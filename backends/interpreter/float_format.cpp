@@ -55,21 +55,24 @@ namespace {
 /// Rounds magnitude * 2^exponent (magnitude > 0) to nearest-even and
 /// returns the encoding without sign, or nothing-fits as a value above
 /// max_finite() (the caller handles overflow).
-uint64_t round_magnitude(uint64_t magnitude, int exponent, const FloatFormat &f) {
+uint64_t round_magnitude(uint64_t magnitude, int exponent,
+                         const FloatFormat &f) {
   int msb = 63 - std::countl_zero(magnitude);
   int value_exponent = msb + exponent; // floor(log2(value))
   int min_exponent = 1 - f.bias();
   // Weight (power of two) of the result's last mantissa bit: normal numbers
   // keep mantissa_bits below the leading one, subnormals share emin's.
-  int lsb_weight = (value_exponent >= min_exponent ? value_exponent : min_exponent) -
-                   f.mantissa_bits;
+  int lsb_weight =
+      (value_exponent >= min_exponent ? value_exponent : min_exponent) -
+      f.mantissa_bits;
   int shift = lsb_weight - exponent; // low bits of magnitude to drop
   uint64_t q;
   if (shift <= 0) {
     q = magnitude << -shift; // exact; at most mantissa_bits + 1 bits
   } else {
     q = shift >= 64 ? 0 : magnitude >> shift;
-    uint64_t remainder = shift >= 64 ? magnitude : magnitude & ((uint64_t{1} << shift) - 1);
+    uint64_t remainder =
+        shift >= 64 ? magnitude : magnitude & ((uint64_t{1} << shift) - 1);
     // Compare the dropped bits with one half of the last kept bit.
     bool above_half, exactly_half;
     if (shift > 64) {
@@ -156,8 +159,9 @@ double add_round_to_odd(double x, double y) {
   // of `error`; exactly one of the two has an odd last bit.
   if ((std::bit_cast<uint64_t>(sum) & 1) != 0)
     return sum;
-  return std::nextafter(sum, error > 0 ? std::numeric_limits<double>::infinity()
-                                       : -std::numeric_limits<double>::infinity());
+  return std::nextafter(sum, error > 0
+                                 ? std::numeric_limits<double>::infinity()
+                                 : -std::numeric_limits<double>::infinity());
 }
 
 } // namespace blocc::interp

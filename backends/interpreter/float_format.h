@@ -36,7 +36,9 @@ struct FloatFormat {
 
   int bias() const { return (1 << (exponent_bits - 1)) - 1; }
   int total_bits() const { return 1 + exponent_bits + mantissa_bits; }
-  uint32_t sign_bit() const { return uint32_t{1} << (exponent_bits + mantissa_bits); }
+  uint32_t sign_bit() const {
+    return uint32_t{1} << (exponent_bits + mantissa_bits);
+  }
   /// Encoding (without sign) of the largest finite magnitude.
   uint32_t max_finite() const;
   /// Encoding (without sign) of the canonical quiet NaN.

@@ -32,7 +32,8 @@ const char *kind_name(KernelArg::Kind kind) {
 }
 
 /// The runtime value an argument starts with.
-RuntimeValue bind_argument(const ir::Function &f, size_t i, const KernelArg &arg) {
+RuntimeValue bind_argument(const ir::Function &f, size_t i,
+                           const KernelArg &arg) {
   const ir::Type &type = f.argument(i)->type();
   auto mismatch = [&](const char *expected) {
     throw Error("kernel '" + f.name() + "': " + describe_argument(f, i) +
@@ -51,7 +52,8 @@ RuntimeValue bind_argument(const ir::Function &f, size_t i, const KernelArg &arg
   } else if (ir::is_integer(element)) {
     if (arg.kind != KernelArg::Kind::Int)
       mismatch("an integer");
-    v.bits[0] = convert(static_cast<uint64_t>(arg.int_value), ir::Scalar::I64, element);
+    v.bits[0] =
+        convert(static_cast<uint64_t>(arg.int_value), ir::Scalar::I64, element);
   } else {
     if (arg.kind != KernelArg::Kind::Float)
       mismatch("a float");
@@ -62,7 +64,8 @@ RuntimeValue bind_argument(const ir::Function &f, size_t i, const KernelArg &arg
 
 } // namespace
 
-void interpret(const ir::Function &f, Grid grid, const std::vector<KernelArg> &args,
+void interpret(const ir::Function &f, Grid grid,
+               const std::vector<KernelArg> &args,
                const InterpretOptions &options) {
   if (args.size() != f.num_arguments())
     throw Error("kernel '" + f.name() + "' takes " +

@@ -92,27 +92,31 @@ void Memory::check(const ExecutionSite &site, AccessKind kind, int64_t lane,
     const ArgumentBuffer &b = buffer(provenance);
     // In bounds when [address, address + bytes) lies in [base, base + size),
     // written so that no sum can wrap around for far-away addresses.
-    if (b.sized() && !(address >= b.base && b.size_bytes >= static_cast<size_t>(bytes) &&
-                       address - b.base <= b.size_bytes - bytes)) {
+    if (b.sized() &&
+        !(address >= b.base && b.size_bytes >= static_cast<size_t>(bytes) &&
+          address - b.base <= b.size_bytes - bytes)) {
       int64_t offset = static_cast<int64_t>(address - b.base);
-      std::string position =
-          offset % bytes == 0
-              ? "element offset " + std::to_string(offset / bytes) + " of " +
-                    std::to_string(b.size_bytes / bytes)
-              : "byte offset " + std::to_string(offset) + " of " +
-                    std::to_string(b.size_bytes);
+      std::string position = offset % bytes == 0
+                                 ? "element offset " +
+                                       std::to_string(offset / bytes) + " of " +
+                                       std::to_string(b.size_bytes / bytes)
+                                 : "byte offset " + std::to_string(offset) +
+                                       " of " + std::to_string(b.size_bytes);
       site.fail(what("out-of-bounds") + ", outside " + b.describe() + " [" +
-                hex_address(b.base) + ", " + hex_address(b.base + b.size_bytes) +
-                ") of " + std::to_string(b.size_bytes) + " bytes (" + position + ")");
+                hex_address(b.base) + ", " +
+                hex_address(b.base + b.size_bytes) + ") of " +
+                std::to_string(b.size_bytes) + " bytes (" + position + ")");
     }
   } else if (!any_unsized_) {
-    site.fail(what("invalid") + ", which derives from no pointer argument (it "
+    site.fail(what("invalid") +
+              ", which derives from no pointer argument (it "
               "was made by int_to_ptr) and lies in no argument's buffer");
   }
   if (address < kNullPageEnd)
     site.fail(what("null pointer"));
   if (address % static_cast<uint64_t>(bytes) != 0)
-    site.fail(what("misaligned") + ", which is not a multiple of the element size (" +
+    site.fail(what("misaligned") +
+              ", which is not a multiple of the element size (" +
               std::to_string(bytes) + ")");
 }
 

@@ -31,8 +31,8 @@ namespace blocc::interp {
 
 /// A pointer argument as the launch handed it over.
 struct ArgumentBuffer {
-  int argument = 0;      // index among the kernel's arguments
-  std::string name;      // ArgumentInfo::name; may be empty
+  int argument = 0; // index among the kernel's arguments
+  std::string name; // ArgumentInfo::name; may be empty
   uint64_t base = 0;
   size_t size_bytes = KernelArg::kUnknownSize;
 

@@ -55,13 +55,13 @@ Access make_access(const ExecutionSite &site, const RuntimeValue &pointer,
               pointer.type.str());
   for (const RuntimeValue *v : values)
     if (v->type.rank() != 0 && v->size() != a.lanes)
-      site.fail("operand " + v->type.str() + " does not fit the pointer block " +
-                pointer.type.str());
+      site.fail("operand " + v->type.str() +
+                " does not fit the pointer block " + pointer.type.str());
   return a;
 }
 
-void check_all(const ExecutionSite &site, const Memory &memory,
-               const Access &a, AccessKind kind) {
+void check_all(const ExecutionSite &site, const Memory &memory, const Access &a,
+               AccessKind kind) {
   for (int64_t lane = 0; lane < a.lanes; ++lane)
     if (a.active(lane))
       memory.check(site, kind, lane, a.shape, a.pointer->at(lane),
@@ -106,7 +106,8 @@ RuntimeValue eval_load(const ExecutionSite &site, const Memory &memory,
   check_all(site, memory, a, AccessKind::Load);
   for (int64_t lane = 0; lane < a.lanes; ++lane)
     r.bits[lane] = a.active(lane) ? read_element(a, lane)
-                                  : other ? other->at(lane) : 0;
+                   : other        ? other->at(lane)
+                                  : 0;
   return r;
 }
 
@@ -123,8 +124,9 @@ void eval_store(const ExecutionSite &site, const Memory &memory,
       write_element(a, lane, value.at(lane));
 }
 
-RuntimeValue eval_atomic_rmw(const ExecutionSite &site, const Memory &memory,
-                             const std::vector<const RuntimeValue *> &operands) {
+RuntimeValue
+eval_atomic_rmw(const ExecutionSite &site, const Memory &memory,
+                const std::vector<const RuntimeValue *> &operands) {
   expect_operands(site, operands, 2, 3);
   const RuntimeValue &value = *operands[1];
   const RuntimeValue *mask = operands.size() > 2 ? operands[2] : nullptr;
@@ -151,7 +153,8 @@ RuntimeValue eval_atomic_rmw(const ExecutionSite &site, const Memory &memory,
     site.fail("unknown atomic kind '" + kind +
               "' (expected add, max, min, and, or, xor or xchg)");
   if (!exchange && ir::is_float(a.pointee) &&
-      (combine == OpCode::And || combine == OpCode::Or || combine == OpCode::Xor))
+      (combine == OpCode::And || combine == OpCode::Or ||
+       combine == OpCode::Xor))
     site.fail("atomic " + kind + " is not defined on " +
               std::string(ir::scalar_name(a.pointee)) + " elements");
   RuntimeValue r(site.op->result()->type());
@@ -165,9 +168,9 @@ RuntimeValue eval_atomic_rmw(const ExecutionSite &site, const Memory &memory,
       if (!a.active(lane))
         continue;
       uint64_t old = read_element(a, lane);
-      uint64_t updated = exchange ? value.at(lane)
-                                  : binary_element(combine, a.pointee, old,
-                                                   value.at(lane));
+      uint64_t updated =
+          exchange ? value.at(lane)
+                   : binary_element(combine, a.pointee, old, value.at(lane));
       write_element(a, lane, updated);
       r.bits[lane] = old;
     }
@@ -177,8 +180,9 @@ RuntimeValue eval_atomic_rmw(const ExecutionSite &site, const Memory &memory,
   return r;
 }
 
-RuntimeValue eval_atomic_cas(const ExecutionSite &site, const Memory &memory,
-                             const std::vector<const RuntimeValue *> &operands) {
+RuntimeValue
+eval_atomic_cas(const ExecutionSite &site, const Memory &memory,
+                const std::vector<const RuntimeValue *> &operands) {
   expect_operands(site, operands, 3, 3);
   const RuntimeValue &compare = *operands[1], &value = *operands[2];
   Access a = make_access(site, *operands[0], nullptr, {&compare, &value});

@@ -17,9 +17,9 @@ namespace blocc::interp {
 using ir::OpCode;
 using ir::Scalar;
 
-ProgramExecutor::ProgramExecutor(const ir::Function &kernel, const Memory &memory,
-                                 ProgramId program, Grid grid,
-                                 const InterpretOptions &options)
+ProgramExecutor::ProgramExecutor(const ir::Function &kernel,
+                                 const Memory &memory, ProgramId program,
+                                 Grid grid, const InterpretOptions &options)
     : kernel_(kernel), memory_(memory), program_(program), grid_(grid),
       options_(options) {}
 
@@ -83,7 +83,8 @@ RuntimeValue ProgramExecutor::constant(const ExecutionSite &s) const {
   uint64_t bits;
   if (const auto *i = std::get_if<int64_t>(&it->second)) {
     uint64_t as_i64 = static_cast<uint64_t>(*i);
-    bits = element == Scalar::Ptr ? as_i64 : convert(as_i64, Scalar::I64, element);
+    bits =
+        element == Scalar::Ptr ? as_i64 : convert(as_i64, Scalar::I64, element);
   } else if (const auto *d = std::get_if<double>(&it->second)) {
     if (element == Scalar::Ptr)
       s.fail("a pointer constant needs an integer value");
@@ -93,7 +94,8 @@ RuntimeValue ProgramExecutor::constant(const ExecutionSite &s) const {
   }
   std::fill(r.bits.begin(), r.bits.end(), bits);
   if (r.is_pointer())
-    std::fill(r.provenance.begin(), r.provenance.end(), memory_.provenance_of(bits));
+    std::fill(r.provenance.begin(), r.provenance.end(),
+              memory_.provenance_of(bits));
   return r;
 }
 
@@ -101,12 +103,14 @@ RuntimeValue ProgramExecutor::grid_query(const ExecutionSite &s) const {
   int64_t axis = s.op->int_attr("axis");
   if (axis < 0 || axis > 2)
     s.fail("axis " + std::to_string(axis) + " is not 0, 1 or 2");
-  int64_t v = s.op->code() == OpCode::ProgramId ? program_[static_cast<int>(axis)]
-                                                : grid_[static_cast<int>(axis)];
+  int64_t v = s.op->code() == OpCode::ProgramId
+                  ? program_[static_cast<int>(axis)]
+                  : grid_[static_cast<int>(axis)];
   RuntimeValue r(s.op->result()->type());
   if (!ir::is_integer(r.element()))
     s.fail("result type " + r.type.str() + " is not an integer");
-  std::fill(r.bits.begin(), r.bits.end(), canonicalize(static_cast<uint64_t>(v), r.element()));
+  std::fill(r.bits.begin(), r.bits.end(),
+            canonicalize(static_cast<uint64_t>(v), r.element()));
   return r;
 }
 
@@ -137,12 +141,13 @@ std::string int128_str(__int128 v) {
 
 } // namespace
 
-void ProgramExecutor::run_for(const ExecutionSite &s,
-                              const std::vector<const RuntimeValue *> &operands) {
+void ProgramExecutor::run_for(
+    const ExecutionSite &s, const std::vector<const RuntimeValue *> &operands) {
   const ir::Operation &op = *s.op;
   if (operands.size() < 3 || op.num_regions() != 1)
     s.fail("expects (lb, ub, step, init...) and one body region");
-  const RuntimeValue &lb = *operands[0], &ub = *operands[1], &step_v = *operands[2];
+  const RuntimeValue &lb = *operands[0], &ub = *operands[1],
+                     &step_v = *operands[2];
   for (const RuntimeValue *b : {&lb, &ub, &step_v})
     if (b->size() != 1 || !ir::is_integer(b->element()))
       s.fail("loop bounds must be integer scalars, got " + b->type.str());
@@ -150,9 +155,11 @@ void ProgramExecutor::run_for(const ExecutionSite &s,
   size_t carried = operands.size() - 3;
   if (body.num_arguments() != carried + 1 || op.num_results() != carried)
     s.fail("the body takes (iv, carried...) and the loop returns the carried "
-           "values: expected " + std::to_string(carried + 1) +
-           " body arguments and " + std::to_string(carried) + " results");
-  __int128 begin = bound_value(lb), end = bound_value(ub), step = bound_value(step_v);
+           "values: expected " +
+           std::to_string(carried + 1) + " body arguments and " +
+           std::to_string(carried) + " results");
+  __int128 begin = bound_value(lb), end = bound_value(ub),
+           step = bound_value(step_v);
   if (step == 0)
     s.fail("step is 0: the loop would never end");
   std::vector<RuntimeValue> state;
@@ -172,19 +179,19 @@ void ProgramExecutor::run_for(const ExecutionSite &s,
     if (returned_)
       return;
     if (next.size() != carried)
-      s.fail("the body yields " + std::to_string(next.size()) +
-             " values for " + std::to_string(carried) + " carried values (at iv = " +
-             int128_str(iv) + ")");
+      s.fail("the body yields " + std::to_string(next.size()) + " values for " +
+             std::to_string(carried) +
+             " carried values (at iv = " + int128_str(iv) + ")");
     state = std::move(next);
   }
   define(op, std::move(state));
 }
 
-void ProgramExecutor::run_if(const ExecutionSite &s,
-                             const std::vector<const RuntimeValue *> &operands) {
+void ProgramExecutor::run_if(
+    const ExecutionSite &s, const std::vector<const RuntimeValue *> &operands) {
   const ir::Operation &op = *s.op;
-  if (operands.size() != 1 || operands[0]->size() != 1 || op.num_regions() < 1 ||
-      op.num_regions() > 2)
+  if (operands.size() != 1 || operands[0]->size() != 1 ||
+      op.num_regions() < 1 || op.num_regions() > 2)
     s.fail("expects one scalar condition and a then (and else) region");
   bool taken = operands[0]->bits[0] != 0;
   std::vector<RuntimeValue> results;
@@ -241,8 +248,9 @@ void ProgramExecutor::run_op(const ir::Operation &op) {
       s.fail("expects one operand");
     return define(op, {*operands[0]});
   case OpCode::Print:
-    return eval_print(s, operands, options_.print_stream ? *options_.print_stream
-                                                         : std::cout);
+    return eval_print(s, operands,
+                      options_.print_stream ? *options_.print_stream
+                                            : std::cout);
   case OpCode::Assert:
     return eval_assert(s, operands);
   case OpCode::For:

@@ -18,7 +18,8 @@ class Memory;
 class ProgramExecutor {
 public:
   ProgramExecutor(const ir::Function &kernel, const Memory &memory,
-                  ProgramId program, Grid grid, const InterpretOptions &options);
+                  ProgramId program, Grid grid,
+                  const InterpretOptions &options);
 
   /// Runs the body with its arguments bound to `arguments`.
   void run(std::vector<RuntimeValue> arguments);
@@ -37,7 +38,8 @@ private:
   RuntimeValue grid_query(const ExecutionSite &site) const;
   RuntimeValue arange(const ExecutionSite &site) const;
 
-  const RuntimeValue &value_of(const ir::Value *v, const ir::Operation &user) const;
+  const RuntimeValue &value_of(const ir::Value *v,
+                               const ir::Operation &user) const;
   void define(const ir::Operation &op, std::vector<RuntimeValue> results);
   ExecutionSite site(const ir::Operation *op) const {
     return ExecutionSite{&kernel_, program_, op};

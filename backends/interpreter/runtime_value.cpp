@@ -15,7 +15,8 @@ std::vector<int64_t> strides_of(const std::vector<int64_t> &shape) {
   return strides;
 }
 
-std::vector<int64_t> unflatten(int64_t flat, const std::vector<int64_t> &shape) {
+std::vector<int64_t> unflatten(int64_t flat,
+                               const std::vector<int64_t> &shape) {
   std::vector<int64_t> index(shape.size(), 0);
   for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
     index[i] = flat % shape[i];

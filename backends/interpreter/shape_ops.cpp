@@ -8,7 +8,8 @@ using ir::OpCode;
 
 namespace {
 
-void copy_lane(RuntimeValue &dst, int64_t i, const RuntimeValue &src, int64_t j) {
+void copy_lane(RuntimeValue &dst, int64_t i, const RuntimeValue &src,
+               int64_t j) {
   dst.bits[i] = src.bits[j];
   if (dst.is_pointer())
     dst.provenance[i] = src.provenance_at(j);
@@ -26,8 +27,8 @@ void expect_operands(const ExecutionSite &site,
                      const std::vector<const RuntimeValue *> &operands,
                      size_t n) {
   if (operands.size() != n)
-    site.fail("expects " + std::to_string(n) + " operand" + (n == 1 ? "" : "s") +
-              ", got " + std::to_string(operands.size()));
+    site.fail("expects " + std::to_string(n) + " operand" +
+              (n == 1 ? "" : "s") + ", got " + std::to_string(operands.size()));
 }
 
 std::string shape_str(const ir::Type &t) { return t.str(); }
@@ -46,7 +47,8 @@ RuntimeValue broadcast(const ExecutionSite &site, const RuntimeValue &x,
   RuntimeValue r(type);
   std::vector<int64_t> from = x.type.shape(), to = type.shape();
   if (from.size() > to.size())
-    site.fail("cannot broadcast " + shape_str(x.type) + " to " + shape_str(type));
+    site.fail("cannot broadcast " + shape_str(x.type) + " to " +
+              shape_str(type));
   // Shapes align at their last dimension, as numpy's do.
   size_t lead = to.size() - from.size();
   for (size_t d = 0; d < from.size(); ++d)
@@ -112,7 +114,8 @@ RuntimeValue join(const ExecutionSite &site, const RuntimeValue &a,
   return r;
 }
 
-std::vector<RuntimeValue> split(const ExecutionSite &site, const RuntimeValue &x) {
+std::vector<RuntimeValue> split(const ExecutionSite &site,
+                                const RuntimeValue &x) {
   const ir::Operation &op = *site.op;
   if (op.num_results() != 2 || x.type.rank() == 0 ||
       x.type.dim(x.type.rank() - 1) != 2)
@@ -136,10 +139,12 @@ RuntimeValue cat(const ExecutionSite &site, const RuntimeValue &a,
   int64_t rank = a.type.rank();
   int64_t axis = resolve_axis(
       site, site.op->has_attr("axis") ? site.op->int_attr("axis") : 0, rank);
-  std::vector<int64_t> sa = a.type.shape(), sb = b.type.shape(), sr = type.shape();
+  std::vector<int64_t> sa = a.type.shape(), sb = b.type.shape(),
+                       sr = type.shape();
   bool valid = b.type.rank() == rank && type.rank() == rank;
   for (int64_t d = 0; valid && d < rank; ++d)
-    valid = d == axis ? sr[d] == sa[d] + sb[d] : sa[d] == sb[d] && sa[d] == sr[d];
+    valid =
+        d == axis ? sr[d] == sa[d] + sb[d] : sa[d] == sb[d] && sa[d] == sr[d];
   if (!valid)
     site.fail("cannot concatenate " + shape_str(a.type) + " and " +
               shape_str(b.type) + " along axis " + std::to_string(axis) +

@@ -83,9 +83,14 @@ template <typename T> T reference_integer(OpCode op, T a, T b) {
 
 template <typename T> void check_integer_type(Scalar s) {
   std::mt19937_64 rng(42 + sizeof(T) * 2 + std::is_signed_v<T>);
-  const T edges[] = {std::numeric_limits<T>::min(), std::numeric_limits<T>::max(),
-                     T(0), T(1), T(-1), T(std::numeric_limits<T>::min() + 1),
-                     T(std::numeric_limits<T>::max() - 1), T(7)};
+  const T edges[] = {std::numeric_limits<T>::min(),
+                     std::numeric_limits<T>::max(),
+                     T(0),
+                     T(1),
+                     T(-1),
+                     T(std::numeric_limits<T>::min() + 1),
+                     T(std::numeric_limits<T>::max() - 1),
+                     T(7)};
   std::vector<T> a, b;
   for (T x : edges)
     for (T y : edges) {
@@ -95,12 +100,14 @@ template <typename T> void check_integer_type(Scalar s) {
   while (a.size() < 300) {
     a.push_back(static_cast<T>(rng()));
     // Small divisors and operands make the interesting cases likely.
-    b.push_back(rng() % 3 == 0 ? static_cast<T>(rng() % 17) - T(8) : static_cast<T>(rng()));
+    b.push_back(rng() % 3 == 0 ? static_cast<T>(rng() % 17) - T(8)
+                               : static_cast<T>(rng()));
   }
   const int width = sizeof(T) * 8;
-  for (OpCode op : {OpCode::Add, OpCode::Sub, OpCode::Mul, OpCode::Div, OpCode::Rem,
-                    OpCode::And, OpCode::Or, OpCode::Xor, OpCode::Shl, OpCode::Shr,
-                    OpCode::Minimum, OpCode::Maximum, OpCode::Umulhi}) {
+  for (OpCode op :
+       {OpCode::Add, OpCode::Sub, OpCode::Mul, OpCode::Div, OpCode::Rem,
+        OpCode::And, OpCode::Or, OpCode::Xor, OpCode::Shl, OpCode::Shr,
+        OpCode::Minimum, OpCode::Maximum, OpCode::Umulhi}) {
     std::vector<T> rhs = b;
     for (size_t i = 0; i < rhs.size(); ++i) {
       if ((op == OpCode::Div || op == OpCode::Rem) && rhs[i] == 0)
@@ -122,7 +129,8 @@ template <typename T> void check_integer_type(Scalar s) {
       using U = std::make_unsigned_t<T>;
       T expected = op == OpCode::Not ? static_cast<T>(~a[i])
                    : op == OpCode::Neg || (std::is_signed_v<T> && a[i] < 0)
-                       ? static_cast<T>(static_cast<U>(0 - static_cast<uint64_t>(static_cast<U>(a[i]))))
+                       ? static_cast<T>(static_cast<U>(
+                             0 - static_cast<uint64_t>(static_cast<U>(a[i]))))
                        : a[i];
       ASSERT_EQ(got[i], expected) << op_name(op) << " of " << +a[i];
     }
@@ -141,8 +149,9 @@ TEST(InterpreterArith, U64) { check_integer_type<uint64_t>(Scalar::U64); }
 TEST(InterpreterArith, BoolsAreOneBitUnsigned) {
   std::vector<uint8_t> a{0, 0, 1, 1}, b{0, 1, 0, 1};
   auto run = [&](OpCode op) {
-    return typed<uint8_t>(run_map({{Scalar::I1, raw_of(a)}, {Scalar::I1, raw_of(b)}},
-                                  Scalar::I1, binary_body(op)));
+    return typed<uint8_t>(
+        run_map({{Scalar::I1, raw_of(a)}, {Scalar::I1, raw_of(b)}}, Scalar::I1,
+                binary_body(op)));
   };
   EXPECT_EQ(run(OpCode::And), (std::vector<uint8_t>{0, 0, 0, 1}));
   EXPECT_EQ(run(OpCode::Or), (std::vector<uint8_t>{0, 1, 1, 1}));
@@ -159,15 +168,17 @@ TEST(InterpreterArith, ComparisonsBySignednessAndOrderedFloats) {
   std::vector<int32_t> b{1, -1, 5, 0};
   auto compare = [](Scalar s, const std::vector<uint64_t> &x,
                     const std::vector<uint64_t> &y, const std::string &p) {
-    return typed<uint8_t>(run_map({{s, x}, {s, y}}, Scalar::I1,
-                                  [p](KernelBuilder &k, const std::vector<Value *> &v) {
-                                    return k.cmp(p, v[0], v[1]);
-                                  }));
+    return typed<uint8_t>(
+        run_map({{s, x}, {s, y}}, Scalar::I1,
+                [p](KernelBuilder &k, const std::vector<Value *> &v) {
+                  return k.cmp(p, v[0], v[1]);
+                }));
   };
   EXPECT_EQ(compare(Scalar::I32, raw_of(a), raw_of(b), "lt"),
             (std::vector<uint8_t>{1, 0, 0, 1}));
-  EXPECT_EQ(compare(Scalar::U32, raw_of(a), raw_of(b), "lt"), // same bits, unsigned
-            (std::vector<uint8_t>{0, 1, 0, 0}));
+  EXPECT_EQ(
+      compare(Scalar::U32, raw_of(a), raw_of(b), "lt"), // same bits, unsigned
+      (std::vector<uint8_t>{0, 1, 0, 0}));
   EXPECT_EQ(compare(Scalar::I32, raw_of(a), raw_of(b), "ge"),
             (std::vector<uint8_t>{0, 1, 1, 0}));
   const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -187,9 +198,11 @@ TEST(InterpreterArith, ComparisonsBySignednessAndOrderedFloats) {
 // ---------------------------------------------------------------- floats
 
 template <typename F> bool same_float(F a, F b) {
-  return (std::isnan(a) && std::isnan(b)) || std::bit_cast<std::make_unsigned_t<
-      std::conditional_t<sizeof(F) == 4, int32_t, int64_t>>>(a) ==
-      std::bit_cast<std::make_unsigned_t<std::conditional_t<sizeof(F) == 4, int32_t, int64_t>>>(b);
+  return (std::isnan(a) && std::isnan(b)) ||
+         std::bit_cast<std::make_unsigned_t<
+             std::conditional_t<sizeof(F) == 4, int32_t, int64_t>>>(a) ==
+             std::bit_cast<std::make_unsigned_t<
+                 std::conditional_t<sizeof(F) == 4, int32_t, int64_t>>>(b);
 }
 
 /// fmin/fmax with -0 ordered below +0, as the IR defines minimum/maximum.
@@ -257,18 +270,21 @@ template <typename F> F reference_math(OpCode op, F x) {
   }
 }
 
-const OpCode kFloatBinary[] = {OpCode::Add, OpCode::Sub,     OpCode::Mul,    OpCode::Div,
-                               OpCode::Rem, OpCode::Minimum, OpCode::Maximum};
-const OpCode kFloatUnary[] = {OpCode::Neg,  OpCode::Abs,   OpCode::Exp,  OpCode::Exp2,
-                              OpCode::Log,  OpCode::Log2,  OpCode::Sqrt, OpCode::Rsqrt,
-                              OpCode::Sin,  OpCode::Cos,   OpCode::Tanh, OpCode::Erf,
-                              OpCode::Floor, OpCode::Ceil};
+const OpCode kFloatBinary[] = {OpCode::Add,    OpCode::Sub, OpCode::Mul,
+                               OpCode::Div,    OpCode::Rem, OpCode::Minimum,
+                               OpCode::Maximum};
+const OpCode kFloatUnary[] = {
+    OpCode::Neg,  OpCode::Abs,  OpCode::Exp,   OpCode::Exp2, OpCode::Log,
+    OpCode::Log2, OpCode::Sqrt, OpCode::Rsqrt, OpCode::Sin,  OpCode::Cos,
+    OpCode::Tanh, OpCode::Erf,  OpCode::Floor, OpCode::Ceil};
 
 /// Random operands with NaNs, infinities and signed zeros mixed in.
-template <typename F> void float_inputs(std::vector<F> &a, std::vector<F> &b, unsigned seed) {
+template <typename F>
+void float_inputs(std::vector<F> &a, std::vector<F> &b, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<F> dist(-8, 8);
-  const F nan = std::numeric_limits<F>::quiet_NaN(), inf = std::numeric_limits<F>::infinity();
+  const F nan = std::numeric_limits<F>::quiet_NaN(),
+          inf = std::numeric_limits<F>::infinity();
   a = {nan, F(1), nan, F(-0.0), F(0.0), inf, -inf, F(3)};
   b = {F(1), nan, nan, F(0.0), F(-0.0), F(2), inf, F(0)};
   while (a.size() < 256) {
@@ -294,11 +310,14 @@ template <typename F> void check_float_type(Scalar s) {
           << op_name(op) << "(" << a[i] << ") = " << got[i];
   }
   std::vector<F> c(a.rbegin(), a.rend());
-  std::vector<F> got = typed<F>(run_map(
-      {{s, raw_of(a)}, {s, raw_of(b)}, {s, raw_of(c)}}, s,
-      [](KernelBuilder &k, const std::vector<Value *> &v) { return k.fma(v[0], v[1], v[2]); }));
+  std::vector<F> got =
+      typed<F>(run_map({{s, raw_of(a)}, {s, raw_of(b)}, {s, raw_of(c)}}, s,
+                       [](KernelBuilder &k, const std::vector<Value *> &v) {
+                         return k.fma(v[0], v[1], v[2]);
+                       }));
   for (size_t i = 0; i < a.size(); ++i)
-    ASSERT_TRUE(same_float(got[i], std::fma(a[i], b[i], c[i]))) << "fma at " << i;
+    ASSERT_TRUE(same_float(got[i], std::fma(a[i], b[i], c[i])))
+        << "fma at " << i;
 }
 
 TEST(InterpreterArith, F32) { check_float_type<float>(Scalar::F32); }
@@ -306,7 +325,9 @@ TEST(InterpreterArith, F64) { check_float_type<double>(Scalar::F64); }
 
 // -------------------------------------------------------- f16 and bf16
 
-float bf16_to_float(uint16_t bits) { return std::bit_cast<float>(uint32_t{bits} << 16); }
+float bf16_to_float(uint16_t bits) {
+  return std::bit_cast<float>(uint32_t{bits} << 16);
+}
 
 /// float -> bf16, round to nearest even, by the usual bias trick (an
 /// algorithm unlike the interpreter's, on purpose).
@@ -320,7 +341,8 @@ uint16_t float_to_bf16(float f) {
 
 bool same_narrow(uint16_t a, uint16_t b, bool bf16) {
   auto is_nan = [&](uint16_t v) {
-    return bf16 ? (v & 0x7f80) == 0x7f80 && (v & 0x7f) : (v & 0x7c00) == 0x7c00 && (v & 0x3ff);
+    return bf16 ? (v & 0x7f80) == 0x7f80 && (v & 0x7f)
+                : (v & 0x7c00) == 0x7c00 && (v & 0x3ff);
   };
   return a == b || (is_nan(a) && is_nan(b));
 }
@@ -352,23 +374,25 @@ TEST(InterpreterArith, BF16MatchesDoubleRoundedOnce) {
   std::reverse(b.begin(), b.end());
   for (OpCode op : kFloatBinary) {
     std::vector<uint16_t> got = typed<uint16_t>(
-        run_map({{Scalar::BF16, raw_of(a)}, {Scalar::BF16, raw_of(b)}}, Scalar::BF16,
-                binary_body(op)));
+        run_map({{Scalar::BF16, raw_of(a)}, {Scalar::BF16, raw_of(b)}},
+                Scalar::BF16, binary_body(op)));
     for (size_t i = 0; i < a.size(); ++i) {
       // Exact operation in double, then double -> float -> bf16: both
       // roundings are innocuous for + - * / (53 >= 2*24+2, 24 >= 2*8+2).
-      double exact = reference_float<double>(op, bf16_to_float(a[i]), bf16_to_float(b[i]));
+      double exact =
+          reference_float<double>(op, bf16_to_float(a[i]), bf16_to_float(b[i]));
       uint16_t expected = float_to_bf16(static_cast<float>(exact));
       ASSERT_TRUE(same_narrow(got[i], expected, true))
           << op_name(op) << " bf16 0x" << std::hex << a[i] << ", 0x" << b[i]
           << " -> 0x" << got[i] << " expected 0x" << expected;
     }
   }
-  std::vector<uint16_t> got = typed<uint16_t>(
-      run_map({{Scalar::BF16, raw_of(a)}}, Scalar::BF16, unary_body(OpCode::Sqrt)));
+  std::vector<uint16_t> got = typed<uint16_t>(run_map(
+      {{Scalar::BF16, raw_of(a)}}, Scalar::BF16, unary_body(OpCode::Sqrt)));
   for (size_t i = 0; i < a.size(); ++i)
     ASSERT_TRUE(same_narrow(got[i],
-                            float_to_bf16(static_cast<float>(std::sqrt(double(bf16_to_float(a[i]))))),
+                            float_to_bf16(static_cast<float>(
+                                std::sqrt(double(bf16_to_float(a[i]))))),
                             true));
 }
 
@@ -377,15 +401,17 @@ _Float16 half_of(uint16_t bits) { return std::bit_cast<_Float16>(bits); }
 uint16_t bits_of(_Float16 h) { return std::bit_cast<uint16_t>(h); }
 
 TEST(InterpreterArith, F16MatchesCompilerHalfRoundedOnce) {
-  std::vector<uint16_t> a = random_narrow(false, 3), b = random_narrow(false, 4);
+  std::vector<uint16_t> a = random_narrow(false, 3),
+                        b = random_narrow(false, 4);
   std::reverse(b.begin(), b.end());
   for (OpCode op : kFloatBinary) {
     std::vector<uint16_t> got = typed<uint16_t>(
-        run_map({{Scalar::F16, raw_of(a)}, {Scalar::F16, raw_of(b)}}, Scalar::F16,
-                binary_body(op)));
+        run_map({{Scalar::F16, raw_of(a)}, {Scalar::F16, raw_of(b)}},
+                Scalar::F16, binary_body(op)));
     for (size_t i = 0; i < a.size(); ++i) {
-      double exact = reference_float<double>(op, static_cast<double>(half_of(a[i])),
-                                             static_cast<double>(half_of(b[i])));
+      double exact =
+          reference_float<double>(op, static_cast<double>(half_of(a[i])),
+                                  static_cast<double>(half_of(b[i])));
       uint16_t expected = bits_of(static_cast<_Float16>(exact));
       ASSERT_TRUE(same_narrow(got[i], expected, false))
           << op_name(op) << " f16 0x" << std::hex << a[i] << ", 0x" << b[i]
@@ -406,15 +432,19 @@ TEST(InterpreterArith, F16MatchesCompilerHalfRoundedOnce) {
   // fma, rounded once: with these small operands the exact result fits a
   // long double, so rounding it to half is the correctly rounded fma.
   std::vector<uint16_t> c = random_narrow(false, 5);
-  std::vector<uint16_t> got = typed<uint16_t>(run_map(
-      {{Scalar::F16, raw_of(a)}, {Scalar::F16, raw_of(b)}, {Scalar::F16, raw_of(c)}},
-      Scalar::F16,
-      [](KernelBuilder &k, const std::vector<Value *> &v) { return k.fma(v[0], v[1], v[2]); }));
+  std::vector<uint16_t> got = typed<uint16_t>(
+      run_map({{Scalar::F16, raw_of(a)},
+               {Scalar::F16, raw_of(b)},
+               {Scalar::F16, raw_of(c)}},
+              Scalar::F16, [](KernelBuilder &k, const std::vector<Value *> &v) {
+                return k.fma(v[0], v[1], v[2]);
+              }));
   for (size_t i = 0; i < a.size(); ++i) {
     long double exact = static_cast<long double>(half_of(a[i])) *
                             static_cast<long double>(half_of(b[i])) +
                         static_cast<long double>(half_of(c[i]));
-    ASSERT_TRUE(same_narrow(got[i], bits_of(static_cast<_Float16>(exact)), false))
+    ASSERT_TRUE(
+        same_narrow(got[i], bits_of(static_cast<_Float16>(exact)), false))
         << "fma at " << i;
   }
 }
@@ -424,11 +454,11 @@ TEST(InterpreterArith, F16MatchesCompilerHalfRoundedOnce) {
 /// product first moves a result off a tie; these cases pin single rounding.
 TEST(InterpreterArith, NarrowFmaRoundsOnce) {
   auto fma16 = [](Scalar s, uint16_t a, uint16_t b, uint16_t c) {
-    return typed<uint16_t>(run_map(
-        {{s, {a}}, {s, {b}}, {s, {c}}}, s,
-        [](KernelBuilder &k, const std::vector<Value *> &v) {
-          return k.fma(v[0], v[1], v[2]);
-        }))[0];
+    return typed<uint16_t>(
+        run_map({{s, {a}}, {s, {b}}, {s, {c}}}, s,
+                [](KernelBuilder &k, const std::vector<Value *> &v) {
+                  return k.fma(v[0], v[1], v[2]);
+                }))[0];
   };
   // f16: (1 + 2^-6) * 2^-11 (1 - 2^-6) + (1 + 2^-10) is just below the tie
   // between 1 + 2^-10 and 1 + 2^-9: it rounds down. Rounding the product
@@ -451,23 +481,27 @@ TEST(InterpreterArith, NarrowFmaRoundsOnce) {
 
 TEST(InterpreterArith, Fp8HasNoArithmetic) {
   try {
-    run_map({{Scalar::F8E4M3, {0x38}}, {Scalar::F8E4M3, {0x38}}}, Scalar::F8E4M3,
-            binary_body(OpCode::Add), "fp8_add");
+    run_map({{Scalar::F8E4M3, {0x38}}, {Scalar::F8E4M3, {0x38}}},
+            Scalar::F8E4M3, binary_body(OpCode::Add), "fp8_add");
     ADD_FAILURE() << "expected an error";
   } catch (const Error &e) {
     std::string m = e.what();
     EXPECT_NE(m.find("kernel 'fp8_add'"), std::string::npos) << m;
-    EXPECT_NE(m.find("fp8 elements have no arithmetic"), std::string::npos) << m;
+    EXPECT_NE(m.find("fp8 elements have no arithmetic"), std::string::npos)
+        << m;
   }
 }
 
 TEST(InterpreterArith, SelectPicksPerLane) {
   std::vector<uint8_t> c{1, 0, 1, 0};
   std::vector<int64_t> a{1, 2, 3, 4}, b{-1, -2, -3, -4};
-  std::vector<int64_t> got = typed<int64_t>(run_map(
-      {{Scalar::I1, raw_of(c)}, {Scalar::I64, raw_of(a)}, {Scalar::I64, raw_of(b)}},
-      Scalar::I64,
-      [](KernelBuilder &k, const std::vector<Value *> &v) { return k.select(v[0], v[1], v[2]); }));
+  std::vector<int64_t> got = typed<int64_t>(
+      run_map({{Scalar::I1, raw_of(c)},
+               {Scalar::I64, raw_of(a)},
+               {Scalar::I64, raw_of(b)}},
+              Scalar::I64, [](KernelBuilder &k, const std::vector<Value *> &v) {
+                return k.select(v[0], v[1], v[2]);
+              }));
   EXPECT_EQ(got, (std::vector<int64_t>{1, -2, 3, -4}));
 }
 

@@ -36,7 +36,8 @@ Value *flat_offsets(KernelBuilder &k, const Shape &shape) {
     for (int after = d + 1; after < rank; ++after)
       index = k.expand_dims(index, after);
     index = k.broadcast(index, shape);
-    Value *term = k.binary(OpCode::Mul, index, k.int_const(stride, Scalar::I32, shape));
+    Value *term =
+        k.binary(OpCode::Mul, index, k.int_const(stride, Scalar::I32, shape));
     total = total ? k.binary(OpCode::Add, total, term) : term;
     stride *= shape[d];
   }
@@ -54,7 +55,8 @@ void store_block(KernelBuilder &k, Value *base, Value *v) {
     k.store(k.pointers(base, flat_offsets(k, shape)), v);
 }
 
-std::vector<float> random_floats(size_t n, unsigned seed, float lo = -1, float hi = 1) {
+std::vector<float> random_floats(size_t n, unsigned seed, float lo = -1,
+                                 float hi = 1) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
   std::vector<float> v(n);
@@ -74,7 +76,8 @@ TEST(InterpreterCollective, SumAlongEachAxisInIndexOrder) {
     store_block(k, out, k.sum(load_block(k, in, {rows, cols}), axis));
     const ir::Function &f = k.finish();
     std::vector<float> x = random_floats(rows * cols, 11 + axis, -100, 100);
-    std::vector<float> o(axis == 0 ? cols : rows, std::numeric_limits<float>::quiet_NaN());
+    std::vector<float> o(axis == 0 ? cols : rows,
+                         std::numeric_limits<float>::quiet_NaN());
     interpret(f, Grid(1), {buffer_arg(x), buffer_arg(o)});
     for (size_t i = 0; i < o.size(); ++i) {
       float acc = axis == 0 ? x[i] : x[i * cols];
@@ -90,13 +93,16 @@ TEST(InterpreterCollective, ReduceWithoutAxisFoldsTheWholeBlock) {
   Value *in = k.ptr_arg(Scalar::I32, "in");
   Value *out = k.ptr_arg(Scalar::I32, "out");
   Value *x = load_block(k, in, {4, 8});
-  ir::Operation *op = k.builder().create(OpCode::Reduce, {x}, {scalar_type(Scalar::I32)});
+  ir::Operation *op =
+      k.builder().create(OpCode::Reduce, {x}, {scalar_type(Scalar::I32)});
   ir::Block *region = op->add_region();
   Value *l = region->add_argument(scalar_type(Scalar::I32));
   Value *r = region->add_argument(scalar_type(Scalar::I32));
   // Not commutative on purpose: 2 * l + r exposes the fold order.
   k.inside(region, [&] {
-    k.yield({k.binary(OpCode::Add, k.binary(OpCode::Mul, l, k.int_const(2, Scalar::I32)), r)});
+    k.yield(
+        {k.binary(OpCode::Add,
+                  k.binary(OpCode::Mul, l, k.int_const(2, Scalar::I32)), r)});
   });
   k.store(out, op->result(0));
   const ir::Function &f = k.finish();
@@ -121,7 +127,8 @@ TEST(InterpreterCollective, ArgmaxStyleTwoOperandReduce) {
   std::vector<Value *> results = k.reduce({x, index}, 1, [&](auto &l, auto &r) {
     // Take the right one when it is larger, or equal with a smaller index.
     Value *greater = k.cmp("gt", r[0], l[0]);
-    Value *tie = k.binary(OpCode::And, k.cmp("eq", r[0], l[0]), k.cmp("lt", r[1], l[1]));
+    Value *tie =
+        k.binary(OpCode::And, k.cmp("eq", r[0], l[0]), k.cmp("lt", r[1], l[1]));
     Value *take_right = k.binary(OpCode::Or, greater, tie);
     return std::vector<Value *>{k.select(take_right, r[0], l[0]),
                                 k.select(take_right, r[1], l[1])};
@@ -158,9 +165,12 @@ TEST(InterpreterCollective, InclusiveScanForwardAndReverseAlongEitherAxis) {
       Value *in = k.ptr_arg(Scalar::I32, "in");
       Value *out = k.ptr_arg(Scalar::I32, "out");
       Value *x = load_block(k, in, {rows, cols});
-      Value *scanned = k.reduce({x}, axis, [&](auto &l, auto &r) {
-        return std::vector<Value *>{k.binary(OpCode::Add, l[0], r[0])};
-      }, /*scan=*/true, reverse)[0];
+      Value *scanned = k.reduce(
+          {x}, axis,
+          [&](auto &l, auto &r) {
+            return std::vector<Value *>{k.binary(OpCode::Add, l[0], r[0])};
+          },
+          /*scan=*/true, reverse)[0];
       store_block(k, out, scanned);
       const ir::Function &f = k.finish();
       std::vector<int32_t> o(rows * cols, -777);
@@ -174,7 +184,8 @@ TEST(InterpreterCollective, InclusiveScanForwardAndReverseAlongEitherAxis) {
               expected += axis == 0 ? xs[t * cols + c] : xs[r * cols + t];
           }
           ASSERT_EQ(o[r * cols + c], expected)
-              << "axis " << axis << " reverse " << reverse << " at " << r << "," << c;
+              << "axis " << axis << " reverse " << reverse << " at " << r << ","
+              << c;
         }
     }
 }
@@ -184,9 +195,14 @@ TEST(InterpreterCollective, CumprodInFloatIsSequential) {
   Value *in = k.ptr_arg(Scalar::F32, "in");
   Value *out = k.ptr_arg(Scalar::F32, "out");
   Value *x = load_block(k, in, {64});
-  store_block(k, out, k.reduce({x}, 0, [&](auto &l, auto &r) {
-    return std::vector<Value *>{k.binary(OpCode::Mul, l[0], r[0])};
-  }, true)[0]);
+  store_block(k, out,
+              k.reduce(
+                  {x}, 0,
+                  [&](auto &l, auto &r) {
+                    return std::vector<Value *>{
+                        k.binary(OpCode::Mul, l[0], r[0])};
+                  },
+                  true)[0]);
   const ir::Function &f = k.finish();
   std::vector<float> xs = random_floats(64, 21, 0.5f, 1.5f), o(64, -1);
   interpret(f, Grid(1), {buffer_arg(xs), buffer_arg(o)});
@@ -238,8 +254,10 @@ HostMatrix random_matrix(Scalar s, int64_t n, unsigned seed) {
       uint16_t bits = 0;
       if (q != 0) {
         int e = std::ilogb(v);
-        uint16_t mantissa = static_cast<uint16_t>(std::lround(std::ldexp(std::fabs(v), 10 - e)) - 1024);
-        bits = static_cast<uint16_t>(((e + 15) << 10) | mantissa | (v < 0 ? 0x8000 : 0));
+        uint16_t mantissa = static_cast<uint16_t>(
+            std::lround(std::ldexp(std::fabs(v), 10 - e)) - 1024);
+        bits = static_cast<uint16_t>(((e + 15) << 10) | mantissa |
+                                     (v < 0 ? 0x8000 : 0));
       }
       m.bytes.push_back(bits & 0xff);
       m.bytes.push_back(bits >> 8);
@@ -261,15 +279,17 @@ HostMatrix random_matrix(Scalar s, int64_t n, unsigned seed) {
 void check_dot(DotCase c, const Shape &a_shape, const Shape &b_shape) {
   bool batched = a_shape.size() == 3;
   int64_t batch = batched ? a_shape[0] : 1;
-  int64_t m = a_shape[a_shape.size() - 2], kdim = a_shape.back(), n = b_shape.back();
+  int64_t m = a_shape[a_shape.size() - 2], kdim = a_shape.back(),
+          n = b_shape.back();
   Shape acc_shape = batched ? Shape{batch, m, n} : Shape{m, n};
   KernelBuilder k("dot");
   Value *a_ptr = k.ptr_arg(c.input, "a");
   Value *b_ptr = k.ptr_arg(c.input, "b");
   Value *acc_ptr = k.ptr_arg(c.acc, "acc");
   Value *out_ptr = k.ptr_arg(c.acc, "out");
-  Value *result = k.dot(load_block(k, a_ptr, a_shape), load_block(k, b_ptr, b_shape),
-                        load_block(k, acc_ptr, acc_shape));
+  Value *result =
+      k.dot(load_block(k, a_ptr, a_shape), load_block(k, b_ptr, b_shape),
+            load_block(k, acc_ptr, acc_shape));
   store_block(k, out_ptr, result);
   const ir::Function &f = k.finish();
 
@@ -280,7 +300,8 @@ void check_dot(DotCase c, const Shape &a_shape, const Shape &b_shape) {
   std::vector<int32_t> acci(batch * m * n);
   for (size_t i = 0; i < acci.size(); ++i)
     acci[i] = static_cast<int32_t>(i % 13) - 6;
-  std::vector<float> outf(batch * m * n, std::numeric_limits<float>::quiet_NaN());
+  std::vector<float> outf(batch * m * n,
+                          std::numeric_limits<float>::quiet_NaN());
   std::vector<int32_t> outi(batch * m * n, 0x7eadbeef);
   interpret(f, Grid(1),
             {KernelArg::of_pointer(a.bytes.data(), a.bytes.size()),
@@ -291,19 +312,23 @@ void check_dot(DotCase c, const Shape &a_shape, const Shape &b_shape) {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
         int64_t lane = (p * m + i) * n + j;
-        double exact = integer ? acci[lane] : accf[lane], magnitude = std::fabs(exact);
+        double exact = integer ? acci[lane] : accf[lane],
+               magnitude = std::fabs(exact);
         float sequential = accf[lane];
         for (int64_t q = 0; q < kdim; ++q) {
-          double x = a.values[(p * m + i) * kdim + q], y = b.values[(p * kdim + q) * n + j];
+          double x = a.values[(p * m + i) * kdim + q],
+                 y = b.values[(p * kdim + q) * n + j];
           exact += x * y;
           magnitude += std::fabs(x * y);
-          sequential = std::fma(static_cast<float>(x), static_cast<float>(y), sequential);
+          sequential = std::fma(static_cast<float>(x), static_cast<float>(y),
+                                sequential);
         }
         if (integer) {
           ASSERT_EQ(outi[lane], static_cast<int32_t>(exact)) << lane;
         } else {
           // Against float64: the f32 accumulation error bound.
-          ASSERT_NEAR(outf[lane], exact, 1e-6 * kdim * magnitude + 1e-6) << lane;
+          ASSERT_NEAR(outf[lane], exact, 1e-6 * kdim * magnitude + 1e-6)
+              << lane;
           // And bit for bit against the documented order: fma per k.
           ASSERT_EQ(outf[lane], sequential) << lane;
         }
@@ -316,7 +341,9 @@ TEST(InterpreterCollective, DotF16InputsF32Accumulator) {
 TEST(InterpreterCollective, DotBF16InputsF32Accumulator) {
   check_dot({Scalar::BF16, Scalar::F32}, {8, 16}, {16, 16});
 }
-TEST(InterpreterCollective, DotF32) { check_dot({Scalar::F32, Scalar::F32}, {32, 64}, {64, 16}); }
+TEST(InterpreterCollective, DotF32) {
+  check_dot({Scalar::F32, Scalar::F32}, {32, 64}, {64, 16});
+}
 TEST(InterpreterCollective, DotInt8IntoInt32) {
   check_dot({Scalar::I8, Scalar::I32}, {16, 64}, {64, 16});
 }
@@ -337,9 +364,10 @@ TEST(InterpreterCollective, DotRejectsMismatchedShapes) {
     ADD_FAILURE() << "expected an error";
   } catch (const Error &e) {
     std::string m = e.what();
-    EXPECT_NE(m.find("dot at kernel_test.cpp:9: cannot multiply tensor<4x8xf32> by "
-                     "tensor<4x8xf32>"),
-              std::string::npos)
+    EXPECT_NE(
+        m.find("dot at kernel_test.cpp:9: cannot multiply tensor<4x8xf32> by "
+               "tensor<4x8xf32>"),
+        std::string::npos)
         << m;
   }
 }
@@ -348,8 +376,9 @@ TEST(InterpreterCollective, DotRejectsMismatchedShapes) {
 
 /// Runs a kernel that loads a block of `in_shape` from 0, 1, 2, ... and
 /// stores `transform(block)` densely; returns what it stored.
-std::vector<int32_t> transformed(const Shape &in_shape,
-                                 const std::function<Value *(KernelBuilder &, Value *)> &transform) {
+std::vector<int32_t>
+transformed(const Shape &in_shape,
+            const std::function<Value *(KernelBuilder &, Value *)> &transform) {
   KernelBuilder k("shape");
   Value *in = k.ptr_arg(Scalar::I32, "in");
   Value *out = k.ptr_arg(Scalar::I32, "out");
@@ -374,9 +403,10 @@ TEST(InterpreterCollective, PermuteMovesDimensions) {
     for (int j = 0; j < 4; ++j)
       ASSERT_EQ(t[i * 4 + j], j * 8 + i);
   // Result dim i is operand dim order[i]: [2, 4, 8] by (2, 0, 1) is [8, 2, 4].
-  std::vector<int32_t> p = transformed({2, 4, 8}, [](KernelBuilder &k, Value *x) {
-    return k.permute(x, {2, 0, 1});
-  });
+  std::vector<int32_t> p =
+      transformed({2, 4, 8}, [](KernelBuilder &k, Value *x) {
+        return k.permute(x, {2, 0, 1});
+      });
   for (int a = 0; a < 8; ++a)
     for (int b = 0; b < 2; ++b)
       for (int c = 0; c < 4; ++c)
@@ -389,9 +419,10 @@ TEST(InterpreterCollective, ReshapeIsRowMajorAndBroadcastStretchesOnes) {
   });
   for (int i = 0; i < 32; ++i)
     ASSERT_EQ(r[i], i);
-  std::vector<int32_t> column = transformed({4, 1}, [](KernelBuilder &k, Value *x) {
-    return k.broadcast(x, {4, 8});
-  });
+  std::vector<int32_t> column =
+      transformed({4, 1}, [](KernelBuilder &k, Value *x) {
+        return k.broadcast(x, {4, 8});
+      });
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 8; ++j)
       ASSERT_EQ(column[i * 8 + j], i);
@@ -404,27 +435,32 @@ TEST(InterpreterCollective, ReshapeIsRowMajorAndBroadcastStretchesOnes) {
 }
 
 TEST(InterpreterCollective, JoinSplitAndCat) {
-  std::vector<int32_t> joined = transformed({8}, [](KernelBuilder &k, Value *x) {
-    return k.join(x, k.binary(OpCode::Mul, x, k.int_const(-1, Scalar::I32, {8})));
-  });
+  std::vector<int32_t> joined =
+      transformed({8}, [](KernelBuilder &k, Value *x) {
+        return k.join(
+            x, k.binary(OpCode::Mul, x, k.int_const(-1, Scalar::I32, {8})));
+      });
   for (int i = 0; i < 8; ++i) {
     ASSERT_EQ(joined[2 * i], i);
     ASSERT_EQ(joined[2 * i + 1], -i);
   }
   // split(join(a, b)) gives a and b back; split of a reshape splits pairs.
-  std::vector<int32_t> halves = transformed({16}, [](KernelBuilder &k, Value *x) {
-    auto [even, odd] = k.split(k.reshape(x, {8, 2}));
-    return k.cat(odd, even, 0);
-  });
+  std::vector<int32_t> halves =
+      transformed({16}, [](KernelBuilder &k, Value *x) {
+        auto [even, odd] = k.split(k.reshape(x, {8, 2}));
+        return k.cat(odd, even, 0);
+      });
   for (int i = 0; i < 8; ++i) {
     ASSERT_EQ(halves[i], 2 * i + 1);
     ASSERT_EQ(halves[8 + i], 2 * i);
   }
-  std::vector<int32_t> wide = transformed({2, 4}, [](KernelBuilder &k, Value *x) {
-    return k.cat(x, k.binary(OpCode::Add, x, k.int_const(100, Scalar::I32, {2, 4})), 1);
+  std::vector<int32_t> wide = transformed({2, 4}, [](KernelBuilder &k,
+                                                     Value *x) {
+    return k.cat(
+        x, k.binary(OpCode::Add, x, k.int_const(100, Scalar::I32, {2, 4})), 1);
   });
-  EXPECT_EQ(wide, (std::vector<int32_t>{0, 1, 2, 3, 100, 101, 102, 103, 4, 5, 6, 7, 104, 105,
-                                        106, 107}));
+  EXPECT_EQ(wide, (std::vector<int32_t>{0, 1, 2, 3, 100, 101, 102, 103, 4, 5, 6,
+                                        7, 104, 105, 106, 107}));
 }
 
 TEST(InterpreterCollective, HintsAreIdentity) {

@@ -22,7 +22,9 @@ template <typename T> KernelArg buffer_arg(std::vector<T> &v) {
   return KernelArg::of_pointer(v.data(), v.size() * sizeof(T));
 }
 
-std::string hex(const void *p) { return hex_address(reinterpret_cast<uint64_t>(p)); }
+std::string hex(const void *p) {
+  return hex_address(reinterpret_cast<uint64_t>(p));
+}
 
 /// Runs f, which must throw blocc::Error, and returns the message.
 std::string error_of(const std::function<void()> &f) {
@@ -66,13 +68,15 @@ TEST(InterpreterMemory, MaskedLanesReadOtherAndTouchNothing) {
   std::vector<float> in{1, 2, 3, 4, 5, 6, 7, 8};
   std::vector<float> out(8, std::numeric_limits<float>::quiet_NaN());
   // shift 1000 would be far out of bounds, but no lane is active.
-  interpret(*copy.f, Grid(1), {buffer_arg(in), buffer_arg(out), KernelArg::of_int(1000),
-                               KernelArg::of_int(0)});
+  interpret(*copy.f, Grid(1),
+            {buffer_arg(in), buffer_arg(out), KernelArg::of_int(1000),
+             KernelArg::of_int(0)});
   for (float v : out)
     EXPECT_TRUE(std::isnan(v));
   // Lanes 0..4 active, reading in[3..7]; lanes 5..7 masked: not stored.
-  interpret(*copy.f, Grid(1), {buffer_arg(in), buffer_arg(out), KernelArg::of_int(3),
-                               KernelArg::of_int(5)});
+  interpret(*copy.f, Grid(1),
+            {buffer_arg(in), buffer_arg(out), KernelArg::of_int(3),
+             KernelArg::of_int(5)});
   for (int i = 0; i < 5; ++i)
     EXPECT_EQ(out[i], in[i + 3]);
   for (int i = 5; i < 8; ++i)
@@ -92,7 +96,8 @@ TEST(InterpreterMemory, LoadWithoutOtherGivesZeroInMaskedLanes) {
   EXPECT_EQ(dst, (std::vector<int16_t>{7, 8, 0, 0}));
 }
 
-TEST(InterpreterMemory, OutOfBoundsLoadNamesKernelOpProgramLaneAddressAndBuffer) {
+TEST(InterpreterMemory,
+     OutOfBoundsLoadNamesKernelOpProgramLaneAddressAndBuffer) {
   KernelBuilder k("gather2d");
   Value *in = k.ptr_arg(Scalar::F32, "in");
   Value *out = k.ptr_arg(Scalar::F32, "out");
@@ -101,8 +106,12 @@ TEST(InterpreterMemory, OutOfBoundsLoadNamesKernelOpProgramLaneAddressAndBuffer)
   Value *cols = k.broadcast(k.expand_dims(k.arange(0, 4), 0), {2, 4});
   Value *offsets = k.binary(
       OpCode::Add,
-      k.binary(OpCode::Add, k.binary(OpCode::Mul, rows, k.int_const(4, Scalar::I32, {2, 4})), cols),
-      k.splat(k.binary(OpCode::Mul, k.program_id(1), k.int_const(3, Scalar::I32)), {2, 4}));
+      k.binary(OpCode::Add,
+               k.binary(OpCode::Mul, rows, k.int_const(4, Scalar::I32, {2, 4})),
+               cols),
+      k.splat(
+          k.binary(OpCode::Mul, k.program_id(1), k.int_const(3, Scalar::I32)),
+          {2, 4}));
   k.at_line(42);
   Value *v = k.load(k.pointers(in, offsets));
   k.store(k.pointers(out, offsets), v);
@@ -115,10 +124,12 @@ TEST(InterpreterMemory, OutOfBoundsLoadNamesKernelOpProgramLaneAddressAndBuffer)
   EXPECT_CONTAINS(m, "program (0, 1, 0)");
   EXPECT_CONTAINS(m, "load at kernel_test.cpp:42");
   // Program y = 1 reads 3..10: lane 5 (index (1, 1)) is element 8.
-  EXPECT_CONTAINS(m, "out-of-bounds load: lane 5 (index (1, 1)) reads 4 bytes at " +
-                         hex(src.data() + 8));
+  EXPECT_CONTAINS(
+      m, "out-of-bounds load: lane 5 (index (1, 1)) reads 4 bytes at " +
+             hex(src.data() + 8));
   EXPECT_CONTAINS(m, "outside argument 0 'in' [" + hex(src.data()) + ", " +
-                         hex(src.data() + 8) + ") of 32 bytes (element offset 8 of 8)");
+                         hex(src.data() + 8) +
+                         ") of 32 bytes (element offset 8 of 8)");
 }
 
 TEST(InterpreterMemory, OutOfBoundsStoreWritesNoLaneAtAll) {
@@ -128,13 +139,16 @@ TEST(InterpreterMemory, OutOfBoundsStoreWritesNoLaneAtAll) {
   // out holds 12 floats but the kernel is told 6: lanes 6 and 7 are out.
   std::vector<float> out(12, -1.0f);
   std::string m = error_of([&] {
-    interpret(*copy.f, Grid(1), {buffer_arg(in), KernelArg::of_pointer(out.data(), 24),
-                                 KernelArg::of_int(0), KernelArg::of_int(8)});
+    interpret(*copy.f, Grid(1),
+              {buffer_arg(in), KernelArg::of_pointer(out.data(), 24),
+               KernelArg::of_int(0), KernelArg::of_int(8)});
   });
-  EXPECT_CONTAINS(m, "kernel 'copy', program (0, 0, 0), store at kernel_test.cpp:11: "
-                     "out-of-bounds store: lane 6 writes 4 bytes at " +
-                         hex(out.data() + 6));
-  EXPECT_CONTAINS(m, "argument 1 'out' [" + hex(out.data()) + ", " + hex(out.data() + 6) +
+  EXPECT_CONTAINS(
+      m, "kernel 'copy', program (0, 0, 0), store at kernel_test.cpp:11: "
+         "out-of-bounds store: lane 6 writes 4 bytes at " +
+             hex(out.data() + 6));
+  EXPECT_CONTAINS(m, "argument 1 'out' [" + hex(out.data()) + ", " +
+                         hex(out.data() + 6) +
                          ") of 24 bytes (element offset 6 of 6)");
   for (float v : out)
     EXPECT_EQ(v, -1.0f); // not even the six in-bounds lanes
@@ -144,10 +158,12 @@ TEST(InterpreterMemory, AccessBeforeTheBufferIsOutOfBounds) {
   CopyKernel copy(/*masked=*/true, 20, 21);
   std::vector<float> in(8, 1.0f), out(8, 0.0f);
   std::string m = error_of([&] {
-    interpret(*copy.f, Grid(1), {buffer_arg(in), buffer_arg(out), KernelArg::of_int(-2),
-                                 KernelArg::of_int(8)});
+    interpret(*copy.f, Grid(1),
+              {buffer_arg(in), buffer_arg(out), KernelArg::of_int(-2),
+               KernelArg::of_int(8)});
   });
-  EXPECT_CONTAINS(m, "load at kernel_test.cpp:20: out-of-bounds load: lane 0 reads 4 bytes at " +
+  EXPECT_CONTAINS(m, "load at kernel_test.cpp:20: out-of-bounds load: lane 0 "
+                     "reads 4 bytes at " +
                          hex(in.data() - 2));
   EXPECT_CONTAINS(m, "(element offset -2 of 8)");
 }
@@ -158,9 +174,10 @@ TEST(InterpreterMemory, ProvenanceKeepsAPointerInsideItsOwnArgument) {
   CopyKernel copy(/*masked=*/false);
   std::vector<float> both(16, 2.0f), out(8);
   std::string m = error_of([&] {
-    interpret(*copy.f, Grid(1), {KernelArg::of_pointer(both.data(), 16),
-                                 KernelArg::of_pointer(both.data() + 4, 48),
-                                 KernelArg::of_int(0), KernelArg::of_int(8)});
+    interpret(*copy.f, Grid(1),
+              {KernelArg::of_pointer(both.data(), 16),
+               KernelArg::of_pointer(both.data() + 4, 48), KernelArg::of_int(0),
+               KernelArg::of_int(8)});
   });
   EXPECT_CONTAINS(m, "out-of-bounds load: lane 4");
   EXPECT_CONTAINS(m, "argument 0 'in'");
@@ -170,25 +187,34 @@ TEST(InterpreterMemory, RawPointersAreTrustedButNullAndMisalignmentAreNot) {
   CopyKernel copy(/*masked=*/false, 30, 31);
   std::vector<float> in(8, 3.0f), out(8, 0.0f);
   // Unknown sizes: no bounds to check, the access is trusted.
-  interpret(*copy.f, Grid(1), {KernelArg::of_pointer(in.data()), KernelArg::of_pointer(out.data()),
-                               KernelArg::of_int(0), KernelArg::of_int(8)});
+  interpret(*copy.f, Grid(1),
+            {KernelArg::of_pointer(in.data()),
+             KernelArg::of_pointer(out.data()), KernelArg::of_int(0),
+             KernelArg::of_int(8)});
   EXPECT_EQ(out, in);
   std::string m = error_of([&] {
-    interpret(*copy.f, Grid(1), {KernelArg::of_pointer(nullptr), KernelArg::of_pointer(out.data()),
-                                 KernelArg::of_int(0), KernelArg::of_int(8)});
+    interpret(*copy.f, Grid(1),
+              {KernelArg::of_pointer(nullptr),
+               KernelArg::of_pointer(out.data()), KernelArg::of_int(0),
+               KernelArg::of_int(8)});
   });
-  EXPECT_CONTAINS(m, "load at kernel_test.cpp:30: null pointer load: lane 0 reads 4 bytes at "
-                     "0x0000000000000000");
+  EXPECT_CONTAINS(
+      m,
+      "load at kernel_test.cpp:30: null pointer load: lane 0 reads 4 bytes at "
+      "0x0000000000000000");
   auto *odd = reinterpret_cast<char *>(in.data()) + 2;
   m = error_of([&] {
-    interpret(*copy.f, Grid(1), {KernelArg::of_pointer(odd, 28), KernelArg::of_pointer(out.data()),
-                                 KernelArg::of_int(0), KernelArg::of_int(4)});
+    interpret(*copy.f, Grid(1),
+              {KernelArg::of_pointer(odd, 28),
+               KernelArg::of_pointer(out.data()), KernelArg::of_int(0),
+               KernelArg::of_int(4)});
   });
   EXPECT_CONTAINS(m, "misaligned load: lane 0 reads 4 bytes at " + hex(odd) +
                          ", which is not a multiple of the element size (4)");
   m = error_of([&] {
-    interpret(*copy.f, Grid(1), {KernelArg::of_pointer(odd), KernelArg::of_pointer(out.data()),
-                                 KernelArg::of_int(0), KernelArg::of_int(4)});
+    interpret(*copy.f, Grid(1),
+              {KernelArg::of_pointer(odd), KernelArg::of_pointer(out.data()),
+               KernelArg::of_int(0), KernelArg::of_int(4)});
   });
   EXPECT_CONTAINS(m, "misaligned load");
 }
@@ -208,14 +234,17 @@ TEST(InterpreterMemory, IntToPtrRecoversProvenanceFromTheAddress) {
   (void)back;
   const ir::Function &f = k.finish();
   std::vector<int32_t> src{10, 20, 30, 40}, dst(1, 0);
-  interpret(f, Grid(1), {buffer_arg(src), buffer_arg(dst), KernelArg::of_int(8)});
+  interpret(f, Grid(1),
+            {buffer_arg(src), buffer_arg(dst), KernelArg::of_int(8)});
   EXPECT_EQ(dst[0], 30);
   // Just past the end lies in no argument's buffer: with every size known,
   // nothing can vouch for it.
   std::string m = error_of([&] {
-    interpret(f, Grid(1), {buffer_arg(src), buffer_arg(dst), KernelArg::of_int(16)});
+    interpret(f, Grid(1),
+              {buffer_arg(src), buffer_arg(dst), KernelArg::of_int(16)});
   });
-  EXPECT_CONTAINS(m, "invalid load: lane 0 reads 4 bytes at " + hex(src.data() + 4));
+  EXPECT_CONTAINS(m, "invalid load: lane 0 reads 4 bytes at " +
+                         hex(src.data() + 4));
   EXPECT_CONTAINS(m, "derives from no pointer argument");
 }
 
@@ -235,9 +264,11 @@ TEST(InterpreterMemory, BoolsAreBytesInMemory) {
   Value *in = k.ptr_arg(Scalar::I1, "in");
   Value *out = k.ptr_arg(Scalar::I1, "out");
   Value *lanes = k.arange(0, 4);
-  k.store(k.pointers(out, lanes), k.unary(OpCode::Not, k.load(k.pointers(in, lanes))));
+  k.store(k.pointers(out, lanes),
+          k.unary(OpCode::Not, k.load(k.pointers(in, lanes))));
   const ir::Function &f = k.finish();
-  std::vector<uint8_t> src{0, 1, 2, 0}, dst(4, 0xab); // any nonzero byte is true
+  std::vector<uint8_t> src{0, 1, 2, 0},
+      dst(4, 0xab); // any nonzero byte is true
   interpret(f, Grid(1), {buffer_arg(src), buffer_arg(dst)});
   EXPECT_EQ(dst, (std::vector<uint8_t>{1, 0, 0, 1}));
 }
@@ -251,9 +282,12 @@ TEST(InterpreterMemory, AtomicAddReturnsOldValuesInLaneAndProgramOrder) {
   // Every lane of every program adds 1 to the same counter; lane 3 is off.
   Value *lanes = k.arange(0, 4);
   Value *mask = k.cmp("ne", lanes, k.int_const(3, Scalar::I32, {4}));
-  Value *old = k.atomic_rmw("add", k.splat(counter, {4}), k.int_const(1, Scalar::I32, {4}), mask);
+  Value *old = k.atomic_rmw("add", k.splat(counter, {4}),
+                            k.int_const(1, Scalar::I32, {4}), mask);
   Value *slot = k.binary(OpCode::Add,
-                         k.splat(k.binary(OpCode::Mul, k.program_id(0), k.int_const(4, Scalar::I32)), {4}),
+                         k.splat(k.binary(OpCode::Mul, k.program_id(0),
+                                          k.int_const(4, Scalar::I32)),
+                                 {4}),
                          lanes);
   k.store(k.pointers(olds, slot), old);
   const ir::Function &f = k.finish();
@@ -268,16 +302,17 @@ TEST(InterpreterMemory, AtomicAddReturnsOldValuesInLaneAndProgramOrder) {
 }
 
 template <typename T>
-std::pair<std::vector<T>, std::vector<T>> atomic_apply(const std::string &kind, Scalar s,
-                                                       std::vector<T> memory,
-                                                       const std::vector<T> &values) {
+std::pair<std::vector<T>, std::vector<T>>
+atomic_apply(const std::string &kind, Scalar s, std::vector<T> memory,
+             const std::vector<T> &values) {
   KernelBuilder k("atomic_" + kind);
   Value *p = k.ptr_arg(s, "p");
   Value *v = k.ptr_arg(s, "v");
   Value *olds = k.ptr_arg(s, "olds");
   int64_t n = static_cast<int64_t>(values.size());
   Value *lanes = k.arange(0, n);
-  Value *old = k.atomic_rmw(kind, k.pointers(p, lanes), k.load(k.pointers(v, lanes)));
+  Value *old =
+      k.atomic_rmw(kind, k.pointers(p, lanes), k.load(k.pointers(v, lanes)));
   k.store(k.pointers(olds, lanes), old);
   const ir::Function &f = k.finish();
   std::vector<T> vals = values, o(values.size());
@@ -287,8 +322,10 @@ std::pair<std::vector<T>, std::vector<T>> atomic_apply(const std::string &kind, 
 
 TEST(InterpreterMemory, AtomicKindsFollowTheElementType) {
   std::vector<int32_t> m{5, -5, 0x0f0f, 7}, v{-3, 3, 0x00ff, 9};
-  EXPECT_EQ(atomic_apply("max", Scalar::I32, m, v).first, (std::vector<int32_t>{5, 3, 0x0f0f, 9}));
-  EXPECT_EQ(atomic_apply("min", Scalar::I32, m, v).first, (std::vector<int32_t>{-3, -5, 0xff, 7}));
+  EXPECT_EQ(atomic_apply("max", Scalar::I32, m, v).first,
+            (std::vector<int32_t>{5, 3, 0x0f0f, 9}));
+  EXPECT_EQ(atomic_apply("min", Scalar::I32, m, v).first,
+            (std::vector<int32_t>{-3, -5, 0xff, 7}));
   EXPECT_EQ(atomic_apply("and", Scalar::I32, m, v).first,
             (std::vector<int32_t>{5 & -3, -5 & 3, 0x0f, 7 & 9}));
   EXPECT_EQ(atomic_apply("or", Scalar::I32, m, v).first,
@@ -325,8 +362,10 @@ TEST(InterpreterMemory, AtomicErrorsAreReportedBeforeAnyUpdate) {
   k.atomic_rmw("add", k.pointers(p, lanes), k.int_const(1, Scalar::I32, {4}));
   const ir::Function &f = k.finish();
   std::vector<int32_t> mem(4, 0);
-  m = error_of([&] { interpret(f, Grid(1), {KernelArg::of_pointer(mem.data(), 12)}); });
-  EXPECT_CONTAINS(m, "atomic_rmw at kernel_test.cpp:60: out-of-bounds atomic: lane 3 updates 4 bytes");
+  m = error_of(
+      [&] { interpret(f, Grid(1), {KernelArg::of_pointer(mem.data(), 12)}); });
+  EXPECT_CONTAINS(m, "atomic_rmw at kernel_test.cpp:60: out-of-bounds atomic: "
+                     "lane 3 updates 4 bytes");
   EXPECT_EQ(mem, (std::vector<int32_t>{0, 0, 0, 0}));
 }
 
@@ -335,8 +374,9 @@ TEST(InterpreterMemory, AtomicCasLetsOnlyTheFirstProgramIn) {
   Value *lock = k.ptr_arg(Scalar::I32, "lock");
   Value *seen = k.ptr_arg(Scalar::I32, "seen");
   Value *pid = k.program_id(0);
-  Value *old = k.atomic_cas(lock, k.int_const(0, Scalar::I32),
-                            k.binary(OpCode::Add, pid, k.int_const(1, Scalar::I32)));
+  Value *old =
+      k.atomic_cas(lock, k.int_const(0, Scalar::I32),
+                   k.binary(OpCode::Add, pid, k.int_const(1, Scalar::I32)));
   k.store(k.addptr(seen, pid), old);
   const ir::Function &f = k.finish();
   std::vector<int32_t> l(1, 0), s(4, -1);

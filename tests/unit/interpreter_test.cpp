@@ -50,7 +50,8 @@ const ir::Function &vector_add(KernelBuilder &k, int64_t block) {
   Value *n = k.arg(scalar_type(Scalar::I32), "n");
   Value *pid = k.program_id(0);
   Value *start = k.binary(OpCode::Mul, pid, k.int_const(block, Scalar::I32));
-  Value *offsets = k.binary(OpCode::Add, k.splat(start, {block}), k.arange(0, block));
+  Value *offsets =
+      k.binary(OpCode::Add, k.splat(start, {block}), k.arange(0, block));
   Value *mask = k.cmp("lt", offsets, k.splat(n, {block}));
   Value *sum = k.binary(OpCode::Add, k.load(k.pointers(x, offsets), mask),
                         k.load(k.pointers(y, offsets), mask));
@@ -67,7 +68,8 @@ TEST_P(VectorAdd, MatchesHostWithExactBuffers) {
   const ir::Function &f = vector_add(k, block);
   std::mt19937 rng(1234 + static_cast<unsigned>(n));
   std::uniform_real_distribution<float> dist(-10, 10);
-  std::vector<float> x(n), y(n), out(n + 8, std::numeric_limits<float>::quiet_NaN());
+  std::vector<float> x(n), y(n),
+      out(n + 8, std::numeric_limits<float>::quiet_NaN());
   for (auto &v : x)
     v = dist(rng);
   for (auto &v : y)
@@ -75,8 +77,8 @@ TEST_P(VectorAdd, MatchesHostWithExactBuffers) {
   // The buffers are exactly n elements long (the tail of `out` is not
   // passed), so any lane that escaped its mask would be reported.
   interpret(f, Grid((n + block - 1) / block),
-            {buffer_arg(x), buffer_arg(y), KernelArg::of_pointer(out.data(), n * 4),
-             KernelArg::of_int(n)});
+            {buffer_arg(x), buffer_arg(y),
+             KernelArg::of_pointer(out.data(), n * 4), KernelArg::of_int(n)});
   for (int64_t i = 0; i < n; ++i)
     ASSERT_EQ(out[i], x[i] + y[i]) << "i = " << i;
   for (int64_t i = n; i < n + 8; ++i)
@@ -89,9 +91,11 @@ TEST(Interpreter, VectorAddOutOfBoundsWithoutMaskNamesEverything) {
   KernelBuilder k("add_nomask");
   Value *x = k.ptr_arg(Scalar::F32, "x");
   Value *out = k.ptr_arg(Scalar::F32, "out");
-  Value *offsets = k.binary(
-      OpCode::Add, k.splat(k.binary(OpCode::Mul, k.program_id(0), k.int_const(8, Scalar::I32)), {8}),
-      k.arange(0, 8));
+  Value *offsets = k.binary(OpCode::Add,
+                            k.splat(k.binary(OpCode::Mul, k.program_id(0),
+                                             k.int_const(8, Scalar::I32)),
+                                    {8}),
+                            k.arange(0, 8));
   Value *v = k.load(k.pointers(x, offsets));
   k.at_line(33);
   k.store(k.pointers(out, offsets), v);
@@ -100,16 +104,21 @@ TEST(Interpreter, VectorAddOutOfBoundsWithoutMaskNamesEverything) {
   // Program 1 reads lanes 8..15 of a 12-element x: lane 4 is the first out.
   std::vector<float> big(16, 1.0f);
   expect_error(
-      [&] { interpret(f, Grid(2), {buffer_arg(xs), buffer_arg(result)}); },
+      [&] {
+        interpret(f, Grid(2), {buffer_arg(xs), buffer_arg(result)});
+      },
       {"kernel 'add_nomask'", "program (1, 0, 0)", "load at kernel_test.cpp:1",
        "out-of-bounds load", "lane 4", "argument 0 'x'", "48 bytes",
        "element offset 12 of 12"});
   // Program 0 ran to completion before program 1 failed.
   EXPECT_EQ(result[7], 1.0f);
   EXPECT_EQ(result[8], 0.0f);
-  expect_error([&] { interpret(f, Grid(2), {buffer_arg(big), buffer_arg(result)}); },
-               {"store at kernel_test.cpp:33", "out-of-bounds store", "lane 4",
-                "argument 1 'out'", "program (1, 0, 0)"});
+  expect_error(
+      [&] {
+        interpret(f, Grid(2), {buffer_arg(big), buffer_arg(result)});
+      },
+      {"store at kernel_test.cpp:33", "out-of-bounds store", "lane 4",
+       "argument 1 'out'", "program (1, 0, 0)"});
   // Nothing of program 1's store was written, not even its in-bounds lanes.
   for (int i = 8; i < 12; ++i)
     EXPECT_EQ(result[i], 0.0f) << i;
@@ -129,25 +138,30 @@ TEST(Interpreter, ArgumentsMustMatchTheSignature) {
   expect_error(
       [&] {
         interpret(f, Grid(1),
-                  {KernelArg::of_int(3), KernelArg::of_int(1), KernelArg::of_float(1)});
+                  {KernelArg::of_int(3), KernelArg::of_int(1),
+                   KernelArg::of_float(1)});
       },
-      {"kernel 'sig'", "argument 0 'p' (ptr<f32>) takes a pointer, got an integer"});
+      {"kernel 'sig'",
+       "argument 0 'p' (ptr<f32>) takes a pointer, got an integer"});
   expect_error(
       [&] {
-        interpret(f, Grid(1), {KernelArg::of_pointer(buffer), KernelArg::of_float(1),
-                               KernelArg::of_float(1)});
+        interpret(f, Grid(1),
+                  {KernelArg::of_pointer(buffer), KernelArg::of_float(1),
+                   KernelArg::of_float(1)});
       },
       {"argument 1 'n' (i32) takes an integer, got a float"});
   expect_error(
       [&] {
-        interpret(f, Grid(1), {KernelArg::of_pointer(buffer), KernelArg::of_int(1),
-                               KernelArg::of_int(1)});
+        interpret(f, Grid(1),
+                  {KernelArg::of_pointer(buffer), KernelArg::of_int(1),
+                   KernelArg::of_int(1)});
       },
       {"argument 2 'alpha' (f32) takes a float, got an integer"});
   expect_error(
       [&] {
-        interpret(f, Grid(-1), {KernelArg::of_pointer(buffer), KernelArg::of_int(1),
-                                KernelArg::of_float(1)});
+        interpret(f, Grid(-1),
+                  {KernelArg::of_pointer(buffer), KernelArg::of_int(1),
+                   KernelArg::of_float(1)});
       },
       {"grid dimension 0 is negative"});
 }
@@ -170,9 +184,9 @@ TEST(Interpreter, ScalarArgumentsAreConvertedToTheirTypes) {
             {KernelArg::of_pointer(&o8, 1), KernelArg::of_pointer(&ou, 2),
              KernelArg::of_pointer(&oh, 2), KernelArg::of_int(0x17f),
              KernelArg::of_int(-1), KernelArg::of_float(1.0 + 1.0 / 2048)});
-  EXPECT_EQ(o8, 0x7f);     // truncated to 8 bits
-  EXPECT_EQ(ou, 0xffff);   // -1 wraps
-  EXPECT_EQ(oh, 0x3c00);   // 1 + 2^-11 ties to even: 1.0
+  EXPECT_EQ(o8, 0x7f);   // truncated to 8 bits
+  EXPECT_EQ(ou, 0xffff); // -1 wraps
+  EXPECT_EQ(oh, 0x3c00); // 1 + 2^-11 ties to even: 1.0
 }
 
 // ------------------------------------------------------ grid queries
@@ -181,20 +195,24 @@ TEST(Interpreter, ProgramIdsRunXFastest) {
   KernelBuilder k("ids");
   Value *out_arg = k.ptr_arg(Scalar::I32, "out");
   Value *px = k.program_id(0), *py = k.program_id(1), *pz = k.program_id(2);
-  Value *nx = k.num_programs(0), *ny = k.num_programs(1), *nz = k.num_programs(2);
-  // linear = (z * ny + y) * nx + x; out[linear] = linear * 1000 + nx*100 + ny*10 + nz
-  Value *linear = k.binary(OpCode::Add,
-                           k.binary(OpCode::Mul,
-                                    k.binary(OpCode::Add, k.binary(OpCode::Mul, pz, ny), py),
-                                    nx),
-                           px);
+  Value *nx = k.num_programs(0), *ny = k.num_programs(1),
+        *nz = k.num_programs(2);
+  // linear = (z * ny + y) * nx + x; out[linear] = linear * 1000 + nx*100 +
+  // ny*10 + nz
+  Value *linear = k.binary(
+      OpCode::Add,
+      k.binary(OpCode::Mul,
+               k.binary(OpCode::Add, k.binary(OpCode::Mul, pz, ny), py), nx),
+      px);
   Value *code = k.binary(
       OpCode::Add,
       k.binary(OpCode::Mul, linear, k.int_const(1000, Scalar::I32)),
-      k.binary(OpCode::Add,
-               k.binary(OpCode::Add, k.binary(OpCode::Mul, nx, k.int_const(100, Scalar::I32)),
-                        k.binary(OpCode::Mul, ny, k.int_const(10, Scalar::I32))),
-               nz));
+      k.binary(
+          OpCode::Add,
+          k.binary(OpCode::Add,
+                   k.binary(OpCode::Mul, nx, k.int_const(100, Scalar::I32)),
+                   k.binary(OpCode::Mul, ny, k.int_const(10, Scalar::I32))),
+          nz));
   // A counter records the order programs ran in.
   Value *counter = k.ptr_arg(Scalar::I32, "counter");
   Value *order_arg = k.ptr_arg(Scalar::I32, "order");
@@ -205,7 +223,8 @@ TEST(Interpreter, ProgramIdsRunXFastest) {
   std::vector<int32_t> out(24, -1), order(24, -1);
   int32_t counter_value = 0;
   interpret(f, Grid(4, 3, 2),
-            {buffer_arg(out), KernelArg::of_pointer(&counter_value, 4), buffer_arg(order)});
+            {buffer_arg(out), KernelArg::of_pointer(&counter_value, 4),
+             buffer_arg(order)});
   for (int i = 0; i < 24; ++i) {
     EXPECT_EQ(out[i], i * 1000 + 432);
     EXPECT_EQ(order[i], i); // x fastest, then y, then z
@@ -236,8 +255,8 @@ TEST(Interpreter, ForCarriesValuesAcrossIterations) {
   Value *step = k.arg(scalar_type(Scalar::I32), "step");
   Value *init = k.arange(0, 4);
   Value *initf = k.float_const(1.0, Scalar::F32);
-  ir::Operation *loop = k.builder().create(OpCode::For, {lb, ub, step, init, initf},
-                                           {init->type(), initf->type()});
+  ir::Operation *loop = k.builder().create(
+      OpCode::For, {lb, ub, step, init, initf}, {init->type(), initf->type()});
   ir::Block *body = loop->add_region();
   Value *iv = body->add_argument(scalar_type(Scalar::I32));
   Value *acc = body->add_argument(init->type());
@@ -252,14 +271,20 @@ TEST(Interpreter, ForCarriesValuesAcrossIterations) {
   const ir::Function &f = k.finish();
   struct Case {
     int lb, ub, step;
-  } cases[] = {{0, 10, 1}, {0, 10, 3}, {5, 5, 1}, {7, 3, 1}, {-4, 4, 5},
-               {10, 0, -3}, {2147483600, 2147483647, 20}};
+  } cases[] = {{0, 10, 1},
+               {0, 10, 3},
+               {5, 5, 1},
+               {7, 3, 1},
+               {-4, 4, 5},
+               {10, 0, -3},
+               {2147483600, 2147483647, 20}};
   for (const Case &c : cases) {
     std::vector<int32_t> o(4, -7);
     float of = -1;
     interpret(f, Grid(1),
-              {buffer_arg(o), KernelArg::of_pointer(&of, 4), KernelArg::of_int(c.lb),
-               KernelArg::of_int(c.ub), KernelArg::of_int(c.step)});
+              {buffer_arg(o), KernelArg::of_pointer(&of, 4),
+               KernelArg::of_int(c.lb), KernelArg::of_int(c.ub),
+               KernelArg::of_int(c.step)});
     int64_t total = 0, trips = 0;
     for (int64_t iv = c.lb; c.step > 0 ? iv < c.ub : iv > c.ub; iv += c.step) {
       total += iv;
@@ -274,9 +299,10 @@ TEST(Interpreter, ForCarriesValuesAcrossIterations) {
   float of;
   expect_error(
       [&] {
-        interpret(f, Grid(1), {buffer_arg(o), KernelArg::of_pointer(&of, 4),
-                               KernelArg::of_int(0), KernelArg::of_int(4),
-                               KernelArg::of_int(0)});
+        interpret(f, Grid(1),
+                  {buffer_arg(o), KernelArg::of_pointer(&of, 4),
+                   KernelArg::of_int(0), KernelArg::of_int(4),
+                   KernelArg::of_int(0)});
       },
       {"kernel 'loop'", "program (0, 0, 0)", "for", "step is 0"});
 }
@@ -285,15 +311,17 @@ TEST(Interpreter, IfYieldsTheTakenBranch) {
   KernelBuilder k("branch");
   Value *out = k.ptr_arg(Scalar::F32, "out");
   Value *pid = k.program_id(0);
-  Value *odd = k.cmp("eq", k.binary(OpCode::And, pid, k.int_const(1, Scalar::I32)),
-                     k.int_const(1, Scalar::I32));
+  Value *odd =
+      k.cmp("eq", k.binary(OpCode::And, pid, k.int_const(1, Scalar::I32)),
+            k.int_const(1, Scalar::I32));
   ir::Operation *branch =
       k.builder().create(OpCode::If, {odd}, {scalar_type(Scalar::F32)});
   ir::Block *then_block = branch->add_region();
   ir::Block *else_block = branch->add_region();
   k.inside(then_block, [&] {
     // A side effect only in the taken branch.
-    k.store(k.addptr(out, k.int_const(8, Scalar::I32)), k.float_const(-1, Scalar::F32));
+    k.store(k.addptr(out, k.int_const(8, Scalar::I32)),
+            k.float_const(-1, Scalar::F32));
     k.yield({k.cast(pid, Scalar::F32)});
   });
   k.inside(else_block, [&] { k.yield({k.float_const(100.0, Scalar::F32)}); });
@@ -317,7 +345,8 @@ TEST(Interpreter, PrintWritesEveryElementWithProgramAndIndex) {
   KernelBuilder k("printer");
   Value *ramp = k.reshape(k.arange(0, 4), {2, 2});
   Value *h = k.float_const(0.5, Scalar::F16);
-  ir::Operation *p = k.builder().create(OpCode::Print, {ramp}, {}, {{"prefix", std::string("r:")}});
+  ir::Operation *p = k.builder().create(OpCode::Print, {ramp}, {},
+                                        {{"prefix", std::string("r:")}});
   (void)p;
   k.builder().create(OpCode::Print, {h, k.int_const(-1, Scalar::I8)}, {},
                      {{"prefix", std::string("pair")}, {"hex", int64_t{1}}});
@@ -345,7 +374,8 @@ TEST(Interpreter, PrintFormatsFloatsShortest) {
   InterpretOptions options;
   options.print_stream = &out;
   interpret(f, Grid(1), {}, options);
-  EXPECT_EQ(out.str(), "pid (0, 0, 0) idx () x 0.1\npid (0, 0, 0) idx () y 0.1\n");
+  EXPECT_EQ(out.str(),
+            "pid (0, 0, 0) idx () x 0.1\npid (0, 0, 0) idx () y 0.1\n");
 }
 
 TEST(Interpreter, AssertFailsWithMessageLineAndProgram) {
@@ -359,7 +389,8 @@ TEST(Interpreter, AssertFailsWithMessageLineAndProgram) {
   const ir::Function &f = k.finish();
   EXPECT_NO_THROW(interpret(f, Grid(3), {KernelArg::of_int(8)}));
   expect_error([&] { interpret(f, Grid(3), {KernelArg::of_int(5)}); },
-               {"kernel 'checked'", "program (0, 0, 0)", "assert at kernel_test.cpp:77",
+               {"kernel 'checked'", "program (0, 0, 0)",
+                "assert at kernel_test.cpp:77",
                 "assertion failed: offsets must stay below n", "lane 5"});
 }
 
@@ -376,9 +407,12 @@ TEST(Interpreter, IntegerDivisionByZeroIsAnErrorNotUB) {
   std::vector<int32_t> o(4, 0);
   interpret(f, Grid(1), {buffer_arg(o), KernelArg::of_int(10)});
   EXPECT_EQ(o, (std::vector<int32_t>{10, 11, 12, 14}));
-  expect_error([&] { interpret(f, Grid(2), {buffer_arg(o), KernelArg::of_int(2)}); },
-               {"kernel 'divider'", "program (0, 0, 0)", "div at kernel_test.cpp:12",
-                "lane 2", "integer division by zero"});
+  expect_error(
+      [&] {
+        interpret(f, Grid(2), {buffer_arg(o), KernelArg::of_int(2)});
+      },
+      {"kernel 'divider'", "program (0, 0, 0)", "div at kernel_test.cpp:12",
+       "lane 2", "integer division by zero"});
 }
 
 } // namespace

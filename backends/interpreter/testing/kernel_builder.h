@@ -58,31 +58,39 @@ public:
     return builder_.float_constant(v, Type::block(Type::scalar(s), shape));
   }
   Value *program_id(int axis) {
-    return builder_.create_value(OpCode::ProgramId, {}, scalar_type(Scalar::I32),
+    return builder_.create_value(OpCode::ProgramId, {},
+                                 scalar_type(Scalar::I32),
                                  {{"axis", int64_t{axis}}});
   }
   Value *num_programs(int axis) {
-    return builder_.create_value(OpCode::NumPrograms, {}, scalar_type(Scalar::I32),
+    return builder_.create_value(OpCode::NumPrograms, {},
+                                 scalar_type(Scalar::I32),
                                  {{"axis", int64_t{axis}}});
   }
   Value *arange(int64_t start, int64_t end) {
-    return builder_.create_value(OpCode::Arange, {}, block_type(Scalar::I32, {end - start}),
+    return builder_.create_value(OpCode::Arange, {},
+                                 block_type(Scalar::I32, {end - start}),
                                  {{"start", start}, {"end", end}});
   }
 
   // --------------------------------------------------------------- shape
-  Value *splat(Value *scalar, const Shape &shape) { return builder_.splat(scalar, shape); }
+  Value *splat(Value *scalar, const Shape &shape) {
+    return builder_.splat(scalar, shape);
+  }
   Value *broadcast(Value *x, const Shape &shape) {
-    return builder_.create_value(OpCode::Broadcast, {x}, x->type().with_shape(shape));
+    return builder_.create_value(OpCode::Broadcast, {x},
+                                 x->type().with_shape(shape));
   }
   Value *expand_dims(Value *x, int axis) {
     Shape s = x->type().shape();
     s.insert(s.begin() + axis, 1);
-    return builder_.create_value(OpCode::ExpandDims, {x}, x->type().with_shape(s),
+    return builder_.create_value(OpCode::ExpandDims, {x},
+                                 x->type().with_shape(s),
                                  {{"axis", int64_t{axis}}});
   }
   Value *reshape(Value *x, const Shape &shape) {
-    return builder_.create_value(OpCode::Reshape, {x}, x->type().with_shape(shape));
+    return builder_.create_value(OpCode::Reshape, {x},
+                                 x->type().with_shape(shape));
   }
   Value *permute(Value *x, const std::vector<int64_t> &order) {
     Shape s;
@@ -111,7 +119,9 @@ public:
   }
 
   // ---------------------------------------------------------- arithmetic
-  Value *binary(OpCode code, Value *a, Value *b) { return builder_.binary(code, a, b); }
+  Value *binary(OpCode code, Value *a, Value *b) {
+    return builder_.binary(code, a, b);
+  }
   Value *unary(OpCode code, Value *a) { return builder_.unary(code, a); }
   Value *cmp(const std::string &predicate, Value *a, Value *b) {
     return builder_.cmp(predicate, a, b);
@@ -131,8 +141,9 @@ public:
                                  x->type().with_element(scalar_type(to)));
   }
   Value *ptr_to_int(Value *p) {
-    return builder_.create_value(OpCode::PtrToInt, {p},
-                                 p->type().with_element(scalar_type(Scalar::I64)));
+    return builder_.create_value(
+        OpCode::PtrToInt, {p},
+        p->type().with_element(scalar_type(Scalar::I64)));
   }
   Value *int_to_ptr(Value *x, Scalar pointee) {
     return builder_.create_value(OpCode::IntToPtr, {x},
@@ -171,7 +182,8 @@ public:
     if (mask)
       operands.push_back(mask);
     return builder_.create_value(OpCode::AtomicRmw, operands, v->type(),
-                                 {{"kind", kind}, {"sem", std::string("acq_rel")},
+                                 {{"kind", kind},
+                                  {"sem", std::string("acq_rel")},
                                   {"scope", std::string("gpu")}});
   }
   Value *atomic_cas(Value *p, Value *compare, Value *v) {
@@ -194,8 +206,9 @@ public:
   /// A reduce (or scan, with `scan`) over `xs` along `axis` whose combine
   /// region `combine` builds from (lhs..., rhs...) scalars.
   template <typename F>
-  std::vector<Value *> reduce(const std::vector<Value *> &xs, int axis, F combine,
-                              bool scan = false, bool reverse = false) {
+  std::vector<Value *> reduce(const std::vector<Value *> &xs, int axis,
+                              F combine, bool scan = false,
+                              bool reverse = false) {
     std::vector<Type> results;
     for (Value *x : xs) {
       Shape s = x->type().shape();
@@ -206,8 +219,8 @@ public:
     ir::Attributes attrs{{"axis", int64_t{axis}}};
     if (scan)
       attrs["reverse"] = int64_t{reverse};
-    ir::Operation *op = builder_.create(scan ? OpCode::Scan : OpCode::Reduce, xs,
-                                        results, attrs);
+    ir::Operation *op = builder_.create(scan ? OpCode::Scan : OpCode::Reduce,
+                                        xs, results, attrs);
     ir::Block *region = op->add_region();
     std::vector<Value *> lhs, rhs;
     for (Value *x : xs)

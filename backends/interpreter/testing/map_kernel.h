@@ -33,7 +33,8 @@ inline std::vector<unsigned char> pack(const Column &c) {
   return buffer;
 }
 
-using MapBody = std::function<Value *(KernelBuilder &, const std::vector<Value *> &)>;
+using MapBody =
+    std::function<Value *(KernelBuilder &, const std::vector<Value *> &)>;
 
 inline std::vector<uint64_t> run_map(const std::vector<Column> &inputs,
                                      Scalar out_type, const MapBody &body,
@@ -46,8 +47,10 @@ inline std::vector<uint64_t> run_map(const std::vector<Column> &inputs,
     in_args.push_back(k.ptr_arg(inputs[i].type, "in" + std::to_string(i)));
   Value *out = k.ptr_arg(out_type, "out");
   Value *count = k.arg(scalar_type(Scalar::I32), "n");
-  Value *start = k.binary(OpCode::Mul, k.program_id(0), k.int_const(kBlock, Scalar::I32));
-  Value *offsets = k.binary(OpCode::Add, k.splat(start, {kBlock}), k.arange(0, kBlock));
+  Value *start =
+      k.binary(OpCode::Mul, k.program_id(0), k.int_const(kBlock, Scalar::I32));
+  Value *offsets =
+      k.binary(OpCode::Add, k.splat(start, {kBlock}), k.arange(0, kBlock));
   Value *mask = k.cmp("lt", offsets, k.splat(count, {kBlock}));
   std::vector<Value *> values;
   // Masked-off lanes read 1, not 0, so that a division in the tail block
@@ -63,7 +66,8 @@ inline std::vector<uint64_t> run_map(const std::vector<Column> &inputs,
   std::vector<KernelArg> args;
   for (const Column &c : inputs) {
     buffers.push_back(pack(c));
-    args.push_back(KernelArg::of_pointer(buffers.back().data(), buffers.back().size()));
+    args.push_back(
+        KernelArg::of_pointer(buffers.back().data(), buffers.back().size()));
   }
   int bytes = host_bytes(out_type);
   std::vector<unsigned char> out_buffer(n * bytes, 0xAB);

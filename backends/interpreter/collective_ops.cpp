@@ -204,18 +204,24 @@ RuntimeValue eval_dot(const ExecutionSite &site,
     site.fail("result " + r.type.str() + " differs from the accumulator " +
               acc.type.str());
   ir::Scalar t = acc.element();
+  // Each input element is converted once, up front.
+  auto converted = [&](const RuntimeValue &x) {
+    std::vector<uint64_t> v(x.bits.size());
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = convert(x.bits[i], x.element(), t);
+    return v;
+  };
   int64_t lane = 0;
   try {
+    std::vector<uint64_t> at = converted(a), bt = converted(b);
     for (int64_t p = 0; p < batch; ++p)
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
           lane = (p * m + i) * n + j;
           uint64_t c = acc.bits[lane];
-          for (int64_t q = 0; q < k; ++q) {
-            uint64_t x = convert(a.bits[(p * m + i) * k + q], a.element(), t);
-            uint64_t y = convert(b.bits[(p * k + q) * n + j], b.element(), t);
-            c = fma_element(t, x, y, c);
-          }
+          for (int64_t q = 0; q < k; ++q)
+            c = fma_element(t, at[(p * m + i) * k + q], bt[(p * k + q) * n + j],
+                            c);
           r.bits[lane] = c;
         }
   } catch (const LaneError &e) {

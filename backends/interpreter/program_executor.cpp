@@ -136,7 +136,16 @@ __int128 bound_value(const RuntimeValue &v) {
 }
 
 std::string int128_str(__int128 v) {
-  return std::to_string(static_cast<long long>(v)); // bounds fit in 64 bits
+  // Loop counters stay within [-2^63, 2^64 + |step|): print them exactly.
+  bool negative = v < 0;
+  unsigned __int128 magnitude = negative ? -static_cast<unsigned __int128>(v)
+                                         : static_cast<unsigned __int128>(v);
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), static_cast<char>('0' + magnitude % 10));
+    magnitude /= 10;
+  } while (magnitude != 0);
+  return negative ? "-" + digits : digits;
 }
 
 } // namespace

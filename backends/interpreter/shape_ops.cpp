@@ -31,8 +31,6 @@ void expect_operands(const ExecutionSite &site,
               (n == 1 ? "" : "s") + ", got " + std::to_string(operands.size()));
 }
 
-std::string shape_str(const ir::Type &t) { return t.str(); }
-
 /// Resolves a possibly negative axis against `rank`.
 int64_t resolve_axis(const ExecutionSite &site, int64_t axis, int64_t rank) {
   int64_t resolved = axis < 0 ? axis + rank : axis;
@@ -47,15 +45,14 @@ RuntimeValue broadcast(const ExecutionSite &site, const RuntimeValue &x,
   RuntimeValue r(type);
   std::vector<int64_t> from = x.type.shape(), to = type.shape();
   if (from.size() > to.size())
-    site.fail("cannot broadcast " + shape_str(x.type) + " to " +
-              shape_str(type));
+    site.fail("cannot broadcast " + x.type.str() + " to " + type.str());
   // Shapes align at their last dimension, as numpy's do.
   size_t lead = to.size() - from.size();
   for (size_t d = 0; d < from.size(); ++d)
     if (from[d] != 1 && from[d] != to[d + lead])
-      site.fail("cannot broadcast " + shape_str(x.type) + " to " +
-                shape_str(type) + ": dimension " + std::to_string(d) +
-                " is neither 1 nor " + std::to_string(to[d + lead]));
+      site.fail("cannot broadcast " + x.type.str() + " to " + type.str() +
+                ": dimension " + std::to_string(d) + " is neither 1 nor " +
+                std::to_string(to[d + lead]));
   gather(r, x, [&](const std::vector<int64_t> &index) {
     int64_t flat = 0;
     for (size_t d = 0; d < from.size(); ++d)
@@ -69,8 +66,8 @@ RuntimeValue broadcast(const ExecutionSite &site, const RuntimeValue &x,
 RuntimeValue relabel(const ExecutionSite &site, const RuntimeValue &x,
                      const ir::Type &type) {
   if (type.num_elements() != x.size())
-    site.fail("cannot reshape " + shape_str(x.type) + " (" +
-              std::to_string(x.size()) + " elements) to " + shape_str(type));
+    site.fail("cannot reshape " + x.type.str() + " (" +
+              std::to_string(x.size()) + " elements) to " + type.str());
   RuntimeValue r = x;
   r.type = type;
   return r;
@@ -89,8 +86,7 @@ RuntimeValue permute(const ExecutionSite &site, const RuntimeValue &x,
       seen[order[i]] = true;
   }
   if (!valid)
-    site.fail("order does not permute " + shape_str(x.type) + " into " +
-              shape_str(type));
+    site.fail("order does not permute " + x.type.str() + " into " + type.str());
   RuntimeValue r(type);
   gather(r, x, [&](const std::vector<int64_t> &index) {
     std::vector<int64_t> source(from.size());
@@ -104,8 +100,8 @@ RuntimeValue permute(const ExecutionSite &site, const RuntimeValue &x,
 RuntimeValue join(const ExecutionSite &site, const RuntimeValue &a,
                   const RuntimeValue &b, const ir::Type &type) {
   if (a.type.shape() != b.type.shape() || type.num_elements() != 2 * a.size())
-    site.fail("cannot join " + shape_str(a.type) + " and " + shape_str(b.type) +
-              " into " + shape_str(type));
+    site.fail("cannot join " + a.type.str() + " and " + b.type.str() +
+              " into " + type.str());
   RuntimeValue r(type);
   // The new last dimension has size 2, so lane 2j + k comes from lane j of
   // a (k = 0) or b (k = 1).
@@ -120,13 +116,13 @@ std::vector<RuntimeValue> split(const ExecutionSite &site,
   if (op.num_results() != 2 || x.type.rank() == 0 ||
       x.type.dim(x.type.rank() - 1) != 2)
     site.fail("split needs a last dimension of 2 and two results, got " +
-              shape_str(x.type));
+              x.type.str());
   std::vector<RuntimeValue> results;
   for (int k = 0; k < 2; ++k) {
     RuntimeValue r(op.result(k)->type());
     if (2 * r.size() != x.size())
       site.fail("result " + r.type.str() + " does not hold half of " +
-                shape_str(x.type));
+                x.type.str());
     for (int64_t j = 0; j < r.size(); ++j)
       copy_lane(r, j, x, 2 * j + k);
     results.push_back(std::move(r));
@@ -146,9 +142,8 @@ RuntimeValue cat(const ExecutionSite &site, const RuntimeValue &a,
     valid =
         d == axis ? sr[d] == sa[d] + sb[d] : sa[d] == sb[d] && sa[d] == sr[d];
   if (!valid)
-    site.fail("cannot concatenate " + shape_str(a.type) + " and " +
-              shape_str(b.type) + " along axis " + std::to_string(axis) +
-              " into " + shape_str(type));
+    site.fail("cannot concatenate " + a.type.str() + " and " + b.type.str() +
+              " along axis " + std::to_string(axis) + " into " + type.str());
   RuntimeValue r(type);
   for (int64_t i = 0; i < r.size(); ++i) {
     std::vector<int64_t> index = unflatten(i, sr);
@@ -177,7 +172,7 @@ eval_shape_op(const ExecutionSite &site,
   case OpCode::Splat:
     expect_operands(site, operands, 1);
     if (operands[0]->size() != 1)
-      site.fail("splat needs a scalar, got " + shape_str(operands[0]->type));
+      site.fail("splat needs a scalar, got " + operands[0]->type.str());
     return {broadcast(site, *operands[0], type)};
   case OpCode::Broadcast:
     expect_operands(site, operands, 1);

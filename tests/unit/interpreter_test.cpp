@@ -339,6 +339,46 @@ TEST(Interpreter, IfYieldsTheTakenBranch) {
   EXPECT_EQ(o2[8], 0.0f);
 }
 
+TEST(Interpreter, IfWithoutElseRunsOnlyWhenTaken) {
+  KernelBuilder k("maybe");
+  Value *out = k.ptr_arg(Scalar::I32, "out");
+  Value *flag = k.arg(scalar_type(Scalar::I1), "flag");
+  ir::Operation *branch = k.builder().create(OpCode::If, {flag}, {});
+  k.inside(branch->add_region(), [&] {
+    k.store(out, k.int_const(42, Scalar::I32));
+    k.yield({});
+  });
+  const ir::Function &f = k.finish();
+  int32_t v = 0;
+  interpret(f, Grid(1), {KernelArg::of_pointer(&v, 4), KernelArg::of_int(0)});
+  EXPECT_EQ(v, 0);
+  interpret(f, Grid(1), {KernelArg::of_pointer(&v, 4), KernelArg::of_int(1)});
+  EXPECT_EQ(v, 42);
+}
+
+TEST(Interpreter, ConstantsRoundToTheirElementType) {
+  KernelBuilder k("constants");
+  Value *h = k.ptr_arg(Scalar::F16, "h");
+  Value *b = k.ptr_arg(Scalar::BF16, "b");
+  Value *u = k.ptr_arg(Scalar::U8, "u");
+  Value *i = k.ptr_arg(Scalar::I32, "i");
+  Value *lanes = k.arange(0, 2);
+  k.store(k.pointers(h, lanes), k.float_const(0.1, Scalar::F16, {2}));
+  k.store(k.pointers(b, lanes), k.float_const(0.1, Scalar::BF16, {2}));
+  k.store(k.pointers(u, lanes), k.int_const(-1, Scalar::U8, {2}));
+  k.store(k.pointers(i, lanes), k.float_const(-2.9, Scalar::I32, {2}));
+  const ir::Function &f = k.finish();
+  std::vector<uint16_t> hs(2), bs(2);
+  std::vector<uint8_t> us(2);
+  std::vector<int32_t> is(2);
+  interpret(f, Grid(1),
+            {buffer_arg(hs), buffer_arg(bs), buffer_arg(us), buffer_arg(is)});
+  EXPECT_EQ(hs, (std::vector<uint16_t>{0x2e66, 0x2e66})); // 0.1 in f16
+  EXPECT_EQ(bs, (std::vector<uint16_t>{0x3dcd, 0x3dcd})); // 0.1 in bf16
+  EXPECT_EQ(us, (std::vector<uint8_t>{255, 255}));
+  EXPECT_EQ(is, (std::vector<int32_t>{-2, -2}));
+}
+
 // ------------------------------------------------------------- debug
 
 TEST(Interpreter, PrintWritesEveryElementWithProgramAndIndex) {

@@ -6,6 +6,7 @@
 #include "ir/printer.h"
 #include "kernel_writes.h"
 
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -156,8 +157,10 @@ KernelBase::compile(const std::vector<ArgValue> &args) {
       key += (a.kind == ArgValue::Kind::Int && a.int_value % 16 == 0) ? "s16," : "s1,";
       break;
     case ParamInfo::Kind::Constant:
-      key += a.kind == ArgValue::Kind::Float ? "c" + std::to_string(a.float_value) + ","
-                                             : "c" + std::to_string(a.int_value) + ",";
+      // Floats by their bits: two constants that print alike may differ.
+      key += a.kind == ArgValue::Kind::Float
+                 ? "f" + std::to_string(std::bit_cast<uint64_t>(a.float_value)) + ","
+                 : "c" + std::to_string(a.int_value) + ",";
       break;
     }
   }

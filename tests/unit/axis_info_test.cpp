@@ -1,11 +1,14 @@
 // Axis-info analysis: seeds, transfer functions and loops, checked through
 // print_axis_info's text for named values.
+#include "backends/interpreter/interpreter.h"
 #include "ir/axis_info.h"
 #include "ir/builder.h"
 #include "ir/parser.h"
 #include "ir/passes.h"
 
 #include <gtest/gtest.h>
+#include <random>
+#include <sstream>
 
 namespace blocc::ir {
 namespace {
@@ -388,6 +391,241 @@ TEST(AxisInfoTest, AnalysisApi) {
   EXPECT_EQ(info.divisibility, std::vector<int64_t>{16});
   EXPECT_EQ(info.constancy, std::vector<int64_t>{1});
   EXPECT_FALSE(info.constant_value.has_value());
+}
+
+// --- soundness against the reference interpreter -----------------------------
+
+/// Builds random index arithmetic (non-negative and without overflow, as
+/// the analysis assumes), runs it on the interpreter over a few program
+/// ids with random arguments that honour their declared divisibility, and
+/// checks every fact the analysis claims against the values computed.
+class RandomIndexKernel {
+public:
+  explicit RandomIndexKernel(uint64_t seed) : rng_(seed) {}
+
+  void build(Function &f) {
+    Builder b(&f.body());
+    for (int i = 0; i < 2; ++i) {
+      int64_t divisor = int64_t{1} << (rng_() % 7);
+      divisors_.push_back(divisor);
+      scalars_.push_back({f.add_argument(Type::scalar(Scalar::I32),
+                                         {"a" + std::to_string(i), divisor}),
+                          10000});
+    }
+    Value *pid =
+        b.create_value(OpCode::ProgramId, {}, i32(), {{"axis", int64_t{0}}});
+    scalars_.push_back({pid, 3});
+    // Seeds: aranges, splats of arguments and program ids (scaled), and
+    // constants.
+    for (int i = 0; i < 3; ++i) {
+      int64_t start = (int64_t{1} << (rng_() % 8)) * (rng_() % 3);
+      add1(b.create_value(OpCode::Arange, {}, block1(),
+                          {{"start", start}, {"end", start + kSize}}),
+           start + kSize);
+    }
+    for (const auto &[v, bound] : scalars_) {
+      int64_t scale = int64_t{1} << (rng_() % 6);
+      Value *scaled = b.binary(OpCode::Mul, v, b.int_constant(scale, i32()));
+      add1(b.splat(scaled, {kSize}), bound * scale);
+    }
+    for (int i = 0; i < 2; ++i) {
+      int64_t c = static_cast<int64_t>(rng_() % 100);
+      add1(b.int_constant(c, block1()), c);
+    }
+    for (int i = 0; i < 12; ++i)
+      random_op(b, pool1_, block1());
+    // Two-dimensional values: rows and columns of the 1D ones.
+    for (int i = 0; i < 4; ++i) {
+      auto [v, bound] = pick(pool1_);
+      int64_t axis = static_cast<int64_t>(rng_() % 2);
+      std::vector<int64_t> shape = axis ? std::vector<int64_t>{kSize, 1}
+                                        : std::vector<int64_t>{1, kSize};
+      Value *e = b.create_value(OpCode::ExpandDims, {v},
+                                Type::block(i32(), shape), {{"axis", axis}});
+      pool2_.push_back(
+          {b.create_value(OpCode::Broadcast, {e}, block2()), bound});
+    }
+    for (int i = 0; i < 8; ++i)
+      random_op(b, pool2_, block2());
+    for (size_t i = 0; i < printed_.size(); ++i)
+      b.create(OpCode::Print, {printed_[i]}, {},
+               {{"prefix", "v" + std::to_string(i)}});
+    b.create(OpCode::Return, {}, {});
+  }
+
+  std::vector<KernelArg> arguments() {
+    std::vector<KernelArg> args;
+    for (int64_t d : divisors_)
+      args.push_back(KernelArg::of_int(d * static_cast<int64_t>(rng_() % 50)));
+    return args;
+  }
+
+  const std::vector<Value *> &printed() const { return printed_; }
+
+private:
+  static constexpr int64_t kSize = 32;
+  static constexpr int64_t kLimit = int64_t{1} << 30;
+  using Entry = std::pair<Value *, int64_t>; // value, bound on its elements
+
+  static Type i32() { return Type::scalar(Scalar::I32); }
+  static Type block1() { return Type::block(i32(), {kSize}); }
+  static Type block2() { return Type::block(i32(), {kSize, kSize}); }
+
+  void add1(Value *v, int64_t bound) {
+    pool1_.push_back({v, bound});
+    printed_.push_back(v);
+  }
+  Entry pick(const std::vector<Entry> &pool) {
+    return pool[rng_() % pool.size()];
+  }
+
+  void random_op(Builder &b, std::vector<Entry> &pool, Type t) {
+    auto [x, bx] = pick(pool);
+    auto [y, by] = pick(pool);
+    auto constant = [&](int64_t c) { return b.int_constant(c, t); };
+    int64_t c = 1 + static_cast<int64_t>(rng_() % 16);
+    int64_t shift = static_cast<int64_t>(rng_() % 4);
+    Value *r = nullptr;
+    int64_t bound = 0;
+    switch (rng_() % 11) {
+    case 0:
+      r = b.binary(OpCode::Add, x, y), bound = bx + by;
+      break;
+    case 1:
+      r = b.binary(OpCode::Mul, x, constant(c)), bound = bx * c;
+      break;
+    case 2:
+      r = b.binary(OpCode::Div, x, constant(c)), bound = bx;
+      break;
+    case 3:
+      r = b.binary(OpCode::Rem, x, constant(c)), bound = c;
+      break;
+    case 4: {
+      int64_t mask = (int64_t{1} << (rng_() % 6)) - 1;
+      if (rng_() % 3 == 0)
+        mask = c;
+      r = b.binary(OpCode::And, x, constant(mask)), bound = bx;
+      break;
+    }
+    case 5:
+      r = b.binary(rng_() % 2 ? OpCode::Or : OpCode::Xor, x, y);
+      bound = 2 * std::max(bx, by) + 1;
+      break;
+    case 6:
+      r = b.binary(OpCode::Shl, x, constant(shift)), bound = bx << shift;
+      break;
+    case 7:
+      r = b.binary(OpCode::Shr, x, constant(shift)), bound = bx;
+      break;
+    case 8:
+      r = b.binary(rng_() % 2 ? OpCode::Minimum : OpCode::Maximum, x, y);
+      bound = std::max(bx, by);
+      break;
+    case 9: {
+      const char *predicates[] = {"lt", "le", "gt", "ge", "eq", "ne"};
+      Value *cond = b.cmp(predicates[rng_() % 6], x, y);
+      auto [z, bz] = pick(pool);
+      r = b.create_value(OpCode::Select, {cond, y, z}, t),
+      bound = std::max(by, bz);
+      break;
+    }
+    default:
+      r = b.binary(OpCode::Mul, x, y), bound = bx * by;
+      break;
+    }
+    if (bound > kLimit || bound < 0) // might overflow: drop it
+      return b.block()->erase(r->defining_op());
+    pool.push_back({r, bound});
+    printed_.push_back(r);
+  }
+
+  std::mt19937_64 rng_;
+  std::vector<int64_t> divisors_;
+  std::vector<Entry> scalars_;
+  std::vector<Entry> pool1_, pool2_;
+  std::vector<Value *> printed_;
+};
+
+/// Parses the interpreter's print lines "pid (...) idx (...) vK value" into
+/// values[K] for one program id after another.
+std::vector<std::vector<int64_t>> parse_prints(const std::string &text,
+                                               size_t count) {
+  std::vector<std::vector<int64_t>> values(count);
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t value_at = line.rfind(' ');
+    size_t label_at = line.rfind(" v", value_at - 1);
+    size_t k = std::stoul(line.substr(label_at + 2, value_at - label_at - 2));
+    values.at(k).push_back(std::stoll(line.substr(value_at + 1)));
+  }
+  return values;
+}
+
+/// The first fact `info` claims that `values` (row-major, one program
+/// instance) break, or "".
+std::string broken_fact(const AxisInfo &info, const std::vector<int64_t> &shape,
+                        const std::vector<int64_t> &values) {
+  int rank = static_cast<int>(shape.size());
+  for (int d = 0; d < rank; ++d) {
+    int64_t stride = 1;
+    for (int e = d + 1; e < rank; ++e)
+      stride *= shape[e];
+    for (size_t i = 0; i < values.size(); ++i) {
+      int64_t p = (static_cast<int64_t>(i) / stride) % shape[d];
+      int64_t v = values[i];
+      std::string where = " at element " + std::to_string(i) + " (dim " +
+                          std::to_string(d) + ")";
+      if (p % info.contiguity[d] != 0 && v != values[i - stride] + 1)
+        return "contiguity" + where;
+      if (p % info.constancy[d] != 0 && v != values[i - stride])
+        return "constancy" + where;
+      int64_t divisor =
+          std::min<int64_t>(info.divisibility[d], int64_t{1} << 32);
+      if (p % info.contiguity[d] == 0 &&
+          (static_cast<uint64_t>(v) & static_cast<uint64_t>(divisor - 1)) != 0)
+        return "divisibility" + where;
+      if (info.constant_value && v != *info.constant_value)
+        return "constant" + where;
+    }
+  }
+  return "";
+}
+
+TEST(AxisInfoTest, FactsHoldOnComputedValues) {
+  uint64_t seed = std::random_device()();
+  std::mt19937_64 seeds(seed);
+  for (int trial = 0; trial < 60; ++trial) {
+    RandomIndexKernel kernel(seeds());
+    Function f("k");
+    kernel.build(f);
+    ASSERT_NO_THROW(verify(f)) << "seed " << seed;
+    AxisInfoAnalysis analysis(f);
+    std::ostringstream out;
+    interp::InterpretOptions options;
+    options.print_stream = &out;
+    const int64_t programs = 3;
+    interp::interpret(f, Grid(programs), kernel.arguments(), options);
+    auto values = parse_prints(out.str(), kernel.printed().size());
+    for (size_t k = 0; k < kernel.printed().size(); ++k) {
+      const Value *v = kernel.printed()[k];
+      std::vector<int64_t> shape = v->type().shape();
+      size_t size = static_cast<size_t>(v->type().num_elements());
+      ASSERT_EQ(values[k].size(), size * programs);
+      for (int64_t pid = 0; pid < programs; ++pid) {
+        std::vector<int64_t> one(values[k].begin() + pid * size,
+                                 values[k].begin() + (pid + 1) * size);
+        std::string broken = broken_fact(analysis.get(v), shape, one);
+        EXPECT_EQ(broken, "")
+            << "value v" << k << " (" << v->defining_op()->name() << ") "
+            << analysis.get(v).str() << ", program " << pid << ", seed " << seed
+            << "\n"
+            << print_axis_info(f);
+        if (!broken.empty())
+          return;
+      }
+    }
+  }
 }
 
 } // namespace

@@ -574,19 +574,21 @@ std::string broken_fact(const AxisInfo &info, const std::vector<int64_t> &shape,
     for (size_t i = 0; i < values.size(); ++i) {
       int64_t p = (static_cast<int64_t>(i) / stride) % shape[d];
       int64_t v = values[i];
-      std::string where = " at element " + std::to_string(i) + " (dim " +
-                          std::to_string(d) + ")";
+      auto where = [&] {
+        return " at element " + std::to_string(i) + " (dim " +
+               std::to_string(d) + ")";
+      };
       if (p % info.contiguity[d] != 0 && v != values[i - stride] + 1)
-        return "contiguity" + where;
+        return "contiguity" + where();
       if (p % info.constancy[d] != 0 && v != values[i - stride])
-        return "constancy" + where;
+        return "constancy" + where();
       int64_t divisor =
           std::min<int64_t>(info.divisibility[d], int64_t{1} << 32);
       if (p % info.contiguity[d] == 0 &&
           (static_cast<uint64_t>(v) & static_cast<uint64_t>(divisor - 1)) != 0)
-        return "divisibility" + where;
+        return "divisibility" + where();
       if (info.constant_value && v != *info.constant_value)
-        return "constant" + where;
+        return "constant" + where();
     }
   }
   return "";

@@ -976,6 +976,182 @@ TEST_F(VerifierTest, IfRegionsTakeNoArguments) {
                "none");
 }
 
+// --- the remaining rules, one test each
+// ---------------------------------------
+
+TEST_F(VerifierTest, ConstantValueOfAnotherKind) {
+  b.create(OpCode::Constant, {}, {scalar(Scalar::I32)},
+           {{"value", std::string("seven")}});
+  expect_error("constant at kernel.cpp:7: has a 'value' attribute that is "
+               "neither an integer nor a float");
+}
+
+TEST_F(VerifierTest, ArangeNeedsBounds) {
+  b.create_value(OpCode::Arange, {}, block(Scalar::I32, {8}),
+                 {{"end", int64_t{8}}});
+  expect_error("arange at kernel.cpp:7: needs an integer attribute 'start'");
+}
+
+TEST_F(VerifierTest, SplatResultIsABlock) {
+  b.create_value(OpCode::Splat, {i32(1)}, scalar(Scalar::I32));
+  expect_error("splat at kernel.cpp:7: result has scalar type i32; expected "
+               "a block");
+}
+
+TEST_F(VerifierTest, BroadcastOfAScalar) {
+  b.create_value(OpCode::Broadcast, {i32(1)}, block(Scalar::I32, {8}));
+  expect_error("broadcast at kernel.cpp:7: operand 0 (i32) is a scalar; "
+               "expected a block (use splat for scalars)");
+}
+
+TEST_F(VerifierTest, ExpandDimsBeyondRankThree) {
+  Value *x = f32_block({2, 2, 2});
+  b.create_value(OpCode::ExpandDims, {x}, block(Scalar::F32, {2, 2, 2}),
+                 {{"axis", int64_t{0}}});
+  expect_error("expand_dims at kernel.cpp:7: operand 0 (tensor<2x2x2xf32>) "
+               "already has rank 3; expected at most 2");
+}
+
+TEST_F(VerifierTest, ReshapeKeepsTheElementType) {
+  b.create_value(OpCode::Reshape, {f32_block({16})}, block(Scalar::I32, {16}));
+  expect_error("reshape at kernel.cpp:7: result type tensor<16xi32> changes "
+               "the element type of operand 0 (tensor<16xf32>); expected the "
+               "same element type");
+}
+
+TEST_F(VerifierTest, JoinOperandsShareAType) {
+  b.create_value(OpCode::Join, {f32_block({4}), arange(4)},
+                 block(Scalar::F32, {4, 2}));
+  expect_error("join at kernel.cpp:7: operand 1 (tensor<4xi32>) does not "
+               "have the type of operand 0 (tensor<4xf32>)");
+}
+
+TEST_F(VerifierTest, JoinBeyondRankThree) {
+  Value *x = f32_block({2, 2, 2});
+  b.create_value(OpCode::Join, {x, x}, block(Scalar::F32, {2, 2, 2}));
+  expect_error("join at kernel.cpp:7: operand 0 (tensor<2x2x2xf32>) has rank "
+               "3; expected at most 2");
+}
+
+TEST_F(VerifierTest, CatOfScalars) {
+  b.create_value(OpCode::Cat, {i32(1), i32(2)}, block(Scalar::I32, {2}),
+                 {{"axis", int64_t{0}}});
+  expect_error("cat at kernel.cpp:7: operand 0 (i32) is a scalar; expected a "
+               "block");
+}
+
+TEST_F(VerifierTest, CatElementTypes) {
+  b.create_value(OpCode::Cat, {f32_block({4}), arange(4)},
+                 block(Scalar::F32, {8}), {{"axis", int64_t{0}}});
+  expect_error("cat at kernel.cpp:7: operand 1 (tensor<4xi32>) does not have "
+               "the element type and rank of operand 0 (tensor<4xf32>)");
+}
+
+TEST_F(VerifierTest, PtrToIntOfANumber) {
+  b.create_value(OpCode::PtrToInt, {b.int_constant(0, scalar(Scalar::I64))},
+                 scalar(Scalar::I64));
+  expect_error("ptr_to_int at kernel.cpp:7: operand 0 (i64) is not a "
+               "pointer; expected pointer elements");
+}
+
+TEST_F(VerifierTest, IntToPtrResult) {
+  b.create_value(OpCode::IntToPtr, {b.int_constant(0, scalar(Scalar::I64))},
+                 scalar(Scalar::I64));
+  expect_error("int_to_ptr at kernel.cpp:7: result type i64 is not a "
+               "pointer; expected pointer elements");
+}
+
+TEST_F(VerifierTest, CmpOnFp8) {
+  Value *x = f.add_argument(scalar(Scalar::F8E5M2));
+  b.cmp("lt", x, x);
+  expect_error("cmp at kernel.cpp:7: cannot compare f8e5m2: fp8 is a storage "
+               "format; expected a cast first");
+}
+
+TEST_F(VerifierTest, CmpNeedsAPredicate) {
+  Value *x = arange(8);
+  b.create_value(OpCode::Cmp, {x, x}, block(Scalar::I1, {8}));
+  expect_error("cmp at kernel.cpp:7: needs a string attribute 'predicate'");
+}
+
+TEST_F(VerifierTest, SelectBranchesShareAType) {
+  Value *c = b.int_constant(1, block(Scalar::I1, {8}));
+  b.create_value(OpCode::Select, {c, arange(8), f32_block({8})},
+                 block(Scalar::I32, {8}));
+  expect_error("select at kernel.cpp:7: operand 2 (tensor<8xf32>) does not "
+               "have the type of operand 1 (tensor<8xi32>)");
+}
+
+TEST_F(MemoryVerifierTest, LoadCacheAttributeKind) {
+  b.create_value(OpCode::Load, {ptrs}, block(Scalar::F32, {16}),
+                 {{"cache", int64_t{1}}});
+  expect_error("load at kernel.cpp:7: attribute 'cache' must be a string");
+}
+
+TEST_F(MemoryVerifierTest, AtomicMask) {
+  Value *mask = arange(16);
+  b.create_value(OpCode::AtomicRmw, {ptrs, f32_block({16}), mask},
+                 block(Scalar::F32, {16}), {{"kind", "add"}});
+  expect_error("atomic_rmw at kernel.cpp:7: mask (tensor<16xi32>) is not "
+               "boolean; expected i1 elements");
+}
+
+TEST_F(MemoryVerifierTest, AtomicSemanticsKind) {
+  b.create_value(OpCode::AtomicRmw, {ptrs, f32_block({16})},
+                 block(Scalar::F32, {16}),
+                 {{"kind", "add"}, {"sem", int64_t{2}}});
+  expect_error("atomic_rmw at kernel.cpp:7: attribute 'sem' must be a string");
+}
+
+TEST_F(VerifierTest, ReduceNeedsOperands) {
+  Operation *op = b.create(OpCode::Reduce, {}, {}, {{"axis", int64_t{0}}});
+  op->add_region();
+  expect_error("reduce at kernel.cpp:7: has no operands; expected at least "
+               "one block");
+}
+
+TEST_F(VerifierTest, ReduceOfAScalar) {
+  build_sum(b, i32(1), 0, scalar(Scalar::I32), scalar(Scalar::I32));
+  expect_error("reduce at kernel.cpp:7: operand 0 (i32) is a scalar; "
+               "expected a block");
+}
+
+TEST_F(VerifierTest, ScanReverseKind) {
+  Value *x = f32_block({16});
+  Operation *op = b.create(OpCode::Scan, {x}, {x->type()},
+                           {{"axis", int64_t{0}}, {"reverse", "yes"}});
+  op->add_region();
+  expect_error("scan at kernel.cpp:7: attribute 'reverse' must be an integer");
+}
+
+TEST_F(VerifierTest, DotBatchSizes) {
+  b.create_value(
+      OpCode::Dot,
+      {f32_block({2, 16, 16}), f32_block({4, 16, 16}), f32_block({2, 16, 16})},
+      block(Scalar::F32, {2, 16, 16}));
+  expect_error("dot at kernel.cpp:7: operands have different batch sizes; "
+               "expected one leading batch dimension shared by a, b and the "
+               "accumulator");
+}
+
+TEST_F(VerifierTest, DotOfPointers) {
+  Value *p = f.add_argument(Type::pointer(Scalar::F32));
+  Value *ps = b.splat(p, {16, 16});
+  b.create_value(OpCode::Dot, {ps, ps, f32_block({16, 16})},
+                 block(Scalar::F32, {16, 16}));
+  expect_error("dot at kernel.cpp:7: operand 0 (tensor<16x16xptr<f32>>) "
+               "holds pointers; expected numbers");
+}
+
+TEST_F(VerifierTest, UseOfARemovedOp) {
+  Value *one = i32(1);
+  Operation *def = one->defining_op();
+  b.binary(OpCode::Add, one, one);
+  auto removed = f.body().remove(def);
+  expect_error("add at kernel.cpp:7: operand 0 is the result of constant at "
+               "kernel.cpp:7, which is no longer part of the function");
+}
+
 TEST_F(VerifierTest, UnknownLocationIsOmitted) {
   b.set_location({});
   b.create(OpCode::Add, {i32(1)}, {scalar(Scalar::I32)});

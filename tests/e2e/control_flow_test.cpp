@@ -456,4 +456,64 @@ TEST(LoopForms, StaticLoopInsideATracedLoop) {
   }
 }
 
+// ------------------------------------------------ more carried patterns
+// Loop bounds of a 64-bit type and a runtime step (the induction variable
+// takes the bounds' type), a scalar pointer walked by the loop, a swap done
+// inside a bl::if_ inside the loop (each branch yields the other variable's
+// loop argument), and a variable rebound and then restored within one
+// iteration (it must stay loop-invariant).
+auto walkers = bl::kernel("walkers", [](bl::Ptr<int32_t> x, bl::Ptr<int64_t> out,
+                                        bl::i64 n, bl::i32 step, bl::Const<int> BLOCK) {
+  auto lanes = bl::arange(0, BLOCK);
+  auto p = x;                             // scalar pointer
+  auto total = bl::scalar(0, bl::int64);  // sum of x[0], x[step], ...
+  auto index_sum = bl::scalar(0, bl::int64);
+  auto left = lanes;
+  auto right = lanes * 100;
+  auto invariant = lanes + 7;
+  for (auto i : bl::range(0, n, step)) {
+    total += bl::load(p).to(bl::int64);
+    p += step;
+    index_sum += i;
+    bl::if_((i / step) % 2 == 0, [&] {
+      auto t = left;
+      left = right;
+      right = t;
+    });
+    auto saved = invariant;
+    invariant = invariant * 3;
+    invariant = saved;
+  }
+  bl::store(out + 0, total);
+  bl::store(out + 1, index_sum);
+  bl::store(out + 2 + lanes, left.to(bl::int64));
+  bl::store(out + 2 + BLOCK + lanes, right.to(bl::int64));
+  bl::store(out + 2 + 2 * BLOCK + lanes, invariant.to(bl::int64));
+});
+
+TEST(CarriedValues, WideBoundsPointersAndSwapsInBranches) {
+  const int block = 8;
+  for (auto [n, step] : {std::pair{0, 1}, {1, 1}, {10, 3}, {17, 2}, {40, 7}}) {
+    SCOPED_TRACE("n " + std::to_string(n) + ", step " + std::to_string(step));
+    auto x = random_ints<int32_t>(std::max(n, 1), -1000, 1000);
+    std::vector<int64_t> out(2 + 3 * block, INT64_MIN);
+    walkers[{1}](x, out, int64_t(n), step, block);
+    int64_t total = 0, index_sum = 0;
+    int swaps = 0;
+    for (int64_t i = 0; i < n; i += step) {
+      total += x[i];
+      index_sum += i;
+      swaps += (i / step) % 2 == 0;
+    }
+    EXPECT_EQ(out[0], total);
+    EXPECT_EQ(out[1], index_sum);
+    for (int l = 0; l < block; ++l) {
+      int64_t left = swaps % 2 ? l * 100 : l, right = swaps % 2 ? l : l * 100;
+      EXPECT_EQ(out[2 + l], left) << "lane " << l;
+      EXPECT_EQ(out[2 + block + l], right) << "lane " << l;
+      EXPECT_EQ(out[2 + 2 * block + l], l + 7) << "lane " << l;
+    }
+  }
+}
+
 } // namespace

@@ -1,0 +1,79 @@
+// What every user-mistake test needs: run the mistake, catch the
+// blocc::Error it must raise, and say where the message must point.
+//
+// A test marks the line of its one mistake by assigning __LINE__ in the same
+// expression, so that the expected line cannot drift when code moves:
+//
+//   static int line;
+//   auto k = bl::kernel("k", [](bl::Ptr<float> out) {
+//     auto c = (line = __LINE__, bl::arange(0, 16) + bl::arange(0, 32));
+//     ...
+//   });
+//   std::string msg = error_of([&] { k[{1}](out_buffer); });
+//   EXPECT_THAT(msg, HasSubstr(at(line)));  // "this_test.cpp:12: error: "
+#pragma once
+
+#include <blocc/blocc.h>
+// blocc::Error is not reachable from <blocc/blocc.h> (reported), so it is
+// included by its own path.
+#include "ir/error.h"
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <source_location>
+#include <string>
+#include <vector>
+
+namespace blocc::error_testing {
+
+/// Runs `f`, which must throw blocc::Error, and returns the message. Any
+/// other outcome fails the test (and returns "", which matches nothing).
+template <typename F> std::string error_of(F &&f) {
+  try {
+    f();
+  } catch (const blocc::Error &e) {
+    return e.what();
+  } catch (const std::exception &e) {
+    ADD_FAILURE() << "expected a blocc::Error, got another exception: "
+                  << e.what();
+    return {};
+  }
+  ADD_FAILURE() << "expected a blocc::Error, but nothing was thrown";
+  return {};
+}
+
+/// "file_test.cpp:LINE" for the test file that calls it (the base name, as
+/// blocc prints source locations).
+inline std::string
+where(int line, std::source_location here = std::source_location::current()) {
+  std::string file = here.file_name();
+  auto slash = file.find_last_of('/');
+  if (slash != std::string::npos)
+    file = file.substr(slash + 1);
+  return file + ":" + std::to_string(line);
+}
+
+/// The prefix of a trace-time error raised at `line` of the calling file:
+/// "file_test.cpp:LINE: error: ".
+inline std::string
+at(int line, std::source_location here = std::source_location::current()) {
+  return where(line, here) + ": error: ";
+}
+
+/// A buffer every element of which holds one recognisable bit pattern, so
+/// that a write by a kernel that should not have run shows up.
+template <typename T> std::vector<T> poisoned(size_t n) {
+  std::vector<T> v(n);
+  std::memset(v.data(), 0x5a, n * sizeof(T));
+  return v;
+}
+
+/// True when no element of `v` differs, bit for bit, from poisoned<T>().
+template <typename T> bool untouched(const std::vector<T> &v) {
+  std::vector<T> fresh = poisoned<T>(v.size());
+  return std::memcmp(v.data(), fresh.data(), v.size() * sizeof(T)) == 0;
+}
+
+} // namespace blocc::error_testing

@@ -315,4 +315,24 @@ TEST(ControlFlowErrors, BranchesLeaveVariableWithDifferentTypes) {
   EXPECT_THAT(msg, HasSubstr("convert one so both match"));
 }
 
+// An error thrown from inside a loop body or branch unwinds the trace; the
+// next trace, of this kernel or another, starts clean.
+TEST(ControlFlowErrors, TracingRecoversAfterAnErrorInsideALoop) {
+  auto k = bl::kernel(
+      "fails_inside", [](bl::Ptr<float> out, bl::i32 n, bl::Const<int> BLOCK) {
+        auto acc = bl::zeros({16}, bl::float32);
+        for (auto i : bl::range(0, n)) {
+          bl::if_(i > 1, [&] { acc += bl::zeros({BLOCK}, bl::float32); });
+        }
+        bl::store(out + bl::arange(0, 16), acc);
+      });
+  auto out = poisoned<float>(16);
+  std::string msg = error_of([&] { k[{1}](out, 4, 32); });
+  EXPECT_THAT(msg, HasSubstr("cannot be broadcast together"));
+  EXPECT_TRUE(untouched(out));
+  k[{1}](out, 4, 16); // the specialization without the mistake
+  for (float v : out)
+    EXPECT_EQ(v, 0.f);
+}
+
 } // namespace

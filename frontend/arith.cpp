@@ -43,13 +43,14 @@ Tensor pointer_arith(OpCode code, const Operand &a, const Operand &b) {
   auto &builder = builder_at(a);
   if (code == OpCode::Sub)
     offset_value = builder.unary(OpCode::Neg, offset_value);
-  return Tensor(builder.create_value(OpCode::AddPtr, {v[0], offset_value}, v[0]->type()));
+  return Tensor(
+      builder.create_value(OpCode::AddPtr, {v[0], offset_value}, v[0]->type()));
 }
 
 enum class Allowed { Any, IntegerOrBool, Integer, Float };
 
-Tensor arith(OpCode code, const Operand &a, const Operand &b, const char *symbol,
-             Allowed allowed) {
+Tensor arith(OpCode code, const Operand &a, const Operand &b,
+             const char *symbol, Allowed allowed) {
   if (is_pointer(a) || is_pointer(b))
     return pointer_arith(code, a, b);
   Scalar dtype = detail::computation_dtype(a, b);
@@ -94,8 +95,9 @@ Tensor unary(OpCode code, const Operand &x, Allowed allowed, const char *name) {
   if (x.is_value() && x.value()->type().is_pointer())
     user_error(x.loc(), std::string(name) + " is not defined for pointers");
   if (allowed == Allowed::Float && !ir::is_float(dtype))
-    user_error(x.loc(), std::string(name) + " needs a floating-point operand, got " +
-                            x.describe() + "; convert it with bl::cast(x, bl::float32)");
+    user_error(x.loc(),
+               std::string(name) + " needs a floating-point operand, got " +
+                   x.describe() + "; convert it with bl::cast(x, bl::float32)");
   if ((allowed == Allowed::Integer || allowed == Allowed::IntegerOrBool) &&
       !ir::is_integer(dtype))
     user_error(x.loc(), std::string(name) + " needs an integer operand, got " +
@@ -109,16 +111,36 @@ Tensor unary(OpCode code, const Operand &x, Allowed allowed, const char *name) {
 
 } // namespace
 
-Tensor operator+(Operand a, Operand b) { return arith(OpCode::Add, a, b, "+", Allowed::Any); }
-Tensor operator-(Operand a, Operand b) { return arith(OpCode::Sub, a, b, "-", Allowed::Any); }
-Tensor operator*(Operand a, Operand b) { return arith(OpCode::Mul, a, b, "*", Allowed::Any); }
-Tensor operator/(Operand a, Operand b) { return arith(OpCode::Div, a, b, "/", Allowed::Any); }
-Tensor operator%(Operand a, Operand b) { return arith(OpCode::Rem, a, b, "%", Allowed::Any); }
-Tensor operator&(Operand a, Operand b) { return arith(OpCode::And, a, b, "&", Allowed::IntegerOrBool); }
-Tensor operator|(Operand a, Operand b) { return arith(OpCode::Or, a, b, "|", Allowed::IntegerOrBool); }
-Tensor operator^(Operand a, Operand b) { return arith(OpCode::Xor, a, b, "^", Allowed::IntegerOrBool); }
-Tensor operator<<(Operand a, Operand b) { return arith(OpCode::Shl, a, b, "<<", Allowed::Integer); }
-Tensor operator>>(Operand a, Operand b) { return arith(OpCode::Shr, a, b, ">>", Allowed::Integer); }
+Tensor operator+(Operand a, Operand b) {
+  return arith(OpCode::Add, a, b, "+", Allowed::Any);
+}
+Tensor operator-(Operand a, Operand b) {
+  return arith(OpCode::Sub, a, b, "-", Allowed::Any);
+}
+Tensor operator*(Operand a, Operand b) {
+  return arith(OpCode::Mul, a, b, "*", Allowed::Any);
+}
+Tensor operator/(Operand a, Operand b) {
+  return arith(OpCode::Div, a, b, "/", Allowed::Any);
+}
+Tensor operator%(Operand a, Operand b) {
+  return arith(OpCode::Rem, a, b, "%", Allowed::Any);
+}
+Tensor operator&(Operand a, Operand b) {
+  return arith(OpCode::And, a, b, "&", Allowed::IntegerOrBool);
+}
+Tensor operator|(Operand a, Operand b) {
+  return arith(OpCode::Or, a, b, "|", Allowed::IntegerOrBool);
+}
+Tensor operator^(Operand a, Operand b) {
+  return arith(OpCode::Xor, a, b, "^", Allowed::IntegerOrBool);
+}
+Tensor operator<<(Operand a, Operand b) {
+  return arith(OpCode::Shl, a, b, "<<", Allowed::Integer);
+}
+Tensor operator>>(Operand a, Operand b) {
+  return arith(OpCode::Shr, a, b, ">>", Allowed::Integer);
+}
 Tensor operator<(Operand a, Operand b) { return compare("lt", a, b, "<"); }
 Tensor operator<=(Operand a, Operand b) { return compare("le", a, b, "<="); }
 Tensor operator>(Operand a, Operand b) { return compare("gt", a, b, ">"); }
@@ -133,8 +155,12 @@ Tensor operator||(Operand a, Operand b) {
   return (cast(a, int1) | cast(b, int1));
 }
 
-Tensor operator-(Operand a) { return unary(OpCode::Neg, a, Allowed::Any, "unary -"); }
-Tensor operator~(Operand a) { return unary(OpCode::Not, a, Allowed::IntegerOrBool, "operator~"); }
+Tensor operator-(Operand a) {
+  return unary(OpCode::Neg, a, Allowed::Any, "unary -");
+}
+Tensor operator~(Operand a) {
+  return unary(OpCode::Not, a, Allowed::IntegerOrBool, "operator~");
+}
 Tensor operator!(Operand a) {
   if (detail::natural_dtype(a) == Scalar::I1)
     return unary(OpCode::Not, a, Allowed::IntegerOrBool, "operator!");
@@ -152,13 +178,17 @@ Tensor fdiv(Operand a, Operand b) {
 Tensor cdiv(Operand a, Operand b) {
   Scalar dtype = detail::computation_dtype(a, b);
   if (!ir::is_integer(dtype))
-    user_error(a.loc(), "bl::cdiv needs integer operands, got " +
-                            a.describe() + " and " + b.describe());
+    user_error(a.loc(), "bl::cdiv needs integer operands, got " + a.describe() +
+                            " and " + b.describe());
   return (a + b - Operand(1, a.loc())) / b;
 }
 
-Tensor minimum(Operand a, Operand b) { return arith(OpCode::Minimum, a, b, " bl::minimum", Allowed::Any); }
-Tensor maximum(Operand a, Operand b) { return arith(OpCode::Maximum, a, b, " bl::maximum", Allowed::Any); }
+Tensor minimum(Operand a, Operand b) {
+  return arith(OpCode::Minimum, a, b, " bl::minimum", Allowed::Any);
+}
+Tensor maximum(Operand a, Operand b) {
+  return arith(OpCode::Maximum, a, b, " bl::maximum", Allowed::Any);
+}
 
 Tensor clamp(Operand x, Operand lo, Operand hi) {
   return minimum(maximum(x, lo), hi);
@@ -170,22 +200,24 @@ Tensor umulhi(Operand a, Operand b) {
 
 Tensor where(Operand condition, Operand a, Operand b) {
   if (detail::natural_dtype(condition) != Scalar::I1)
-    user_error(condition.loc(), "bl::where needs a boolean (i1) condition, got " +
-                                    condition.describe() +
-                                    "; compare it, e.g. x != 0");
+    user_error(condition.loc(),
+               "bl::where needs a boolean (i1) condition, got " +
+                   condition.describe() + "; compare it, e.g. x != 0");
   Scalar dtype;
   if (is_pointer(a) || is_pointer(b)) {
-    if (!is_pointer(a) || !is_pointer(b) || a.value()->type().element_type() !=
-                                                 b.value()->type().element_type())
-      user_error(condition.loc(), "bl::where: both branches must be pointers of one type, got " +
-                                      a.describe() + " and " + b.describe());
+    if (!is_pointer(a) || !is_pointer(b) ||
+        a.value()->type().element_type() != b.value()->type().element_type())
+      user_error(condition.loc(),
+                 "bl::where: both branches must be pointers of one type, got " +
+                     a.describe() + " and " + b.describe());
     dtype = Scalar::Ptr;
   } else {
     dtype = detail::computation_dtype(a, b);
   }
-  auto v = detail::unify({&condition, &a, &b}, {Scalar::I1, dtype, dtype}, "bl::where");
-  return Tensor(builder_at(condition).create_value(OpCode::Select, {v[0], v[1], v[2]},
-                                                   v[1]->type()));
+  auto v = detail::unify({&condition, &a, &b}, {Scalar::I1, dtype, dtype},
+                         "bl::where");
+  return Tensor(builder_at(condition).create_value(
+      OpCode::Select, {v[0], v[1], v[2]}, v[1]->type()));
 }
 
 Tensor fma(Operand a, Operand b, Operand c) {
@@ -215,23 +247,47 @@ Tensor bitcast(Operand x, DType dtype) {
                             "both must have the same number of bits");
   if (t.element() == dtype)
     return Tensor(x.value());
-  return Tensor(builder_at(x).create_value(OpCode::Bitcast, {x.value()},
-                                           t.with_element(Type::scalar(dtype))));
+  return Tensor(builder_at(x).create_value(
+      OpCode::Bitcast, {x.value()}, t.with_element(Type::scalar(dtype))));
 }
 
 Tensor abs(Operand x) { return unary(OpCode::Abs, x, Allowed::Any, "bl::abs"); }
-Tensor exp(Operand x) { return unary(OpCode::Exp, x, Allowed::Float, "bl::exp"); }
-Tensor exp2(Operand x) { return unary(OpCode::Exp2, x, Allowed::Float, "bl::exp2"); }
-Tensor log(Operand x) { return unary(OpCode::Log, x, Allowed::Float, "bl::log"); }
-Tensor log2(Operand x) { return unary(OpCode::Log2, x, Allowed::Float, "bl::log2"); }
-Tensor sqrt(Operand x) { return unary(OpCode::Sqrt, x, Allowed::Float, "bl::sqrt"); }
-Tensor rsqrt(Operand x) { return unary(OpCode::Rsqrt, x, Allowed::Float, "bl::rsqrt"); }
-Tensor sin(Operand x) { return unary(OpCode::Sin, x, Allowed::Float, "bl::sin"); }
-Tensor cos(Operand x) { return unary(OpCode::Cos, x, Allowed::Float, "bl::cos"); }
-Tensor tanh(Operand x) { return unary(OpCode::Tanh, x, Allowed::Float, "bl::tanh"); }
-Tensor erf(Operand x) { return unary(OpCode::Erf, x, Allowed::Float, "bl::erf"); }
-Tensor floor(Operand x) { return unary(OpCode::Floor, x, Allowed::Float, "bl::floor"); }
-Tensor ceil(Operand x) { return unary(OpCode::Ceil, x, Allowed::Float, "bl::ceil"); }
+Tensor exp(Operand x) {
+  return unary(OpCode::Exp, x, Allowed::Float, "bl::exp");
+}
+Tensor exp2(Operand x) {
+  return unary(OpCode::Exp2, x, Allowed::Float, "bl::exp2");
+}
+Tensor log(Operand x) {
+  return unary(OpCode::Log, x, Allowed::Float, "bl::log");
+}
+Tensor log2(Operand x) {
+  return unary(OpCode::Log2, x, Allowed::Float, "bl::log2");
+}
+Tensor sqrt(Operand x) {
+  return unary(OpCode::Sqrt, x, Allowed::Float, "bl::sqrt");
+}
+Tensor rsqrt(Operand x) {
+  return unary(OpCode::Rsqrt, x, Allowed::Float, "bl::rsqrt");
+}
+Tensor sin(Operand x) {
+  return unary(OpCode::Sin, x, Allowed::Float, "bl::sin");
+}
+Tensor cos(Operand x) {
+  return unary(OpCode::Cos, x, Allowed::Float, "bl::cos");
+}
+Tensor tanh(Operand x) {
+  return unary(OpCode::Tanh, x, Allowed::Float, "bl::tanh");
+}
+Tensor erf(Operand x) {
+  return unary(OpCode::Erf, x, Allowed::Float, "bl::erf");
+}
+Tensor floor(Operand x) {
+  return unary(OpCode::Floor, x, Allowed::Float, "bl::floor");
+}
+Tensor ceil(Operand x) {
+  return unary(OpCode::Ceil, x, Allowed::Float, "bl::ceil");
+}
 
 Tensor sigmoid(Operand x) {
   const SourceLoc &loc = x.loc();

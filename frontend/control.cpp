@@ -37,8 +37,9 @@ public:
       Scalar s = natural_dtype(*bound);
       if ((bound->is_value() && bound->value()->type().is_block()) ||
           !ir::is_integer(s) || s == Scalar::I1)
-        user_error(bound->loc(), "bl::range bounds must be integer scalars, got " +
-                                     bound->describe());
+        user_error(bound->loc(),
+                   "bl::range bounds must be integer scalars, got " +
+                       bound->describe());
     }
     Scalar dtype = promote(computation_dtype(lb, ub), natural_dtype(step));
     if (step.kind() == Operand::Kind::Int && step.int_value() <= 0)
@@ -90,9 +91,10 @@ public:
       if (!r.outer) {
         if (now && defined_inside(now, body_))
           ctx_.poison(*var, "this variable was assigned inside the bl::range "
-                            "loop at " + where(loc_) +
-                            " but had no value before it; assign it before "
-                            "the loop to carry it across iterations");
+                            "loop at " +
+                                where(loc_) +
+                                " but had no value before it; assign it before "
+                                "the loop to carry it across iterations");
         continue;
       }
       if (!var || !now || now == r.argument) {
@@ -102,11 +104,12 @@ public:
         continue;
       }
       if (now->type() != r.outer->type())
-        user_error(loc_, "a variable carried by this bl::range loop changes "
-                         "type from " + r.outer->type().str() + " to " +
-                         now->type().str() +
-                         " in the loop body; convert the new value (x.to(...) "
-                         "or bl::broadcast_to) so that both match");
+        user_error(loc_,
+                   "a variable carried by this bl::range loop changes "
+                   "type from " +
+                       r.outer->type().str() + " to " + now->type().str() +
+                       " in the loop body; convert the new value (x.to(...) "
+                       "or bl::broadcast_to) so that both match");
       inits.push_back(r.outer);
       yields.push_back(now);
       carried.push_back(var);
@@ -200,11 +203,12 @@ void if_(Operand condition, const std::function<void()> &then_body,
          const std::function<void()> &else_body) {
   const SourceLoc &loc = condition.loc();
   if (condition.is_value() && condition.value()->type().is_block())
-    user_error(loc, "bl::if_ needs a scalar condition, got " + condition.describe() +
-                        "; for a block of conditions use bl::where(cond, a, b)");
+    user_error(loc,
+               "bl::if_ needs a scalar condition, got " + condition.describe() +
+                   "; for a block of conditions use bl::where(cond, a, b)");
   if (detail::natural_dtype(condition) != Scalar::I1)
-    user_error(loc, "bl::if_ needs a boolean condition, got " + condition.describe() +
-                        "; compare it, e.g. x != 0");
+    user_error(loc, "bl::if_ needs a boolean condition, got " +
+                        condition.describe() + "; compare it, e.g. x != 0");
   TraceContext &ctx = TraceContext::current(loc);
   ir::Value *cond = detail::as_dtype(condition, Scalar::I1);
   ir::Builder &b = ctx.at(loc);
@@ -246,9 +250,10 @@ void if_(Operand condition, const std::function<void()> &then_body,
       continue;
     if (!t || !e) {
       ctx.poison(*var, "this variable is assigned in only one branch of the "
-                       "bl::if_ at " + detail::where(loc) +
-                       " and had no value before it; assign it before the "
-                       "bl::if_ or in both branches");
+                       "bl::if_ at " +
+                           detail::where(loc) +
+                           " and had no value before it; assign it before the "
+                           "bl::if_ or in both branches");
       continue;
     }
     if (t->type() != e->type())

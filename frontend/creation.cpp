@@ -18,12 +18,14 @@ void check_axis(int axis, const char *what, const SourceLoc &loc) {
 
 void check_shape(const Shape &shape, const char *what, const SourceLoc &loc) {
   if (shape.empty() || shape.size() > ir::kMaxRank)
-    user_error(loc, std::string(what) + ": a block has 1 to 3 dimensions, got " +
+    user_error(loc, std::string(what) +
+                        ": a block has 1 to 3 dimensions, got " +
                         detail::shape_str(shape));
   for (int64_t d : shape)
     if (!ir::is_power_of_two(d))
-      user_error(loc, std::string(what) + ": every dimension of a block must be "
-                                          "a power of two, got " +
+      user_error(loc, std::string(what) +
+                          ": every dimension of a block must be "
+                          "a power of two, got " +
                           detail::shape_str(shape) +
                           "; round up and mask the extra elements");
 }
@@ -40,14 +42,16 @@ Tensor program_id(int axis, SourceLoc loc) {
 Tensor num_programs(int axis, SourceLoc loc) {
   check_axis(axis, "bl::num_programs", loc);
   auto &b = detail::TraceContext::current(loc).at(loc);
-  return Tensor(b.create_value(OpCode::NumPrograms, {}, Type::scalar(Scalar::I32),
+  return Tensor(b.create_value(OpCode::NumPrograms, {},
+                               Type::scalar(Scalar::I32),
                                {{"axis", int64_t{axis}}}));
 }
 
 Tensor arange(int64_t start, int64_t end, SourceLoc loc) {
   if (end <= start)
     user_error(loc, "bl::arange(" + std::to_string(start) + ", " +
-                        std::to_string(end) + "): end must be greater than start");
+                        std::to_string(end) +
+                        "): end must be greater than start");
   if (!ir::is_power_of_two(end - start))
     user_error(loc, "bl::arange(" + std::to_string(start) + ", " +
                         std::to_string(end) + "): the length " +
@@ -57,9 +61,9 @@ Tensor arange(int64_t start, int64_t end, SourceLoc loc) {
   if (start < INT32_MIN || end > int64_t{INT32_MAX} + 1)
     user_error(loc, "bl::arange: the range must fit in int32");
   auto &b = detail::TraceContext::current(loc).at(loc);
-  return Tensor(b.create_value(OpCode::Arange, {},
-                               Type::block(Type::scalar(Scalar::I32), {end - start}),
-                               {{"start", start}, {"end", end}}));
+  return Tensor(b.create_value(
+      OpCode::Arange, {}, Type::block(Type::scalar(Scalar::I32), {end - start}),
+      {{"start", start}, {"end", end}}));
 }
 
 Tensor full(const Shape &shape, Operand value, DType dtype) {
@@ -88,7 +92,8 @@ Tensor full_like(Operand x, Operand value) {
 
 Tensor scalar(Operand value, DType dtype) {
   if (value.is_value() && value.value()->type().is_block())
-    user_error(value.loc(), "bl::scalar needs a scalar, got " + value.describe());
+    user_error(value.loc(),
+               "bl::scalar needs a scalar, got " + value.describe());
   return Tensor(detail::as_dtype(value, dtype));
 }
 

@@ -37,7 +37,8 @@ half::half(float f) {
     // Subnormal (or zero) in half: scale into the integer grid of 2^-24 and
     // let the FPU round to nearest even.
     float scaled = float_of(magnitude) * 16777216.0f; // * 2^24
-    bits = static_cast<uint16_t>(sign | static_cast<uint32_t>(std::nearbyint(scaled)));
+    bits = static_cast<uint16_t>(sign |
+                                 static_cast<uint32_t>(std::nearbyint(scaled)));
     return;
   }
   // Normal: rebias the exponent and round the 13 dropped mantissa bits to
@@ -52,7 +53,8 @@ half::operator float() const {
   uint32_t exponent = (bits >> 10) & 0x1fu;
   uint32_t mantissa = bits & 0x3ffu;
   if (exponent == 0) // zero or subnormal: mantissa * 2^-24
-    return float_of(sign) + (sign ? -1.0f : 1.0f) * static_cast<float>(mantissa) * 0x1p-24f;
+    return float_of(sign) +
+           (sign ? -1.0f : 1.0f) * static_cast<float>(mantissa) * 0x1p-24f;
   if (exponent == 31)
     return float_of(sign | 0x7f800000u | (mantissa << 13));
   return float_of(sign | ((exponent + 127u - 15u) << 23) | (mantissa << 13));

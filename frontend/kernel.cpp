@@ -30,14 +30,22 @@ std::string argument_name(const std::string &kernel, size_t i,
 
 bool fits(int64_t v, DType t) {
   switch (t) {
-  case int1: return v == 0 || v == 1;
-  case int8: return v >= INT8_MIN && v <= INT8_MAX;
-  case int16: return v >= INT16_MIN && v <= INT16_MAX;
-  case int32: return v >= INT32_MIN && v <= INT32_MAX;
-  case uint8: return v >= 0 && v <= UINT8_MAX;
-  case uint16: return v >= 0 && v <= UINT16_MAX;
-  case uint32: return v >= 0 && v <= int64_t{UINT32_MAX};
-  default: return true;
+  case int1:
+    return v == 0 || v == 1;
+  case int8:
+    return v >= INT8_MIN && v <= INT8_MAX;
+  case int16:
+    return v >= INT16_MIN && v <= INT16_MAX;
+  case int32:
+    return v >= INT32_MIN && v <= INT32_MAX;
+  case uint8:
+    return v >= 0 && v <= UINT8_MAX;
+  case uint16:
+    return v >= 0 && v <= UINT16_MAX;
+  case uint32:
+    return v >= 0 && v <= int64_t{UINT32_MAX};
+  default:
+    return true;
   }
 }
 
@@ -75,21 +83,24 @@ void KernelBase::check_arguments(const std::vector<ArgValue> &args) const {
                     std::string(ir::scalar_name(p.dtype)) +
                     " (T*, std::span<T> or std::vector<T>), got " + a.cpp_type);
       if (a.dtype != p.dtype)
-        throw Error(who + ": expected " + std::string(ir::scalar_name(p.dtype)) +
-                    " elements, got " + a.cpp_type);
+        throw Error(who + ": expected " +
+                    std::string(ir::scalar_name(p.dtype)) + " elements, got " +
+                    a.cpp_type);
       break;
     case ParamInfo::Kind::Scalar:
     case ParamInfo::Kind::Constant: {
       if (a.kind == ArgValue::Kind::Pointer)
-        throw Error(who + ": expected a " + std::string(ir::scalar_name(p.dtype)) +
-                    " value, got " + a.cpp_type);
+        throw Error(who + ": expected a " +
+                    std::string(ir::scalar_name(p.dtype)) + " value, got " +
+                    a.cpp_type);
       bool want_int = ir::is_integer(p.dtype);
       if (want_int && a.kind == ArgValue::Kind::Float)
         throw Error(who + ": expected an integer, got the float " +
                     std::to_string(a.float_value));
       if (want_int && !fits(a.int_value, p.dtype))
         throw Error(who + ": the value " + std::to_string(a.int_value) +
-                    " does not fit in " + std::string(ir::scalar_name(p.dtype)));
+                    " does not fit in " +
+                    std::string(ir::scalar_name(p.dtype)));
       break;
     }
     }
@@ -154,12 +165,15 @@ KernelBase::compile(const std::vector<ArgValue> &args) {
       key += reinterpret_cast<uintptr_t>(a.pointer) % 16 == 0 ? "p16," : "p1,";
       break;
     case ParamInfo::Kind::Scalar:
-      key += (a.kind == ArgValue::Kind::Int && a.int_value % 16 == 0) ? "s16," : "s1,";
+      key += (a.kind == ArgValue::Kind::Int && a.int_value % 16 == 0) ? "s16,"
+                                                                      : "s1,";
       break;
     case ParamInfo::Kind::Constant:
       // Floats by their bits: two constants that print alike may differ.
       key += a.kind == ArgValue::Kind::Float
-                 ? "f" + std::to_string(std::bit_cast<uint64_t>(a.float_value)) + ","
+                 ? "f" +
+                       std::to_string(std::bit_cast<uint64_t>(a.float_value)) +
+                       ","
                  : "c" + std::to_string(a.int_value) + ",";
       break;
     }
@@ -192,7 +206,8 @@ void KernelBase::launch(const Grid &grid, const std::vector<ArgValue> &args,
                   std::to_string(axis) + " is negative (" +
                   std::to_string(grid[axis]) + ")");
   if (options.num_warps <= 0 || (options.num_warps & (options.num_warps - 1)))
-    throw Error("kernel '" + name_ + "': num_warps must be a power of two, got " +
+    throw Error("kernel '" + name_ +
+                "': num_warps must be a power of two, got " +
                 std::to_string(options.num_warps));
   const Compiled &compiled = compile(args);
   std::vector<KernelArg> runtime_args;

@@ -12,19 +12,26 @@ namespace {
 
 const char *cache_name(Cache c) {
   switch (c) {
-  case Cache::Default: return "";
-  case Cache::CacheAll: return "ca";
-  case Cache::CacheGlobal: return "cg";
-  case Cache::Streaming: return "cs";
+  case Cache::Default:
+    return "";
+  case Cache::CacheAll:
+    return "ca";
+  case Cache::CacheGlobal:
+    return "cg";
+  case Cache::Streaming:
+    return "cs";
   }
   return "";
 }
 
 const char *eviction_name(Eviction e) {
   switch (e) {
-  case Eviction::Default: return "";
-  case Eviction::EvictFirst: return "evict_first";
-  case Eviction::EvictLast: return "evict_last";
+  case Eviction::Default:
+    return "";
+  case Eviction::EvictFirst:
+    return "evict_first";
+  case Eviction::EvictLast:
+    return "evict_last";
   }
   return "";
 }
@@ -47,14 +54,17 @@ const Type &pointer_type(const Operand &ptr, const char *what) {
 
 void check_mask(const Operand &mask, const char *what) {
   if (detail::natural_dtype(mask) != Scalar::I1)
-    user_error(mask.loc(), std::string(what) + ": the mask must be boolean (i1), got " +
-                               mask.describe() + "; build it with a comparison such as offsets < n");
+    user_error(mask.loc(),
+               std::string(what) + ": the mask must be boolean (i1), got " +
+                   mask.describe() +
+                   "; build it with a comparison such as offsets < n");
 }
 
 /// The shape an access has: the pointer's, which the mask (and the value
 /// or `other`) must broadcast to. A mask larger than the pointer block would
 /// silently duplicate accesses, so it is an error, as it is in Triton.
-Shape access_shape(const Operand &ptr, const std::vector<const Operand *> &others,
+Shape access_shape(const Operand &ptr,
+                   const std::vector<const Operand *> &others,
                    const char *what) {
   Shape shape = ptr.value()->type().shape();
   for (const Operand *o : others) {
@@ -85,8 +95,8 @@ Tensor load_impl(const Operand &ptr, const Operand *mask, const Operand *other,
   Shape shape = access_shape(ptr, extra, "bl::load");
   std::vector<ir::Value *> operands{ptr.value()};
   if (mask)
-    operands.push_back(detail::broadcast_value(detail::as_dtype(*mask, Scalar::I1),
-                                               shape, ptr.loc()));
+    operands.push_back(detail::broadcast_value(
+        detail::as_dtype(*mask, Scalar::I1), shape, ptr.loc()));
   if (other)
     operands.push_back(detail::broadcast_value(
         detail::as_dtype(*other, pt.pointee()), shape, ptr.loc()));
@@ -112,11 +122,12 @@ void store_impl(const Operand &ptr, const Operand &value, const Operand *mask,
     extra.push_back(mask);
   Shape shape = access_shape(ptr, extra, "bl::store");
   std::vector<ir::Value *> operands{
-      ptr.value(), detail::broadcast_value(detail::as_dtype(value, pt.pointee()),
-                                           shape, ptr.loc())};
+      ptr.value(),
+      detail::broadcast_value(detail::as_dtype(value, pt.pointee()), shape,
+                              ptr.loc())};
   if (mask)
-    operands.push_back(detail::broadcast_value(detail::as_dtype(*mask, Scalar::I1),
-                                               shape, ptr.loc()));
+    operands.push_back(detail::broadcast_value(
+        detail::as_dtype(*mask, Scalar::I1), shape, ptr.loc()));
   ir::Attributes attrs;
   add_hints(attrs, options.cache, options.eviction);
   auto &b = detail::TraceContext::current(ptr.loc()).at(ptr.loc());

@@ -137,8 +137,8 @@ ir::Value *broadcast_value(ir::Value *v, const Shape &shape,
     return b.splat(v, shape);
   Shape from = t.shape();
   if (from.size() > shape.size())
-    user_error(loc, "cannot broadcast " + t.str() + " to the lower-rank shape " +
-                        shape_str(shape));
+    user_error(loc, "cannot broadcast " + t.str() +
+                        " to the lower-rank shape " + shape_str(shape));
   if (from.size() < shape.size()) {
     Shape padded(shape.size() - from.size(), 1);
     padded.insert(padded.end(), from.begin(), from.end());
@@ -151,7 +151,8 @@ ir::Value *broadcast_value(ir::Value *v, const Shape &shape,
                           shape_str(shape));
   if (from == shape)
     return v;
-  return b.create_value(ir::OpCode::Broadcast, {v}, v->type().with_shape(shape));
+  return b.create_value(ir::OpCode::Broadcast, {v},
+                        v->type().with_shape(shape));
 }
 
 std::vector<ir::Value *> unify(const std::vector<const Operand *> &operands,

@@ -65,14 +65,30 @@ Tensor Tensor::to(DType dtype, std::source_location loc) const {
   return cast(Operand(*this, loc), dtype);
 }
 
-Tensor &Tensor::operator+=(const Operand &rhs) { return *this = Operand(*this, rhs.loc()) + rhs; }
-Tensor &Tensor::operator-=(const Operand &rhs) { return *this = Operand(*this, rhs.loc()) - rhs; }
-Tensor &Tensor::operator*=(const Operand &rhs) { return *this = Operand(*this, rhs.loc()) * rhs; }
-Tensor &Tensor::operator/=(const Operand &rhs) { return *this = Operand(*this, rhs.loc()) / rhs; }
-Tensor &Tensor::operator%=(const Operand &rhs) { return *this = Operand(*this, rhs.loc()) % rhs; }
-Tensor &Tensor::operator&=(const Operand &rhs) { return *this = Operand(*this, rhs.loc()) & rhs; }
-Tensor &Tensor::operator|=(const Operand &rhs) { return *this = Operand(*this, rhs.loc()) | rhs; }
-Tensor &Tensor::operator^=(const Operand &rhs) { return *this = Operand(*this, rhs.loc()) ^ rhs; }
+Tensor &Tensor::operator+=(const Operand &rhs) {
+  return *this = Operand(*this, rhs.loc()) + rhs;
+}
+Tensor &Tensor::operator-=(const Operand &rhs) {
+  return *this = Operand(*this, rhs.loc()) - rhs;
+}
+Tensor &Tensor::operator*=(const Operand &rhs) {
+  return *this = Operand(*this, rhs.loc()) * rhs;
+}
+Tensor &Tensor::operator/=(const Operand &rhs) {
+  return *this = Operand(*this, rhs.loc()) / rhs;
+}
+Tensor &Tensor::operator%=(const Operand &rhs) {
+  return *this = Operand(*this, rhs.loc()) % rhs;
+}
+Tensor &Tensor::operator&=(const Operand &rhs) {
+  return *this = Operand(*this, rhs.loc()) & rhs;
+}
+Tensor &Tensor::operator|=(const Operand &rhs) {
+  return *this = Operand(*this, rhs.loc()) | rhs;
+}
+Tensor &Tensor::operator^=(const Operand &rhs) {
+  return *this = Operand(*this, rhs.loc()) ^ rhs;
+}
 
 Operand::Operand(const Tensor &t, std::source_location loc)
     : kind_(Kind::Value), value_(t.value(loc)), loc_(loc) {
@@ -93,7 +109,8 @@ std::string Operand::describe() const {
   case Kind::Value:
     return value_->type().str();
   case Kind::Int:
-    return is_bool_ ? std::string("bool constant") : "integer constant " + std::to_string(int_);
+    return is_bool_ ? std::string("bool constant")
+                    : "integer constant " + std::to_string(int_);
   case Kind::Float:
     return "float constant " + std::to_string(float_);
   }

@@ -9,9 +9,8 @@ Operation *Builder::create(OpCode code, std::vector<Value *> operands,
                            Attributes attributes) {
   if (!block_)
     throw Error("internal: Builder has no insertion point");
-  auto op = std::make_unique<Operation>(code, std::move(operands),
-                                        result_types, std::move(attributes),
-                                        loc_);
+  auto op = std::make_unique<Operation>(code, std::move(operands), result_types,
+                                        std::move(attributes), loc_);
   Operation *raw = op.get();
   block_->insert(point_, std::move(op));
   return raw;

@@ -67,7 +67,8 @@ Operation::ints_attr(const std::string &name) const {
 std::string Operation::string_attr_or(const std::string &name,
                                       const std::string &fallback) const {
   auto it = attributes_.find(name);
-  if (it == attributes_.end() || !std::holds_alternative<std::string>(it->second))
+  if (it == attributes_.end() ||
+      !std::holds_alternative<std::string>(it->second))
     return fallback;
   return std::get<std::string>(it->second);
 }
@@ -141,7 +142,7 @@ std::unique_ptr<Operation> Block::remove(Operation *op) {
 }
 
 bool Block::is_nested_in(const Block *other) const {
-  for (const Block *b = this; b; ) {
+  for (const Block *b = this; b;) {
     if (b == other)
       return true;
     Operation *p = b->parent_op();

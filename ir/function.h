@@ -23,7 +23,8 @@ class Block;
 class Operation;
 
 /// An attribute value: an integer, a float, a string, or a list of integers.
-using Attribute = std::variant<int64_t, double, std::string, std::vector<int64_t>>;
+using Attribute =
+    std::variant<int64_t, double, std::string, std::vector<int64_t>>;
 /// Attributes by name; std::map keeps the printed order deterministic.
 using Attributes = std::map<std::string, Attribute>;
 
@@ -166,7 +167,7 @@ private:
 /// key): a pointer known to be 16-byte aligned, an integer known to be
 /// divisible by 16. They seed the axis-info analysis.
 struct ArgumentInfo {
-  std::string name;       // for messages and the printer; may be empty
+  std::string name;         // for messages and the printer; may be empty
   int64_t divisibility = 1; // pointers: alignment in bytes; integers: divisor
 };
 

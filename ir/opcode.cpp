@@ -7,22 +7,28 @@ namespace blocc::ir {
 namespace {
 
 constexpr std::array<std::string_view, kNumOpCodes> kNames = {
-    "constant",     "program_id",     "num_programs", "arange",
-    "splat",        "broadcast",      "expand_dims",  "reshape",
-    "permute",      "join",           "split",        "cat",
-    "cast",         "bitcast",        "ptr_to_int",   "int_to_ptr",
-    "add",          "sub",            "mul",          "div",
-    "rem",          "and",            "or",           "xor",
-    "shl",          "shr",            "minimum",      "maximum",
-    "umulhi",       "cmp",            "addptr",       "neg",
-    "not",          "abs",            "exp",          "exp2",
-    "log",          "log2",           "sqrt",         "rsqrt",
-    "sin",          "cos",            "tanh",         "erf",
-    "floor",        "ceil",           "fma",          "select",
-    "load",         "store",          "atomic_rmw",   "atomic_cas",
-    "reduce",       "scan",           "dot",          "multiple_of",
-    "max_contiguous", "max_constancy", "print",       "assert",
-    "for",          "if",             "yield",        "return",
+    "constant",      "program_id",  "num_programs",
+    "arange",        "splat",       "broadcast",
+    "expand_dims",   "reshape",     "permute",
+    "join",          "split",       "cat",
+    "cast",          "bitcast",     "ptr_to_int",
+    "int_to_ptr",    "add",         "sub",
+    "mul",           "div",         "rem",
+    "and",           "or",          "xor",
+    "shl",           "shr",         "minimum",
+    "maximum",       "umulhi",      "cmp",
+    "addptr",        "neg",         "not",
+    "abs",           "exp",         "exp2",
+    "log",           "log2",        "sqrt",
+    "rsqrt",         "sin",         "cos",
+    "tanh",          "erf",         "floor",
+    "ceil",          "fma",         "select",
+    "load",          "store",       "atomic_rmw",
+    "atomic_cas",    "reduce",      "scan",
+    "dot",           "multiple_of", "max_contiguous",
+    "max_constancy", "print",       "assert",
+    "for",           "if",          "yield",
+    "return",
 };
 
 } // namespace
@@ -76,7 +82,9 @@ bool is_commutative(OpCode c) {
   }
 }
 
-bool is_terminator(OpCode c) { return c == OpCode::Yield || c == OpCode::Return; }
+bool is_terminator(OpCode c) {
+  return c == OpCode::Yield || c == OpCode::Return;
+}
 
 bool is_unary_math(OpCode c) { return c >= OpCode::Exp && c <= OpCode::Ceil; }
 

@@ -16,55 +16,73 @@ enum class OpCode : uint8_t {
   NumPrograms, // () {axis} -> i32
   Arange,      // () {start, end} -> tensor<(end-start) x i32>
   // --- shape --------------------------------------------------------------
-  Splat,       // (scalar) -> block of that scalar
-  Broadcast,   // (block) -> block; dims of size 1 stretch to the result's
-  ExpandDims,  // (block|scalar) {axis} -> rank + 1 with a 1 at axis
-  Reshape,     // (block) -> block of the same element count
-  Permute,     // (block) {order} -> result dim i = operand dim order[i]
-  Join,        // (a, b) -> shape of a + [2]
-  Split,       // (a) -> two results; a's last dim is 2
-  Cat,         // (a, b) {axis} -> concatenation along axis
+  Splat,      // (scalar) -> block of that scalar
+  Broadcast,  // (block) -> block; dims of size 1 stretch to the result's
+  ExpandDims, // (block|scalar) {axis} -> rank + 1 with a 1 at axis
+  Reshape,    // (block) -> block of the same element count
+  Permute,    // (block) {order} -> result dim i = operand dim order[i]
+  Join,       // (a, b) -> shape of a + [2]
+  Split,      // (a) -> two results; a's last dim is 2
+  Cat,        // (a, b) {axis} -> concatenation along axis
   // --- conversions --------------------------------------------------------
-  Cast,        // (x) -> same shape, other element type (numeric convert)
-  Bitcast,     // (x) -> same shape, element of the same bit width
-  PtrToInt,    // (ptr) -> i64
-  IntToPtr,    // (i64) -> ptr
+  Cast,     // (x) -> same shape, other element type (numeric convert)
+  Bitcast,  // (x) -> same shape, element of the same bit width
+  PtrToInt, // (ptr) -> i64
+  IntToPtr, // (i64) -> ptr
   // --- elementwise arithmetic: operands and result share one type --------
-  Add, Sub, Mul,
-  Div,         // floats: IEEE division; integers: truncating, by signedness
-  Rem,         // floats: fmod; integers: sign of the dividend
-  And, Or, Xor,
+  Add,
+  Sub,
+  Mul,
+  Div, // floats: IEEE division; integers: truncating, by signedness
+  Rem, // floats: fmod; integers: sign of the dividend
+  And,
+  Or,
+  Xor,
   Shl,
-  Shr,         // arithmetic for signed, logical for unsigned element types
-  Minimum, Maximum, // floats: a NaN operand yields the other operand
-  Umulhi,      // high half of the full integer product (unsigned)
-  Cmp,         // (a, b) {predicate: eq|ne|lt|le|gt|ge} -> i1 of that shape
-  AddPtr,      // (ptr, integer offset in elements) -> ptr
-  Neg, Not, Abs,
-  Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Sin, Cos, Tanh, Erf, Floor, Ceil,
-  Fma,         // (a, b, c) -> a * b + c, rounded once
-  Select,      // (cond i1, a, b) -> cond ? a : b
+  Shr, // arithmetic for signed, logical for unsigned element types
+  Minimum,
+  Maximum, // floats: a NaN operand yields the other operand
+  Umulhi,  // high half of the full integer product (unsigned)
+  Cmp,     // (a, b) {predicate: eq|ne|lt|le|gt|ge} -> i1 of that shape
+  AddPtr,  // (ptr, integer offset in elements) -> ptr
+  Neg,
+  Not,
+  Abs,
+  Exp,
+  Exp2,
+  Log,
+  Log2,
+  Sqrt,
+  Rsqrt,
+  Sin,
+  Cos,
+  Tanh,
+  Erf,
+  Floor,
+  Ceil,
+  Fma,    // (a, b, c) -> a * b + c, rounded once
+  Select, // (cond i1, a, b) -> cond ? a : b
   // --- memory -------------------------------------------------------------
-  Load,        // (ptr [, mask [, other]]) {cache, eviction, volatile}
-  Store,       // (ptr, value [, mask]) {cache, eviction}
-  AtomicRmw,   // (ptr, value [, mask]) {kind, sem, scope} -> old value
-  AtomicCas,   // (ptr, compare, value) {sem, scope} -> old value
+  Load,      // (ptr [, mask [, other]]) {cache, eviction, volatile}
+  Store,     // (ptr, value [, mask]) {cache, eviction}
+  AtomicRmw, // (ptr, value [, mask]) {kind, sem, scope} -> old value
+  AtomicCas, // (ptr, compare, value) {sem, scope} -> old value
   // --- collective ---------------------------------------------------------
-  Reduce,      // (x1..xN) {axis} region(2N args) yields N -> N results
-  Scan,        // (x1..xN) {axis, reverse} region(2N args) yields N -> N
-  Dot,         // (a MxK, b KxN, acc MxN) {input_precision} -> MxN
+  Reduce, // (x1..xN) {axis} region(2N args) yields N -> N results
+  Scan,   // (x1..xN) {axis, reverse} region(2N args) yields N -> N
+  Dot,    // (a MxK, b KxN, acc MxN) {input_precision} -> MxN
   // --- hints: identity on the value, facts for the axis-info analysis ----
   MultipleOf,    // (x) {values: per-dim divisibility}
   MaxContiguous, // (x) {values: per-dim contiguity}
   MaxConstancy,  // (x) {values: per-dim constancy}
   // --- debug --------------------------------------------------------------
-  Print,       // (values...) {prefix, hex}
-  Assert,      // (cond) {message}
+  Print,  // (values...) {prefix, hex}
+  Assert, // (cond) {message}
   // --- structured control flow --------------------------------------------
-  For,         // (lb, ub, step, init...) region(iv, carried...) -> carried
-  If,          // (cond) then-region, else-region; each yields -> results
-  Yield,       // terminator of a region: the values it hands back
-  Return,      // terminator of the function body
+  For,    // (lb, ub, step, init...) region(iv, carried...) -> carried
+  If,     // (cond) then-region, else-region; each yields -> results
+  Yield,  // terminator of a region: the values it hands back
+  Return, // terminator of the function body
 };
 
 constexpr int kNumOpCodes = static_cast<int>(OpCode::Return) + 1;

@@ -24,7 +24,7 @@ void cse(Function &f);
 void dce(Function &f);
 
 struct PassInfo {
-  std::string name;        // as named on blocc-opt's command line
+  std::string name; // as named on blocc-opt's command line
   std::string description;
   void (*run)(Function &);
 };

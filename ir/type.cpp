@@ -54,7 +54,8 @@ Type::Type(Scalar element, Scalar pointee, int address_space,
            const std::vector<int64_t> &shape)
     : valid_(true), element_(element),
       pointee_(element == Scalar::Ptr ? pointee : Scalar::I8),
-      address_space_(static_cast<uint8_t>(element == Scalar::Ptr ? address_space : 0)),
+      address_space_(
+          static_cast<uint8_t>(element == Scalar::Ptr ? address_space : 0)),
       rank_(static_cast<uint8_t>(shape.size())) {
   if (address_space < 0 || address_space > 255)
     throw Error("pointer address spaces are 0 to 255, got " +
@@ -71,9 +72,7 @@ Type Type::block(Type element, const std::vector<int64_t> &shape) {
               shape);
 }
 
-Type Type::with_element(Type element) const {
-  return block(element, shape());
-}
+Type Type::with_element(Type element) const { return block(element, shape()); }
 
 int64_t Type::num_elements() const {
   int64_t n = 1;

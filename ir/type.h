@@ -33,11 +33,11 @@ enum class Scalar : uint8_t {
 std::string_view scalar_name(Scalar s);
 std::optional<Scalar> scalar_from_name(std::string_view name);
 int scalar_bits(Scalar s);
-bool is_float(Scalar s);      // f16, bf16, f32, f64 and the fp8 formats
+bool is_float(Scalar s); // f16, bf16, f32, f64 and the fp8 formats
 bool is_fp8(Scalar s);
-bool is_integer(Scalar s);    // i1 .. u64
-bool is_signed(Scalar s);     // i8 .. i64 (i1 counts as unsigned)
-bool is_unsigned(Scalar s);   // i1, u8 .. u64
+bool is_integer(Scalar s);  // i1 .. u64
+bool is_signed(Scalar s);   // i8 .. i64 (i1 counts as unsigned)
+bool is_unsigned(Scalar s); // i1, u8 .. u64
 
 constexpr int kMaxRank = 3;
 
@@ -69,13 +69,13 @@ public:
   bool is_block() const { return rank_ > 0; }
   bool is_pointer() const { return element_ == Scalar::Ptr; }
   bool is_float() const { return !is_pointer() && ir::is_float(element_); }
-  bool is_integer() const {
-    return !is_pointer() && ir::is_integer(element_);
-  }
+  bool is_integer() const { return !is_pointer() && ir::is_integer(element_); }
   bool is_bool() const { return element_ == Scalar::I1; }
 
   /// The type of one element (rank 0), pointer or scalar.
-  Type element_type() const { return Type(element_, pointee_, address_space_, {}); }
+  Type element_type() const {
+    return Type(element_, pointee_, address_space_, {});
+  }
   /// Same shape, another element type (rank-0 `element`).
   Type with_element(Type element) const;
   Type with_shape(const std::vector<int64_t> &shape) const {

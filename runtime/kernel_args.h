@@ -18,12 +18,15 @@ struct Grid {
   // A template so that `kernel[{n}]` accepts any integer type without a
   // narrowing error from the braces.
   template <typename X, typename Y = int64_t, typename Z = int64_t>
-    requires std::is_integral_v<X> && std::is_integral_v<Y> && std::is_integral_v<Z>
-  Grid(X x_, Y y_ = 1, Z z_ = 1)
+  requires std::is_integral_v<X> && std::is_integral_v<Y> &&
+      std::is_integral_v<Z>
+      Grid(X x_, Y y_ = 1, Z z_ = 1)
       : x(static_cast<int64_t>(x_)), y(static_cast<int64_t>(y_)),
         z(static_cast<int64_t>(z_)) {}
   int64_t count() const { return x * y * z; }
-  int64_t operator[](int axis) const { return axis == 0 ? x : axis == 1 ? y : z; }
+  int64_t operator[](int axis) const {
+    return axis == 0 ? x : axis == 1 ? y : z;
+  }
 };
 
 /// One runtime argument. A pointer carries the extent of the buffer it points
@@ -35,8 +38,8 @@ struct KernelArg {
   enum class Kind { Pointer, Int, Float } kind = Kind::Int;
   void *pointer = nullptr;
   size_t size_bytes = kUnknownSize;
-  int64_t int_value = 0;   // integers of any width, sign- or zero-extended
-  double float_value = 0;  // f16 .. f64 scalars
+  int64_t int_value = 0;  // integers of any width, sign- or zero-extended
+  double float_value = 0; // f16 .. f64 scalars
 
   static KernelArg of_pointer(void *p, size_t bytes = kUnknownSize) {
     KernelArg a;

@@ -55,9 +55,15 @@ private:
   bool body_done_ = false;
 };
 
-inline Range range(Operand ub) { return Range(Operand(0, ub.loc()), ub, Operand(1, ub.loc())); }
-inline Range range(Operand lb, Operand ub) { return Range(lb, ub, Operand(1, lb.loc())); }
-inline Range range(Operand lb, Operand ub, Operand step) { return Range(lb, ub, step); }
+inline Range range(Operand ub) {
+  return Range(Operand(0, ub.loc()), ub, Operand(1, ub.loc()));
+}
+inline Range range(Operand lb, Operand ub) {
+  return Range(lb, ub, Operand(1, lb.loc()));
+}
+inline Range range(Operand lb, Operand ub, Operand step) {
+  return Range(lb, ub, step);
+}
 
 /// The callable form: bl::for_range(lb, ub, step, [&](bl::Tensor i) { ... }).
 void for_range(Operand lb, Operand ub, Operand step,

@@ -47,20 +47,34 @@ struct bfloat16_t {
 /// The DType of a C++ element type (for Ptr<T> and scalar arguments).
 template <typename T> constexpr DType dtype_of() {
   using U = std::remove_cv_t<T>;
-  if constexpr (std::is_same_v<U, bool>) return int1;
-  else if constexpr (std::is_same_v<U, int8_t>) return int8;
-  else if constexpr (std::is_same_v<U, int16_t>) return int16;
-  else if constexpr (std::is_same_v<U, int32_t>) return int32;
-  else if constexpr (std::is_same_v<U, int64_t>) return int64;
-  else if constexpr (std::is_same_v<U, uint8_t>) return uint8;
-  else if constexpr (std::is_same_v<U, uint16_t>) return uint16;
-  else if constexpr (std::is_same_v<U, uint32_t>) return uint32;
-  else if constexpr (std::is_same_v<U, uint64_t>) return uint64;
-  else if constexpr (std::is_same_v<U, half>) return float16;
-  else if constexpr (std::is_same_v<U, bfloat16_t>) return bfloat16;
-  else if constexpr (std::is_same_v<U, float>) return float32;
-  else if constexpr (std::is_same_v<U, double>) return float64;
-  else static_assert(sizeof(U) == 0, "blocc: no DType for this C++ type");
+  if constexpr (std::is_same_v<U, bool>)
+    return int1;
+  else if constexpr (std::is_same_v<U, int8_t>)
+    return int8;
+  else if constexpr (std::is_same_v<U, int16_t>)
+    return int16;
+  else if constexpr (std::is_same_v<U, int32_t>)
+    return int32;
+  else if constexpr (std::is_same_v<U, int64_t>)
+    return int64;
+  else if constexpr (std::is_same_v<U, uint8_t>)
+    return uint8;
+  else if constexpr (std::is_same_v<U, uint16_t>)
+    return uint16;
+  else if constexpr (std::is_same_v<U, uint32_t>)
+    return uint32;
+  else if constexpr (std::is_same_v<U, uint64_t>)
+    return uint64;
+  else if constexpr (std::is_same_v<U, half>)
+    return float16;
+  else if constexpr (std::is_same_v<U, bfloat16_t>)
+    return bfloat16;
+  else if constexpr (std::is_same_v<U, float>)
+    return float32;
+  else if constexpr (std::is_same_v<U, double>)
+    return float64;
+  else
+    static_assert(sizeof(U) == 0, "blocc: no DType for this C++ type");
 }
 
 } // namespace blocc

@@ -52,21 +52,21 @@ struct ParamInfo {
 /// against the parameter it binds to.
 struct ArgValue {
   enum class Kind { Pointer, Int, Float } kind;
-  DType dtype = int32;          // pointers: the pointee; scalars: the C++ type
-  bool read_only = false;       // const T*, std::span<const T>, const vector
+  DType dtype = int32;    // pointers: the pointee; scalars: the C++ type
+  bool read_only = false; // const T*, std::span<const T>, const vector
   void *pointer = nullptr;
   size_t size_bytes = KernelArg::kUnknownSize;
   int64_t int_value = 0;
   double float_value = 0;
-  std::string cpp_type;         // for messages: "std::vector<float>"
+  std::string cpp_type; // for messages: "std::vector<float>"
 };
 
 template <typename T> std::string cpp_name() {
   return std::string(ir::scalar_name(dtype_of<T>()));
 }
 
-template <typename T> ArgValue pointer_arg(T *p, size_t count, bool read_only,
-                                           std::string what) {
+template <typename T>
+ArgValue pointer_arg(T *p, size_t count, bool read_only, std::string what) {
   ArgValue a;
   a.kind = ArgValue::Kind::Pointer;
   a.dtype = dtype_of<T>();
@@ -82,18 +82,19 @@ template <typename T> ArgValue to_arg(T *p) {
                      cpp_name<T>() + "*");
 }
 template <typename T> ArgValue to_arg(std::vector<T> &v) {
-  return pointer_arg(v.data(), v.size(), false, "std::vector<" + cpp_name<T>() + ">");
+  return pointer_arg(v.data(), v.size(), false,
+                     "std::vector<" + cpp_name<T>() + ">");
 }
 template <typename T> ArgValue to_arg(const std::vector<T> &v) {
-  return pointer_arg(v.data(), v.size(), true, "const std::vector<" + cpp_name<T>() + ">");
+  return pointer_arg(v.data(), v.size(), true,
+                     "const std::vector<" + cpp_name<T>() + ">");
 }
 template <typename T, size_t N> ArgValue to_arg(std::span<T, N> s) {
   return pointer_arg(s.data(), s.size(), std::is_const_v<T>,
                      "std::span<" + cpp_name<T>() + ">");
 }
 template <typename T>
-  requires std::is_arithmetic_v<T>
-ArgValue to_arg(T v) {
+requires std::is_arithmetic_v<T> ArgValue to_arg(T v) {
   ArgValue a;
   if constexpr (std::is_floating_point_v<T>) {
     a.kind = ArgValue::Kind::Float;
@@ -116,7 +117,9 @@ ArgValue to_arg(T v) {
 inline ArgValue to_arg(half h) { return to_arg(static_cast<float>(h)); }
 inline ArgValue to_arg(bfloat16_t h) { return to_arg(static_cast<float>(h)); }
 inline ArgValue to_arg(const ArgValue &a) { return a; }
-template <typename T> ArgValue to_arg(const Const<T> &c) { return to_arg(c.value()); }
+template <typename T> ArgValue to_arg(const Const<T> &c) {
+  return to_arg(c.value());
+}
 
 template <typename P> struct ParamTraits {
   static_assert(sizeof(P) == 0,
@@ -125,7 +128,8 @@ template <typename P> struct ParamTraits {
 };
 template <typename T> struct ParamTraits<Ptr<T>> {
   static ParamInfo info() {
-    return {ParamInfo::Kind::Pointer, dtype_of<T>(), "bl::Ptr<" + cpp_name<T>() + ">"};
+    return {ParamInfo::Kind::Pointer, dtype_of<T>(),
+            "bl::Ptr<" + cpp_name<T>() + ">"};
   }
 };
 template <typename T> struct ParamTraits<ScalarParam<T>> {
@@ -135,7 +139,8 @@ template <typename T> struct ParamTraits<ScalarParam<T>> {
 };
 template <typename T> struct ParamTraits<Const<T>> {
   static ParamInfo info() {
-    return {ParamInfo::Kind::Constant, dtype_of<T>(), "bl::Const<" + cpp_name<T>() + ">"};
+    return {ParamInfo::Kind::Constant, dtype_of<T>(),
+            "bl::Const<" + cpp_name<T>() + ">"};
   }
 };
 

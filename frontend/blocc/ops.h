@@ -72,10 +72,8 @@ Tensor fdiv(Operand a, Operand b);
 Tensor cdiv(Operand a, Operand b);
 /// Host-side ceil division, for grids.
 template <typename A, typename B>
-  requires std::is_integral_v<A> && std::is_integral_v<B>
-constexpr auto cdiv(A a, B b) {
-  return (a + b - 1) / b;
-}
+requires std::is_integral_v<A> && std::is_integral_v<B>
+constexpr auto cdiv(A a, B b) { return (a + b - 1) / b; }
 Tensor minimum(Operand a, Operand b);
 Tensor maximum(Operand a, Operand b);
 Tensor clamp(Operand x, Operand lo, Operand hi);
@@ -119,7 +117,12 @@ Tensor cat(Operand a, Operand b);
 /// reductions. (Kept out on purpose.)
 
 // ----------------------------------------------------------------- memory
-enum class Cache { Default, CacheAll /*ca*/, CacheGlobal /*cg*/, Streaming /*cs*/ };
+enum class Cache {
+  Default,
+  CacheAll /*ca*/,
+  CacheGlobal /*cg*/,
+  Streaming /*cs*/
+};
 enum class Eviction { Default, EvictFirst, EvictLast };
 
 struct LoadOptions {
@@ -151,14 +154,22 @@ struct AtomicOptions {
   MemorySemantic sem = MemorySemantic::AcqRel;
   MemoryScope scope = MemoryScope::Gpu;
 };
-Tensor atomic_add(Operand pointer, Operand value, std::optional<Operand> mask = {}, AtomicOptions = {});
-Tensor atomic_max(Operand pointer, Operand value, std::optional<Operand> mask = {}, AtomicOptions = {});
-Tensor atomic_min(Operand pointer, Operand value, std::optional<Operand> mask = {}, AtomicOptions = {});
-Tensor atomic_and(Operand pointer, Operand value, std::optional<Operand> mask = {}, AtomicOptions = {});
-Tensor atomic_or(Operand pointer, Operand value, std::optional<Operand> mask = {}, AtomicOptions = {});
-Tensor atomic_xor(Operand pointer, Operand value, std::optional<Operand> mask = {}, AtomicOptions = {});
-Tensor atomic_xchg(Operand pointer, Operand value, std::optional<Operand> mask = {}, AtomicOptions = {});
-Tensor atomic_cas(Operand pointer, Operand compare, Operand value, AtomicOptions = {});
+Tensor atomic_add(Operand pointer, Operand value,
+                  std::optional<Operand> mask = {}, AtomicOptions = {});
+Tensor atomic_max(Operand pointer, Operand value,
+                  std::optional<Operand> mask = {}, AtomicOptions = {});
+Tensor atomic_min(Operand pointer, Operand value,
+                  std::optional<Operand> mask = {}, AtomicOptions = {});
+Tensor atomic_and(Operand pointer, Operand value,
+                  std::optional<Operand> mask = {}, AtomicOptions = {});
+Tensor atomic_or(Operand pointer, Operand value,
+                 std::optional<Operand> mask = {}, AtomicOptions = {});
+Tensor atomic_xor(Operand pointer, Operand value,
+                  std::optional<Operand> mask = {}, AtomicOptions = {});
+Tensor atomic_xchg(Operand pointer, Operand value,
+                   std::optional<Operand> mask = {}, AtomicOptions = {});
+Tensor atomic_cas(Operand pointer, Operand compare, Operand value,
+                  AtomicOptions = {});
 
 // ------------------------------------------------------------- reductions
 /// A combine function for reduce/scan: takes two scalar Tensors (the
@@ -166,7 +177,8 @@ Tensor atomic_cas(Operand pointer, Operand compare, Operand value, AtomicOptions
 using Combine = std::function<Tensor(Tensor, Tensor)>;
 /// Several-operand combine (e.g. value and index): takes (lhs..., rhs...)
 /// and returns one Tensor per operand.
-using CombineN = std::function<std::vector<Tensor>(const std::vector<Tensor> &, const std::vector<Tensor> &)>;
+using CombineN = std::function<std::vector<Tensor>(
+    const std::vector<Tensor> &, const std::vector<Tensor> &)>;
 
 /// Reductions over `axis`; the axis disappears from the shape. With
 /// axis = std::nullopt the whole block is reduced to a scalar.
@@ -204,7 +216,8 @@ Tensor max_contiguous(Operand x, const std::vector<int64_t> &values);
 Tensor max_constancy(Operand x, const std::vector<int64_t> &values);
 
 // ------------------------------------------------------------------ debug
-void device_print(const std::string &prefix, const std::vector<Tensor> &values, bool hex = false, BLOCC_HERE);
+void device_print(const std::string &prefix, const std::vector<Tensor> &values,
+                  bool hex = false, BLOCC_HERE);
 void device_assert(Operand condition, const std::string &message);
 /// A trace-time check (tl.static_assert): fails the trace with `message`.
 void static_assert_(bool condition, const std::string &message, BLOCC_HERE);

@@ -30,7 +30,8 @@ public:
   ~Tensor();
 
   /// The bound value; throws blocc::Error (naming `loc`) when unbound.
-  ir::Value *value(std::source_location loc = std::source_location::current()) const;
+  ir::Value *
+  value(std::source_location loc = std::source_location::current()) const;
   bool bound() const { return value_ != nullptr; }
 
   ir::Type type() const;
@@ -41,7 +42,8 @@ public:
   int64_t numel() const { return type().num_elements(); }
 
   /// x.to(bl::float16): the value converted to another element type.
-  Tensor to(DType dtype, std::source_location loc = std::source_location::current()) const;
+  Tensor to(DType dtype,
+            std::source_location loc = std::source_location::current()) const;
 
   // Compound assignment rebinds this variable (loop-carried when inside a
   // bl::range body and declared outside it).
@@ -122,13 +124,13 @@ public:
   Operand(const Tensor &t,
           std::source_location loc = std::source_location::current());
   template <typename T>
-    requires std::is_integral_v<T>
+  requires std::is_integral_v<T>
   Operand(T v, std::source_location loc = std::source_location::current())
       : kind_(std::is_same_v<T, bool> ? Kind::Int : Kind::Int),
         int_(static_cast<int64_t>(v)), is_bool_(std::is_same_v<T, bool>),
         loc_(loc) {}
   template <typename T>
-    requires std::is_floating_point_v<T>
+  requires std::is_floating_point_v<T>
   Operand(T v, std::source_location loc = std::source_location::current())
       : kind_(Kind::Float), float_(static_cast<double>(v)), loc_(loc) {}
   template <typename T>

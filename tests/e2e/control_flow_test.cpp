@@ -17,40 +17,40 @@ constexpr int kBlock = 64;
 // ------------------------------------------------------------ Fibonacci
 // a, b = b, a + b on whole blocks, `steps` times (a runtime trip count).
 // `a = b` rebinds one carried variable to another's loop argument.
-auto fibonacci = bl::kernel("fibonacci", [](bl::Ptr<int32_t> a0, bl::Ptr<int32_t> b0,
-                                            bl::Ptr<int32_t> out_a,
-                                            bl::Ptr<int32_t> out_b, bl::i32 n,
-                                            bl::i32 steps, bl::Const<int> BLOCK) {
-  auto offs = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
-  auto mask = offs < n;
-  auto a = bl::load(a0 + offs, mask);
-  auto b = bl::load(b0 + offs, mask);
-  for ([[maybe_unused]] auto i : bl::range(0, steps)) {
-    auto next = a + b;
-    a = b;
-    b = next;
-  }
-  bl::store(out_a + offs, a, mask);
-  bl::store(out_b + offs, b, mask);
-});
+auto fibonacci =
+    bl::kernel("fibonacci", [](bl::Ptr<int32_t> a0, bl::Ptr<int32_t> b0,
+                               bl::Ptr<int32_t> out_a, bl::Ptr<int32_t> out_b,
+                               bl::i32 n, bl::i32 steps, bl::Const<int> BLOCK) {
+      auto offs = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
+      auto mask = offs < n;
+      auto a = bl::load(a0 + offs, mask);
+      auto b = bl::load(b0 + offs, mask);
+      for ([[maybe_unused]] auto i : bl::range(0, steps)) {
+        auto next = a + b;
+        a = b;
+        b = next;
+      }
+      bl::store(out_a + offs, a, mask);
+      bl::store(out_b + offs, b, mask);
+    });
 
 // A pure swap: both carried variables yield the other's loop argument.
-auto swap_loop = bl::kernel("swap_loop", [](bl::Ptr<int32_t> x, bl::Ptr<int32_t> y,
-                                            bl::Ptr<int32_t> out_x,
-                                            bl::Ptr<int32_t> out_y, bl::i32 n,
-                                            bl::i32 steps, bl::Const<int> BLOCK) {
-  auto offs = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
-  auto mask = offs < n;
-  auto a = bl::load(x + offs, mask);
-  auto b = bl::load(y + offs, mask);
-  for ([[maybe_unused]] auto i : bl::range(0, steps)) {
-    auto t = a;
-    a = b;
-    b = t;
-  }
-  bl::store(out_x + offs, a, mask);
-  bl::store(out_y + offs, b, mask);
-});
+auto swap_loop =
+    bl::kernel("swap_loop", [](bl::Ptr<int32_t> x, bl::Ptr<int32_t> y,
+                               bl::Ptr<int32_t> out_x, bl::Ptr<int32_t> out_y,
+                               bl::i32 n, bl::i32 steps, bl::Const<int> BLOCK) {
+      auto offs = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
+      auto mask = offs < n;
+      auto a = bl::load(x + offs, mask);
+      auto b = bl::load(y + offs, mask);
+      for ([[maybe_unused]] auto i : bl::range(0, steps)) {
+        auto t = a;
+        a = b;
+        b = t;
+      }
+      bl::store(out_x + offs, a, mask);
+      bl::store(out_y + offs, b, mask);
+    });
 
 struct FibCase {
   int n, steps;
@@ -60,7 +60,8 @@ class Fibonacci : public ::testing::TestWithParam<FibCase> {};
 
 TEST_P(Fibonacci, BlocksFollowTheRecurrence) {
   auto [n, steps] = GetParam();
-  auto a0 = random_ints<int32_t>(n, -100, 100), b0 = random_ints<int32_t>(n, -100, 100);
+  auto a0 = random_ints<int32_t>(n, -100, 100),
+       b0 = random_ints<int32_t>(n, -100, 100);
   std::vector<int32_t> out_a(n, INT32_MIN), out_b(n, INT32_MIN); // poison
   fibonacci[{bl::cdiv(n, kBlock)}](a0, b0, out_a, out_b, n, steps, kBlock);
   for (int i = 0; i < n; ++i) {
@@ -77,13 +78,14 @@ TEST_P(Fibonacci, BlocksFollowTheRecurrence) {
 
 // |F(21)| * 200 < 2^31: the recurrence stays exact in int32.
 INSTANTIATE_TEST_SUITE_P(Steps, Fibonacci,
-                         ::testing::Values(FibCase{1, 0}, FibCase{1, 1}, FibCase{7, 2},
-                                           FibCase{63, 5}, FibCase{65, 13},
-                                           FibCase{1000, 20}));
+                         ::testing::Values(FibCase{1, 0}, FibCase{1, 1},
+                                           FibCase{7, 2}, FibCase{63, 5},
+                                           FibCase{65, 13}, FibCase{1000, 20}));
 
 TEST(SwapLoop, OddTripCountsSwapEvenOnesDoNot) {
   const int n = 101;
-  auto x = random_ints<int32_t>(n, -1000, 1000), y = random_ints<int32_t>(n, -1000, 1000);
+  auto x = random_ints<int32_t>(n, -1000, 1000),
+       y = random_ints<int32_t>(n, -1000, 1000);
   for (int steps : {0, 1, 2, 7}) {
     std::vector<int32_t> ox(n, INT32_MIN), oy(n, INT32_MIN);
     swap_loop[{bl::cdiv(n, kBlock)}](x, y, ox, oy, n, steps, kBlock);
@@ -96,42 +98,46 @@ TEST(SwapLoop, OddTripCountsSwapEvenOnesDoNot) {
 // Column statistics of a rows x cols matrix: each program owns BLOCK
 // columns and walks the rows, carrying a pointer block, three accumulators
 // of different kinds and a scalar counter.
-auto column_stats = bl::kernel("column_stats", [](bl::Ptr<float> x, bl::Ptr<float> sums,
-                                                  bl::Ptr<float> maxima,
-                                                  bl::Ptr<float> weighted,
-                                                  bl::Ptr<int32_t> counts, bl::i32 rows,
-                                                  bl::i32 cols, bl::Const<int> BLOCK) {
-  auto pid = bl::program_id(0);
-  auto offs = pid * BLOCK + bl::arange(0, BLOCK);
-  auto mask = offs < cols;
-  auto ptrs = x + offs;
-  auto sum = bl::zeros({BLOCK}, bl::float32);
-  auto max = bl::full({BLOCK}, -INFINITY, bl::float32);
-  auto weighted_sum = bl::zeros({BLOCK}, bl::float32);
-  auto count = bl::scalar(0, bl::int32);
-  for (auto r : bl::range(0, rows)) {
-    auto v = bl::load(ptrs, mask);
-    sum += v;
-    max = bl::maximum(max, v);
-    weighted_sum += v * bl::cast(r, bl::float32);
-    count += 1;
-    ptrs += cols; // the next row
-  }
-  bl::store(sums + offs, sum, mask);
-  bl::store(maxima + offs, max, mask);
-  bl::store(weighted + offs, weighted_sum, mask);
-  bl::store(counts + pid, count);
-});
+auto column_stats =
+    bl::kernel("column_stats",
+               [](bl::Ptr<float> x, bl::Ptr<float> sums, bl::Ptr<float> maxima,
+                  bl::Ptr<float> weighted, bl::Ptr<int32_t> counts,
+                  bl::i32 rows, bl::i32 cols, bl::Const<int> BLOCK) {
+                 auto pid = bl::program_id(0);
+                 auto offs = pid * BLOCK + bl::arange(0, BLOCK);
+                 auto mask = offs < cols;
+                 auto ptrs = x + offs;
+                 auto sum = bl::zeros({BLOCK}, bl::float32);
+                 auto max = bl::full({BLOCK}, -INFINITY, bl::float32);
+                 auto weighted_sum = bl::zeros({BLOCK}, bl::float32);
+                 auto count = bl::scalar(0, bl::int32);
+                 for (auto r : bl::range(0, rows)) {
+                   auto v = bl::load(ptrs, mask);
+                   sum += v;
+                   max = bl::maximum(max, v);
+                   weighted_sum += v * bl::cast(r, bl::float32);
+                   count += 1;
+                   ptrs += cols; // the next row
+                 }
+                 bl::store(sums + offs, sum, mask);
+                 bl::store(maxima + offs, max, mask);
+                 bl::store(weighted + offs, weighted_sum, mask);
+                 bl::store(counts + pid, count);
+               });
 
 TEST(CarriedValues, ColumnStatisticsOverRows) {
-  for (auto [rows, cols] : {std::pair{1, 1}, {3, 7}, {17, 64}, {31, 129}, {0, 5}}) {
+  for (auto [rows, cols] :
+       {std::pair{1, 1}, {3, 7}, {17, 64}, {31, 129}, {0, 5}}) {
     SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
     auto x = random_floats(size_t(rows) * cols);
     int programs = bl::cdiv(cols, kBlock);
-    auto sums = poisoned(cols), maxima = poisoned(cols), weighted = poisoned(cols);
+    auto sums = poisoned(cols), maxima = poisoned(cols),
+         weighted = poisoned(cols);
     std::vector<int32_t> counts(programs, -1);
-    column_stats[{programs}](x, sums, maxima, weighted, counts, rows, cols, kBlock);
-    std::vector<double> want_sum(cols, 0), want_max(cols, -INFINITY), want_w(cols, 0);
+    column_stats[{programs}](x, sums, maxima, weighted, counts, rows, cols,
+                             kBlock);
+    std::vector<double> want_sum(cols, 0), want_max(cols, -INFINITY),
+        want_w(cols, 0);
     std::vector<double> magnitude(cols, 0), weighted_magnitude(cols, 0);
     for (int r = 0; r < rows; ++r)
       for (int c = 0; c < cols; ++c) {
@@ -147,7 +153,8 @@ TEST(CarriedValues, ColumnStatisticsOverRows) {
       // most 2^-24 of the running magnitude.
       double eps = std::ldexp(1.0, -24) * (rows + 1);
       EXPECT_NEAR(sums[c], want_sum[c], eps * magnitude[c]) << "column " << c;
-      EXPECT_NEAR(weighted[c], want_w[c], 2 * eps * weighted_magnitude[c]) << "column " << c;
+      EXPECT_NEAR(weighted[c], want_w[c], 2 * eps * weighted_magnitude[c])
+          << "column " << c;
       EXPECT_EQ(maxima[c], want_max[c]) << "column " << c; // max is exact
     }
     for (int32_t count : counts)
@@ -159,26 +166,27 @@ TEST(CarriedValues, ColumnStatisticsOverRows) {
 // A triangular double loop whose inner trip count is the outer induction
 // variable, with one accumulator carried through both levels and one that
 // the outer body resets before each inner loop. Integers: exact.
-auto triangle = bl::kernel("triangle", [](bl::Ptr<int32_t> x, bl::Ptr<int32_t> out,
-                                          bl::Ptr<int32_t> inner_out, bl::i32 n,
-                                          bl::i32 outer, bl::Const<int> BLOCK) {
-  auto offs = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
-  auto mask = offs < n;
-  auto v = bl::load(x + offs, mask);
-  auto total = bl::zeros({BLOCK}, bl::int32);
-  auto last_inner = bl::zeros({BLOCK}, bl::int32);
-  for (auto i : bl::range(0, outer)) {
-    auto inner = bl::zeros({BLOCK}, bl::int32);
-    for (auto j : bl::range(0, i + 1)) {
-      inner += v * j + i;
-      total += 1;
-    }
-    total += inner * 2;
-    last_inner = inner;
-  }
-  bl::store(out + offs, total, mask);
-  bl::store(inner_out + offs, last_inner, mask);
-});
+auto triangle =
+    bl::kernel("triangle", [](bl::Ptr<int32_t> x, bl::Ptr<int32_t> out,
+                              bl::Ptr<int32_t> inner_out, bl::i32 n,
+                              bl::i32 outer, bl::Const<int> BLOCK) {
+      auto offs = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
+      auto mask = offs < n;
+      auto v = bl::load(x + offs, mask);
+      auto total = bl::zeros({BLOCK}, bl::int32);
+      auto last_inner = bl::zeros({BLOCK}, bl::int32);
+      for (auto i : bl::range(0, outer)) {
+        auto inner = bl::zeros({BLOCK}, bl::int32);
+        for (auto j : bl::range(0, i + 1)) {
+          inner += v * j + i;
+          total += 1;
+        }
+        total += inner * 2;
+        last_inner = inner;
+      }
+      bl::store(out + offs, total, mask);
+      bl::store(inner_out + offs, last_inner, mask);
+    });
 
 TEST(NestedLoops, TriangularTripCounts) {
   const int n = 77;
@@ -207,28 +215,30 @@ TEST(NestedLoops, TriangularTripCounts) {
 // Walks a long row in column blocks (layer norm's second pass, without the
 // statistics): stores inside the loop, a step that does not divide the
 // length, and a lower bound that is not zero.
-auto scale_columns = bl::kernel("scale_columns", [](bl::Ptr<float> x, bl::Ptr<float> out,
-                                                    bl::i32 start, bl::i32 n,
-                                                    bl::Const<int> BLOCK) {
-  for (auto off : bl::range(start, n, BLOCK)) {
-    auto cols = off + bl::arange(0, BLOCK);
-    auto mask = cols < n;
-    bl::store(out + cols, bl::load(x + cols, mask) * 3.0f, mask);
-  }
-});
+auto scale_columns = bl::kernel(
+    "scale_columns", [](bl::Ptr<float> x, bl::Ptr<float> out, bl::i32 start,
+                        bl::i32 n, bl::Const<int> BLOCK) {
+      for (auto off : bl::range(start, n, BLOCK)) {
+        auto cols = off + bl::arange(0, BLOCK);
+        auto mask = cols < n;
+        bl::store(out + cols, bl::load(x + cols, mask) * 3.0f, mask);
+      }
+    });
 
 TEST(LoopBodies, StoreEveryBlockOfARowOnce) {
-  for (auto [start, n] : {std::pair{0, 1}, {0, 63}, {0, 64}, {0, 65}, {5, 200}, {7, 7},
-                          {9, 3}}) {
+  for (auto [start, n] :
+       {std::pair{0, 1}, {0, 63}, {0, 64}, {0, 65}, {5, 200}, {7, 7}, {9, 3}}) {
     SCOPED_TRACE("start " + std::to_string(start) + ", n " + std::to_string(n));
     auto x = random_floats(std::max(n, 1));
     auto out = poisoned(x.size());
     scale_columns[{1}](x, out, start, n, kBlock);
     for (int i = 0; i < int(x.size()); ++i) {
       if (i < start || i >= n)
-        ASSERT_TRUE(std::isnan(out[i])) << "element " << i << " outside [start, n) written";
+        ASSERT_TRUE(std::isnan(out[i]))
+            << "element " << i << " outside [start, n) written";
       else
-        ASSERT_EQ(out[i], x[i] * 3.0f) << "element " << i; // one rounding, same as host
+        ASSERT_EQ(out[i], x[i] * 3.0f)
+            << "element " << i; // one rounding, same as host
     }
   }
 }
@@ -236,32 +246,33 @@ TEST(LoopBodies, StoreEveryBlockOfARowOnce) {
 // ------------------------------------------------------ zero-trip loops
 // A loop that runs zero times leaves every carried value as it was before
 // the loop and executes none of its stores.
-auto zero_trip = bl::kernel("zero_trip", [](bl::Ptr<float> x, bl::Ptr<float> out,
-                                            bl::Ptr<float> side, bl::i32 n,
-                                            bl::i32 lb, bl::i32 ub,
-                                            bl::Const<int> BLOCK) {
-  auto offs = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
-  auto mask = offs < n;
-  auto acc = bl::load(x + offs, mask);
-  auto k = bl::scalar(7, bl::int32);
-  for (auto i : bl::range(lb, ub, 2)) {
-    acc = acc * 2.0f + 1.0f;
-    k = k + i;
-    bl::store(side + offs, acc, mask);
-  }
-  bl::store(out + offs, acc + bl::cast(k, bl::float32), mask);
-});
+auto zero_trip = bl::kernel(
+    "zero_trip", [](bl::Ptr<float> x, bl::Ptr<float> out, bl::Ptr<float> side,
+                    bl::i32 n, bl::i32 lb, bl::i32 ub, bl::Const<int> BLOCK) {
+      auto offs = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
+      auto mask = offs < n;
+      auto acc = bl::load(x + offs, mask);
+      auto k = bl::scalar(7, bl::int32);
+      for (auto i : bl::range(lb, ub, 2)) {
+        acc = acc * 2.0f + 1.0f;
+        k = k + i;
+        bl::store(side + offs, acc, mask);
+      }
+      bl::store(out + offs, acc + bl::cast(k, bl::float32), mask);
+    });
 
 TEST(ZeroTrip, CarriedValuesKeepTheirInitialValues) {
   const int n = 45;
   auto x = random_floats(n);
   for (auto [lb, ub] : {std::pair{0, 0}, {5, 5}, {9, 3}, {-1, -4}}) {
-    SCOPED_TRACE("range(" + std::to_string(lb) + ", " + std::to_string(ub) + ", 2)");
+    SCOPED_TRACE("range(" + std::to_string(lb) + ", " + std::to_string(ub) +
+                 ", 2)");
     auto out = poisoned(n), side = poisoned(n);
     zero_trip[{1}](x, out, side, n, lb, ub, kBlock);
     for (int i = 0; i < n; ++i) {
       ASSERT_EQ(out[i], x[i] + 7.0f) << "element " << i;
-      ASSERT_TRUE(std::isnan(side[i])) << "the body's store ran at element " << i;
+      ASSERT_TRUE(std::isnan(side[i]))
+          << "the body's store ran at element " << i;
     }
   }
 }
@@ -270,7 +281,8 @@ TEST(ZeroTrip, OneAndSeveralTripsForContrast) {
   const int n = 45;
   auto x = random_floats(n);
   for (auto [lb, ub] : {std::pair{0, 1}, {3, 10}, {-4, 1}}) {
-    SCOPED_TRACE("range(" + std::to_string(lb) + ", " + std::to_string(ub) + ", 2)");
+    SCOPED_TRACE("range(" + std::to_string(lb) + ", " + std::to_string(ub) +
+                 ", 2)");
     auto out = poisoned(n), side = poisoned(n);
     zero_trip[{1}](x, out, side, n, lb, ub, kBlock);
     for (int e = 0; e < n; ++e) {
@@ -290,39 +302,42 @@ TEST(ZeroTrip, OneAndSeveralTripsForContrast) {
 // Branches on a runtime scalar argument, on a scalar loaded from memory, and
 // on the induction variable inside a loop; carried blocks and scalars, an
 // if_ without else, and an if_ nested in an if_.
-auto branches = bl::kernel("branches", [](bl::Ptr<float> x, bl::Ptr<float> flags,
-                                          bl::Ptr<float> out, bl::Ptr<int32_t> taken,
-                                          bl::i32 n, bl::i32 mode, bl::i32 steps,
-                                          bl::Const<int> BLOCK) {
-  auto pid = bl::program_id(0);
-  auto offs = pid * BLOCK + bl::arange(0, BLOCK);
-  auto mask = offs < n;
-  auto y = bl::load(x + offs, mask);
-  auto count = bl::scalar(0, bl::int32);
-  bl::if_(
-      mode == 1,
-      [&] {
-        y = y * 2.0f;
-        count += 1;
-      },
-      [&] {
-        y = y - 1.0f;
-        bl::if_(mode == 2, [&] { count += 10; }); // nested, no else
+auto branches = bl::kernel(
+    "branches", [](bl::Ptr<float> x, bl::Ptr<float> flags, bl::Ptr<float> out,
+                   bl::Ptr<int32_t> taken, bl::i32 n, bl::i32 mode,
+                   bl::i32 steps, bl::Const<int> BLOCK) {
+      auto pid = bl::program_id(0);
+      auto offs = pid * BLOCK + bl::arange(0, BLOCK);
+      auto mask = offs < n;
+      auto y = bl::load(x + offs, mask);
+      auto count = bl::scalar(0, bl::int32);
+      bl::if_(
+          mode == 1,
+          [&] {
+            y = y * 2.0f;
+            count += 1;
+          },
+          [&] {
+            y = y - 1.0f;
+            bl::if_(mode == 2, [&] { count += 10; }); // nested, no else
+          });
+      // A per-program flag read from memory decides the next step.
+      auto flag = bl::load(flags + pid);
+      bl::if_(flag > 0.5f, [&] {
+        y = -y;
+        count += 100;
       });
-  // A per-program flag read from memory decides the next step.
-  auto flag = bl::load(flags + pid);
-  bl::if_(flag > 0.5f, [&] { y = -y; count += 100; });
-  for (auto i : bl::range(0, steps)) {
-    bl::if_(
-        i % 3 == 0, [&] { y = y + 1.0f; },
-        [&] {
-          y = y * 0.5f;
-          count += 1000;
-        });
-  }
-  bl::store(out + offs, y, mask);
-  bl::store(taken + pid, count);
-});
+      for (auto i : bl::range(0, steps)) {
+        bl::if_(
+            i % 3 == 0, [&] { y = y + 1.0f; },
+            [&] {
+              y = y * 0.5f;
+              count += 1000;
+            });
+      }
+      bl::store(out + offs, y, mask);
+      bl::store(taken + pid, count);
+    });
 
 TEST(RuntimeBranches, FollowTheirConditions) {
   const int n = 150; // three programs, the last one partial
@@ -330,7 +345,8 @@ TEST(RuntimeBranches, FollowTheirConditions) {
   auto x = random_floats(n);
   for (int mode : {0, 1, 2}) {
     for (int steps : {0, 1, 5}) {
-      SCOPED_TRACE("mode " + std::to_string(mode) + ", steps " + std::to_string(steps));
+      SCOPED_TRACE("mode " + std::to_string(mode) + ", steps " +
+                   std::to_string(steps));
       auto flags = random_floats(programs, 0, 1);
       flags[0] = 0.9f; // at least one program of each kind
       flags[1] = 0.1f;
@@ -374,31 +390,32 @@ TEST(RuntimeBranches, FollowTheirConditions) {
 // --------------------------------------------- range-for and for_range
 // Horner's rule p(x) = sum_i c_i x^(degree - i) with coefficients loaded as
 // scalars inside the loop, written both ways; both must give the same.
-auto horner_range = bl::kernel("horner_range", [](bl::Ptr<float> x, bl::Ptr<float> coef,
-                                                  bl::Ptr<float> out, bl::i32 n,
-                                                  bl::i32 terms, bl::Const<int> BLOCK) {
-  auto offs = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
-  auto mask = offs < n;
-  auto v = bl::load(x + offs, mask);
-  auto acc = bl::zeros({BLOCK}, bl::float32);
-  for (auto i : bl::range(terms)) {
-    acc = acc * v + bl::load(coef + i);
-  }
-  bl::store(out + offs, acc, mask);
-});
+auto horner_range =
+    bl::kernel("horner_range",
+               [](bl::Ptr<float> x, bl::Ptr<float> coef, bl::Ptr<float> out,
+                  bl::i32 n, bl::i32 terms, bl::Const<int> BLOCK) {
+                 auto offs = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
+                 auto mask = offs < n;
+                 auto v = bl::load(x + offs, mask);
+                 auto acc = bl::zeros({BLOCK}, bl::float32);
+                 for (auto i : bl::range(terms)) {
+                   acc = acc * v + bl::load(coef + i);
+                 }
+                 bl::store(out + offs, acc, mask);
+               });
 
-auto horner_callable = bl::kernel("horner_callable", [](bl::Ptr<float> x,
-                                                        bl::Ptr<float> coef,
-                                                        bl::Ptr<float> out, bl::i32 n,
-                                                        bl::i32 terms,
-                                                        bl::Const<int> BLOCK) {
-  auto offs = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
-  auto mask = offs < n;
-  auto v = bl::load(x + offs, mask);
-  auto acc = bl::zeros({BLOCK}, bl::float32);
-  bl::for_range(0, terms, 1, [&](bl::Tensor i) { acc = acc * v + bl::load(coef + i); });
-  bl::store(out + offs, acc, mask);
-});
+auto horner_callable =
+    bl::kernel("horner_callable", [](bl::Ptr<float> x, bl::Ptr<float> coef,
+                                     bl::Ptr<float> out, bl::i32 n,
+                                     bl::i32 terms, bl::Const<int> BLOCK) {
+      auto offs = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
+      auto mask = offs < n;
+      auto v = bl::load(x + offs, mask);
+      auto acc = bl::zeros({BLOCK}, bl::float32);
+      bl::for_range(0, terms, 1,
+                    [&](bl::Tensor i) { acc = acc * v + bl::load(coef + i); });
+      bl::store(out + offs, acc, mask);
+    });
 
 TEST(LoopForms, RangeForAndForRangeAgree) {
   const int n = 203;
@@ -419,7 +436,8 @@ TEST(LoopForms, RangeForAndForRangeAgree) {
       want[e] = acc;
       // Horner in f32: two roundings per step, each at most 2^-24 of the
       // running magnitude, and |x| <= 1 keeps them from growing.
-      EXPECT_NEAR(a[e], acc, 2 * terms * std::ldexp(1.0, -24) * bound) << "element " << e;
+      EXPECT_NEAR(a[e], acc, 2 * terms * std::ldexp(1.0, -24) * bound)
+          << "element " << e;
     }
     for (int e = 0; e < n; ++e)
       ASSERT_EQ(std::bit_cast<uint32_t>(a[e]), std::bit_cast<uint32_t>(b[e]))
@@ -429,18 +447,17 @@ TEST(LoopForms, RangeForAndForRangeAgree) {
 
 // A plain C++ loop is unrolled at trace time (tl.static_range) and can be
 // mixed with a traced one.
-auto static_and_traced = bl::kernel("static_and_traced", [](bl::Ptr<int32_t> out,
-                                                            bl::i32 steps,
-                                                            bl::Const<int> BLOCK,
-                                                            bl::Const<int> UNROLL) {
-  auto lanes = bl::arange(0, BLOCK);
-  auto acc = bl::zeros({BLOCK}, bl::int32);
-  for (auto i : bl::range(0, steps)) {
-    for (int u = 0; u < UNROLL; ++u) // traced UNROLL times
-      acc += lanes * u + i;
-  }
-  bl::store(out + lanes, acc);
-});
+auto static_and_traced = bl::kernel(
+    "static_and_traced", [](bl::Ptr<int32_t> out, bl::i32 steps,
+                            bl::Const<int> BLOCK, bl::Const<int> UNROLL) {
+      auto lanes = bl::arange(0, BLOCK);
+      auto acc = bl::zeros({BLOCK}, bl::int32);
+      for (auto i : bl::range(0, steps)) {
+        for (int u = 0; u < UNROLL; ++u) // traced UNROLL times
+          acc += lanes * u + i;
+      }
+      bl::store(out + lanes, acc);
+    });
 
 TEST(LoopForms, StaticLoopInsideATracedLoop) {
   for (int steps : {0, 3}) {
@@ -462,34 +479,35 @@ TEST(LoopForms, StaticLoopInsideATracedLoop) {
 // inside a bl::if_ inside the loop (each branch yields the other variable's
 // loop argument), and a variable rebound and then restored within one
 // iteration (it must stay loop-invariant).
-auto walkers = bl::kernel("walkers", [](bl::Ptr<int32_t> x, bl::Ptr<int64_t> out,
-                                        bl::i64 n, bl::i32 step, bl::Const<int> BLOCK) {
-  auto lanes = bl::arange(0, BLOCK);
-  auto p = x;                             // scalar pointer
-  auto total = bl::scalar(0, bl::int64);  // sum of x[0], x[step], ...
-  auto index_sum = bl::scalar(0, bl::int64);
-  auto left = lanes;
-  auto right = lanes * 100;
-  auto invariant = lanes + 7;
-  for (auto i : bl::range(0, n, step)) {
-    total += bl::load(p).to(bl::int64);
-    p += step;
-    index_sum += i;
-    bl::if_((i / step) % 2 == 0, [&] {
-      auto t = left;
-      left = right;
-      right = t;
+auto walkers =
+    bl::kernel("walkers", [](bl::Ptr<int32_t> x, bl::Ptr<int64_t> out,
+                             bl::i64 n, bl::i32 step, bl::Const<int> BLOCK) {
+      auto lanes = bl::arange(0, BLOCK);
+      auto p = x;                            // scalar pointer
+      auto total = bl::scalar(0, bl::int64); // sum of x[0], x[step], ...
+      auto index_sum = bl::scalar(0, bl::int64);
+      auto left = lanes;
+      auto right = lanes * 100;
+      auto invariant = lanes + 7;
+      for (auto i : bl::range(0, n, step)) {
+        total += bl::load(p).to(bl::int64);
+        p += step;
+        index_sum += i;
+        bl::if_((i / step) % 2 == 0, [&] {
+          auto t = left;
+          left = right;
+          right = t;
+        });
+        auto saved = invariant;
+        invariant = invariant * 3;
+        invariant = saved;
+      }
+      bl::store(out + 0, total);
+      bl::store(out + 1, index_sum);
+      bl::store(out + 2 + lanes, left.to(bl::int64));
+      bl::store(out + 2 + BLOCK + lanes, right.to(bl::int64));
+      bl::store(out + 2 + 2 * BLOCK + lanes, invariant.to(bl::int64));
     });
-    auto saved = invariant;
-    invariant = invariant * 3;
-    invariant = saved;
-  }
-  bl::store(out + 0, total);
-  bl::store(out + 1, index_sum);
-  bl::store(out + 2 + lanes, left.to(bl::int64));
-  bl::store(out + 2 + BLOCK + lanes, right.to(bl::int64));
-  bl::store(out + 2 + 2 * BLOCK + lanes, invariant.to(bl::int64));
-});
 
 TEST(CarriedValues, WideBoundsPointersAndSwapsInBranches) {
   const int block = 8;

@@ -18,15 +18,16 @@ using namespace blocc::testing;
 
 namespace {
 
-auto dropout = bl::kernel("dropout", [](bl::Ptr<float> x, bl::Ptr<float> out, bl::i32 n,
-                                        bl::f32 p, bl::i32 seed, bl::Const<int> BLOCK) {
-  auto pid = bl::program_id(0);
-  auto offsets = pid * BLOCK + bl::arange(0, BLOCK);
-  auto mask = offsets < n;
-  auto v = bl::load(x + offsets, mask);
-  auto keep = bl::rand(seed, offsets) > p;
-  bl::store(out + offsets, bl::where(keep, v / (1 - p), 0.0f), mask);
-});
+auto dropout =
+    bl::kernel("dropout", [](bl::Ptr<float> x, bl::Ptr<float> out, bl::i32 n,
+                             bl::f32 p, bl::i32 seed, bl::Const<int> BLOCK) {
+      auto pid = bl::program_id(0);
+      auto offsets = pid * BLOCK + bl::arange(0, BLOCK);
+      auto mask = offsets < n;
+      auto v = bl::load(x + offsets, mask);
+      auto keep = bl::rand(seed, offsets) > p;
+      bl::store(out + offsets, bl::where(keep, v / (1 - p), 0.0f), mask);
+    });
 
 // ------------------------------------------------- host Philox 4x32-10
 // Salmon et al., SC'11: ten rounds of two 32x32->64 multiplications on a
@@ -50,21 +51,25 @@ uint32_t host_philox_first_word(uint64_t key, uint32_t counter) {
 /// the uint32 word is folded to [0, 2^31) as a signed value (x < 0 ? -x - 1
 /// : x, i.e. ~x) and scaled in float32 by 4.6566127342e-10.
 float host_uniform(int32_t seed, int32_t offset) {
-  uint32_t word = host_philox_first_word(uint64_t(int64_t(seed)), uint32_t(offset));
+  uint32_t word =
+      host_philox_first_word(uint64_t(int64_t(seed)), uint32_t(offset));
   int32_t s = std::bit_cast<int32_t>(word);
   if (s < 0)
     s = ~s;
   return float(s) * 4.6566127342e-10f;
 }
 
-std::vector<float> run(const std::vector<float> &x, float p, int32_t seed, int block = 256) {
+std::vector<float> run(const std::vector<float> &x, float p, int32_t seed,
+                       int block = 256) {
   int n = int(x.size());
   auto out = poisoned(n);
   dropout[{bl::cdiv(n, block)}](x, out, n, p, seed, block);
   return out;
 }
 
-int32_t random_seed() { return random_ints<int32_t>(1, INT32_MIN, INT32_MAX)[0]; }
+int32_t random_seed() {
+  return random_ints<int32_t>(1, INT32_MIN, INT32_MAX)[0];
+}
 
 // Inputs bounded away from zero, so that "kept" and "dropped" cannot be
 // confused in the output.
@@ -98,7 +103,8 @@ TEST_P(Dropout, MaskMatchesHostPhiloxAndKeptValuesAreScaled) {
     }
     // 1 - p and the division each round once in f32: 2^-24 relative each.
     double want = double(x[i]) / (1.0 - double(p));
-    ASSERT_NEAR(out[i], want, 2.5e-7 * std::abs(want)) << "element " << i << " kept";
+    ASSERT_NEAR(out[i], want, 2.5e-7 * std::abs(want))
+        << "element " << i << " kept";
   }
 }
 
@@ -120,11 +126,11 @@ TEST_P(Dropout, SameSeedSameMaskOtherSeedOtherMask) {
   EXPECT_GT(differ, n * p * (1 - p)) << "seeds " << seed << " and " << other;
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, Dropout,
-                         ::testing::Values(DropoutCase{1, 0.5f}, DropoutCase{17, 0.3f},
-                                           DropoutCase{255, 0.1f}, DropoutCase{257, 0.0f},
-                                           DropoutCase{1031, 0.9f},
-                                           DropoutCase{30011, 0.2f}));
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, Dropout,
+    ::testing::Values(DropoutCase{1, 0.5f}, DropoutCase{17, 0.3f},
+                      DropoutCase{255, 0.1f}, DropoutCase{257, 0.0f},
+                      DropoutCase{1031, 0.9f}, DropoutCase{30011, 0.2f}));
 
 TEST(DropoutStatistics, KeptFractionIsNearOneMinusP) {
   for (auto [n, p] : {DropoutCase{100003, 0.5f}, DropoutCase{30011, 0.2f},
@@ -151,7 +157,8 @@ TEST(DropoutOffsets, MaskDependsOnTheOffsetNotOnTheBlocking) {
   int32_t seed = random_seed();
   auto a = run(x, 0.4f, seed, 64), b = run(x, 0.4f, seed, 1024);
   for (int i = 0; i < n; ++i)
-    ASSERT_EQ(std::bit_cast<uint32_t>(a[i]), std::bit_cast<uint32_t>(b[i])) << "element " << i;
+    ASSERT_EQ(std::bit_cast<uint32_t>(a[i]), std::bit_cast<uint32_t>(b[i]))
+        << "element " << i;
 }
 
 } // namespace

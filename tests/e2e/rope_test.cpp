@@ -16,31 +16,31 @@ using namespace blocc::testing;
 
 namespace {
 
-auto rope = bl::kernel("rope_fw_bw", [](bl::Ptr<float> q, bl::Ptr<float> cos,
-                                        bl::Ptr<float> sin, bl::i32 seq_len,
-                                        bl::i32 n_heads, bl::i32 head_dim,
-                                        bl::Const<int> GROUP, bl::Const<int> BLOCK,
-                                        bl::Const<bool> BACKWARD) {
-  auto row = bl::program_id(0); // b * seq_len + s
-  auto group = bl::program_id(1);
-  auto half = head_dim / 2;
-  auto cols = bl::arange(0, BLOCK);
-  auto col_mask = cols < half;
-  auto position = row % seq_len;
-  auto c = bl::load(cos + position * half + cols, col_mask);
-  auto s = bl::load(sin + position * half + cols, col_mask);
-  if (BACKWARD) // known at trace time: two specializations, no branch
-    s = -s;
-  for (int k = 0; k < GROUP; ++k) {
-    auto head = group * GROUP + k;
-    auto mask = col_mask && (head < n_heads);
-    auto base = q + (row * n_heads + head) * head_dim;
-    auto x1 = bl::load(base + cols, mask);
-    auto x2 = bl::load(base + half + cols, mask);
-    bl::store(base + cols, x1 * c - x2 * s, mask);
-    bl::store(base + half + cols, x2 * c + x1 * s, mask);
-  }
-});
+auto rope = bl::kernel(
+    "rope_fw_bw",
+    [](bl::Ptr<float> q, bl::Ptr<float> cos, bl::Ptr<float> sin,
+       bl::i32 seq_len, bl::i32 n_heads, bl::i32 head_dim, bl::Const<int> GROUP,
+       bl::Const<int> BLOCK, bl::Const<bool> BACKWARD) {
+      auto row = bl::program_id(0); // b * seq_len + s
+      auto group = bl::program_id(1);
+      auto half = head_dim / 2;
+      auto cols = bl::arange(0, BLOCK);
+      auto col_mask = cols < half;
+      auto position = row % seq_len;
+      auto c = bl::load(cos + position * half + cols, col_mask);
+      auto s = bl::load(sin + position * half + cols, col_mask);
+      if (BACKWARD) // known at trace time: two specializations, no branch
+        s = -s;
+      for (int k = 0; k < GROUP; ++k) {
+        auto head = group * GROUP + k;
+        auto mask = col_mask && (head < n_heads);
+        auto base = q + (row * n_heads + head) * head_dim;
+        auto x1 = bl::load(base + cols, mask);
+        auto x2 = bl::load(base + half + cols, mask);
+        bl::store(base + cols, x1 * c - x2 * s, mask);
+        bl::store(base + half + cols, x2 * c + x1 * s, mask);
+      }
+    });
 
 struct Shape4 {
   int batch, seq, heads, head_dim;
@@ -72,21 +72,22 @@ protected:
 
   void launch(std::vector<float> &q, bool backward, int group) {
     auto [batch, seq, heads, head_dim] = GetParam();
-    rope[{batch * seq, bl::cdiv(heads, group)}](q, cos_, sin_, seq, heads,
-                                                 head_dim, group,
-                                                 next_pow2(half_), backward);
+    rope[{batch * seq, bl::cdiv(heads, group)}](
+        q, cos_, sin_, seq, heads, head_dim, group, next_pow2(half_), backward);
   }
 
   /// Checks `got` against the rotation of `in` by (cos, sign * sin), in
   /// float64 from the same f32 tables.
   ::testing::AssertionResult rotated(const std::vector<float> &in,
-                                     const std::vector<float> &got, double sign) {
+                                     const std::vector<float> &got,
+                                     double sign) {
     auto [batch, seq, heads, head_dim] = GetParam();
     for (int r = 0; r < batch * seq; ++r)
       for (int h = 0; h < heads; ++h)
         for (int d = 0; d < half_; ++d) {
           size_t i1 = (size_t(r) * heads + h) * head_dim + d, i2 = i1 + half_;
-          double c = cos_[(r % seq) * half_ + d], s = sign * sin_[(r % seq) * half_ + d];
+          double c = cos_[(r % seq) * half_ + d],
+                 s = sign * sin_[(r % seq) * half_ + d];
           double x1 = in[i1], x2 = in[i2];
           double y1 = x1 * c - x2 * s, y2 = x2 * c + x1 * s;
           // Two f32 products and a sum: at most about 3 roundings of the
@@ -94,11 +95,12 @@ protected:
           const double ulp = std::ldexp(1.0, -24);
           double tol1 = 4 * ulp * (std::abs(x1 * c) + std::abs(x2 * s));
           double tol2 = 4 * ulp * (std::abs(x2 * c) + std::abs(x1 * s));
-          if (!(std::abs(got[i1] - y1) <= tol1) || !(std::abs(got[i2] - y2) <= tol2))
+          if (!(std::abs(got[i1] - y1) <= tol1) ||
+              !(std::abs(got[i2] - y2) <= tol2))
             return ::testing::AssertionFailure()
                    << "row " << r << " head " << h << " pair " << d << ": got ("
-                   << got[i1] << ", " << got[i2] << "), want (" << y1 << ", " << y2
-                   << ")";
+                   << got[i1] << ", " << got[i2] << "), want (" << y1 << ", "
+                   << y2 << ")";
         }
     return ::testing::AssertionSuccess();
   }
@@ -129,8 +131,10 @@ TEST_P(Rope, ForwardThenBackwardRecoversTheInput) {
   // x (cos^2 + sin^2) plus the roundings of both passes: cos^2 + sin^2 of
   // f32 tables is 1 within a few 2^-24, each pass adds about 3 roundings.
   for (size_t i = 0; i < q.size(); ++i) {
-    size_t pair = (i % GetParam().head_dim) < size_t(half_) ? i + half_ : i - half_;
-    double tol = 12 * std::ldexp(1.0, -24) * (std::abs(q_[i]) + std::abs(q_[pair]));
+    size_t pair =
+        (i % GetParam().head_dim) < size_t(half_) ? i + half_ : i - half_;
+    double tol =
+        12 * std::ldexp(1.0, -24) * (std::abs(q_[i]) + std::abs(q_[pair]));
     ASSERT_NEAR(q[i], q_[i], tol) << "element " << i;
   }
 }
@@ -142,7 +146,8 @@ TEST_P(Rope, PaddedHeadLanesAreNotTouched) {
   q.resize(q_.size() + 64, std::numeric_limits<float>::quiet_NaN());
   launch(q, false, 4);
   for (size_t i = q_.size(); i < q.size(); ++i)
-    ASSERT_TRUE(std::isnan(q[i])) << "element " << i << " past the tensor was written";
+    ASSERT_TRUE(std::isnan(q[i]))
+        << "element " << i << " past the tensor was written";
   q.resize(q_.size());
   EXPECT_TRUE(rotated(q_, q, +1));
 }
@@ -156,8 +161,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Shape4{2, 17, 8, 128}), // a model's shape, small
     [](const auto &info) {
       auto s = info.param;
-      return "b" + std::to_string(s.batch) + "_s" + std::to_string(s.seq) + "_h" +
-             std::to_string(s.heads) + "_d" + std::to_string(s.head_dim);
+      return "b" + std::to_string(s.batch) + "_s" + std::to_string(s.seq) +
+             "_h" + std::to_string(s.heads) + "_d" + std::to_string(s.head_dim);
     });
 
 } // namespace

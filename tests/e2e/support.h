@@ -53,7 +53,8 @@ inline ::testing::AssertionResult all_close(const std::vector<float> &got,
                                             double rtol = 1e-5,
                                             double atol = 1e-6) {
   if (got.size() != want.size())
-    return ::testing::AssertionFailure() << "size " << got.size() << " vs " << want.size();
+    return ::testing::AssertionFailure()
+           << "size " << got.size() << " vs " << want.size();
   for (size_t i = 0; i < got.size(); ++i) {
     double g = got[i], w = want[i];
     if (!(std::abs(g - w) <= atol + rtol * std::abs(w)))

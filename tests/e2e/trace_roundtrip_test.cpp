@@ -9,23 +9,24 @@ namespace bl = blocc;
 
 namespace {
 
-auto softmax_like = bl::kernel("softmax_like", [](bl::Ptr<float> in, bl::Ptr<float> out,
-                                                  bl::i32 n, bl::Const<int> BLOCK) {
-  auto row = bl::program_id(0);
-  auto cols = bl::arange(0, BLOCK);
-  auto mask = cols < n;
-  auto x = bl::load(in + row * n + cols, mask, -1.0f);
-  auto acc = bl::zeros({BLOCK}, bl::float32);
-  for (auto i : bl::range(0, 3)) {
-    acc += bl::exp(x) * bl::cast(i, bl::float32);
-  }
-  bl::if_(n > 4, [&] { acc = acc * 2.0f; });
-  bl::store(out + row * n + cols, acc, mask);
-});
+auto softmax_like =
+    bl::kernel("softmax_like", [](bl::Ptr<float> in, bl::Ptr<float> out,
+                                  bl::i32 n, bl::Const<int> BLOCK) {
+      auto row = bl::program_id(0);
+      auto cols = bl::arange(0, BLOCK);
+      auto mask = cols < n;
+      auto x = bl::load(in + row * n + cols, mask, -1.0f);
+      auto acc = bl::zeros({BLOCK}, bl::float32);
+      for (auto i : bl::range(0, 3)) {
+        acc += bl::exp(x) * bl::cast(i, bl::float32);
+      }
+      bl::if_(n > 4, [&] { acc = acc * 2.0f; });
+      bl::store(out + row * n + cols, acc, mask);
+    });
 
 TEST(TraceRoundTrip, PrintedIrParsesBackIdentically) {
-  std::string text = softmax_like.ir_for(static_cast<float *>(nullptr),
-                                         static_cast<float *>(nullptr), 100, 128);
+  std::string text = softmax_like.ir_for(
+      static_cast<float *>(nullptr), static_cast<float *>(nullptr), 100, 128);
   auto parsed = blocc::ir::parse_function(text);
   EXPECT_EQ(blocc::ir::print(*parsed), text);
   // The trace kept the user's lines.

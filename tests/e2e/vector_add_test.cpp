@@ -13,8 +13,8 @@ auto add_kernel = bl::kernel("add", [](bl::Ptr<float> x, bl::Ptr<float> y,
   auto pid = bl::program_id(0);
   auto offsets = pid * BLOCK + bl::arange(0, BLOCK);
   auto mask = offsets < n;
-  bl::store(out + offsets, bl::load(x + offsets, mask) + bl::load(y + offsets, mask),
-            mask);
+  bl::store(out + offsets,
+            bl::load(x + offsets, mask) + bl::load(y + offsets, mask), mask);
 });
 
 class VectorAdd : public ::testing::TestWithParam<int> {};
@@ -32,7 +32,8 @@ TEST_P(VectorAdd, MatchesHostSum) {
 }
 
 INSTANTIATE_TEST_SUITE_P(OddSizes, VectorAdd,
-                         ::testing::Values(1, 2, 7, 127, 128, 129, 1000, 1031, 4096));
+                         ::testing::Values(1, 2, 7, 127, 128, 129, 1000, 1031,
+                                           4096));
 
 TEST(VectorAddSpecialization, ConstantsSelectTraces) {
   std::vector<float> x(300, 1.f), y(300, 2.f), out(300);

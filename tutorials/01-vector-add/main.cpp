@@ -15,15 +15,15 @@
 
 namespace bl = blocc;
 
-auto add = bl::kernel("add", [](bl::Ptr<float> x, bl::Ptr<float> y,
-                                bl::Ptr<float> out, bl::i32 n,
-                                bl::Const<int> BLOCK) {
-  auto pid = bl::program_id(0);
-  auto offsets = pid * BLOCK + bl::arange(0, BLOCK);
-  auto mask = offsets < n;
-  auto sum = bl::load(x + offsets, mask) + bl::load(y + offsets, mask);
-  bl::store(out + offsets, sum, mask);
-});
+auto add =
+    bl::kernel("add", [](bl::Ptr<float> x, bl::Ptr<float> y, bl::Ptr<float> out,
+                         bl::i32 n, bl::Const<int> BLOCK) {
+      auto pid = bl::program_id(0);
+      auto offsets = pid * BLOCK + bl::arange(0, BLOCK);
+      auto mask = offsets < n;
+      auto sum = bl::load(x + offsets, mask) + bl::load(y + offsets, mask);
+      bl::store(out + offsets, sum, mask);
+    });
 
 int main() {
   std::mt19937 rng(2026);
@@ -40,18 +40,22 @@ int main() {
     auto start = std::chrono::steady_clock::now();
     add[{bl::cdiv(n, block)}](x, y, out, n, block);
     double ms = std::chrono::duration<double, std::milli>(
-                    std::chrono::steady_clock::now() - start).count();
+                    std::chrono::steady_clock::now() - start)
+                    .count();
     double err = 0;
     for (int i = 0; i < n; ++i)
-      err = std::fmax(err, std::fabs(double(out[i]) - (double(x[i]) + double(y[i]))));
+      err = std::fmax(
+          err, std::fabs(double(out[i]) - (double(x[i]) + double(y[i]))));
     bool ok = err <= 1e-6;
     all_ok &= ok;
     std::printf("%-10d %-8d %-12.3g %.2f ms %s\n", n, block, err, ms,
                 ok ? "ok" : "MISMATCH");
   }
   std::printf("\nThe kernel's IR after the generic passes (n = 98432):\n%s",
-              add.ir_for(static_cast<float *>(nullptr), static_cast<float *>(nullptr),
-                         static_cast<float *>(nullptr), 98432, 1024).c_str());
+              add.ir_for(static_cast<float *>(nullptr),
+                         static_cast<float *>(nullptr),
+                         static_cast<float *>(nullptr), 98432, 1024)
+                  .c_str());
   std::printf("01-vector-add: %s\n", all_ok ? "PASSED" : "FAILED");
   return all_ok ? 0 : 1;
 }

@@ -49,6 +49,15 @@ Tensor pointer_arith(OpCode code, const Operand &a, const Operand &b) {
 
 enum class Allowed { Any, IntegerOrBool, Integer, Float };
 
+// fp8 values only travel between memory and casts: no arithmetic or
+// comparison is defined on them (as in Triton).
+void reject_fp8(Scalar dtype, const std::string &what, const Operand &at) {
+  if (ir::is_fp8(dtype))
+    user_error(at.loc(), what + ": fp8 is a storage type; convert to float16 "
+                                "or float32 with bl::cast before arithmetic "
+                                "or comparisons");
+}
+
 Tensor arith(OpCode code, const Operand &a, const Operand &b,
              const char *symbol, Allowed allowed) {
   if (is_pointer(a) || is_pointer(b))
@@ -67,9 +76,7 @@ Tensor arith(OpCode code, const Operand &a, const Operand &b,
                                  ? "; it needs floating-point operands"
                                  : "; it needs integer operands (convert "
                                    "with bl::cast)"));
-  if (ir::is_fp8(dtype))
-    user_error(a.loc(), what + ": fp8 is a storage type; convert to float16 "
-                               "or float32 with bl::cast before arithmetic");
+  reject_fp8(dtype, what, a);
   auto v = detail::unify({&a, &b}, {dtype, dtype}, what);
   return Tensor(builder_at(a).binary(code, v[0], v[1]));
 }
@@ -85,6 +92,7 @@ Tensor compare(const char *predicate, const Operand &a, const Operand &b,
     v = detail::unify({&a, &b}, {Scalar::Ptr, Scalar::Ptr}, what);
   } else {
     Scalar dtype = detail::computation_dtype(a, b);
+    reject_fp8(dtype, what, a);
     v = detail::unify({&a, &b}, {dtype, dtype}, what);
   }
   return Tensor(builder_at(a).cmp(predicate, v[0], v[1]));
@@ -102,9 +110,7 @@ Tensor unary(OpCode code, const Operand &x, Allowed allowed, const char *name) {
       !ir::is_integer(dtype))
     user_error(x.loc(), std::string(name) + " needs an integer operand, got " +
                             x.describe());
-  if (ir::is_fp8(dtype))
-    user_error(x.loc(), std::string(name) + ": fp8 is a storage type; convert "
-                                            "to float16 or float32 first");
+  reject_fp8(dtype, name, x);
   ir::Value *v = detail::as_dtype(x, dtype);
   return Tensor(builder_at(x).unary(code, v));
 }
@@ -230,9 +236,18 @@ Tensor fma(Operand a, Operand b, Operand c) {
 }
 
 Tensor cast(Operand x, DType dtype) {
-  if (x.is_value() && x.value()->type().is_pointer())
-    user_error(x.loc(), "bl::cast: cannot convert a pointer (" + x.describe() +
-                            ") to " + detail::dtype_name(dtype));
+  if (x.is_value() && x.value()->type().is_pointer()) {
+    // A pointer converts to its byte address, as in Triton; only 64-bit
+    // integers hold every address.
+    if (dtype != Scalar::I64)
+      user_error(x.loc(), "bl::cast: a pointer (" + x.describe() +
+                              ") converts only to bl::int64 (its address in "
+                              "bytes), not to " +
+                              detail::dtype_name(dtype));
+    Type t = x.value()->type();
+    return Tensor(builder_at(x).create_value(
+        OpCode::PtrToInt, {x.value()}, t.with_element(Type::scalar(dtype))));
+  }
   return Tensor(detail::as_dtype(x, dtype));
 }
 

@@ -103,13 +103,20 @@ public:
           ctx_.rebind(*var, r.outer);
         continue;
       }
-      if (now->type() != r.outer->type())
-        user_error(loc_,
-                   "a variable carried by this bl::range loop changes "
-                   "type from " +
-                       r.outer->type().str() + " to " + now->type().str() +
-                       " in the loop body; convert the new value (x.to(...) "
-                       "or bl::broadcast_to) so that both match");
+      if (now->type() != r.outer->type()) {
+        // In a long body the loop line alone does not say which assignment
+        // changed the type; the new value's op knows where it was written.
+        std::string assigned;
+        if (ir::Operation *op = now->defining_op(); op && op->loc().known())
+          assigned = " (assigned at " + op->loc().str() + ")";
+        user_error(loc_, "a variable carried by this bl::range loop changes "
+                         "type from " +
+                             r.outer->type().str() + " to " +
+                             now->type().str() + " in the loop body" +
+                             assigned +
+                             "; convert the new value (x.to(...) or "
+                             "bl::broadcast_to) so that both match");
+      }
       inits.push_back(r.outer);
       yields.push_back(now);
       carried.push_back(var);

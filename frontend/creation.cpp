@@ -66,17 +66,28 @@ Tensor arange(int64_t start, int64_t end, SourceLoc loc) {
       {{"start", start}, {"end", end}}));
 }
 
-Tensor full(const Shape &shape, Operand value, DType dtype) {
-  check_shape(shape, "bl::full", value.loc());
+namespace {
+
+// bl::full and bl::zeros share this; `what` names the one the user called.
+Tensor filled(const Shape &shape, const Operand &value, DType dtype,
+              const char *what) {
+  check_shape(shape, what, value.loc());
   if (value.is_value() && value.value()->type().is_block())
-    user_error(value.loc(), "bl::full: the fill value must be a scalar, got " +
+    user_error(value.loc(), std::string(what) +
+                                ": the fill value must be a scalar, got " +
                                 value.describe());
   ir::Value *v = detail::as_dtype(value, dtype);
   return Tensor(detail::broadcast_value(v, shape, value.loc()));
 }
 
+} // namespace
+
+Tensor full(const Shape &shape, Operand value, DType dtype) {
+  return filled(shape, value, dtype, "bl::full");
+}
+
 Tensor zeros(const Shape &shape, DType dtype, SourceLoc loc) {
-  return full(shape, Operand(0, loc), dtype);
+  return filled(shape, Operand(0, loc), dtype, "bl::zeros");
 }
 
 Tensor zeros_like(Operand x) { return full_like(x, Operand(0, x.loc())); }

@@ -200,15 +200,24 @@ size_t KernelBase::num_specializations() const {
 
 void KernelBase::launch(const Grid &grid, const std::vector<ArgValue> &args,
                         const LaunchOptions &options) {
+  // Mistakes in the launch itself name the launch's line (a program may
+  // launch one kernel from several places); trace errors name the op's.
+  const std::string site =
+      grid.loc.line() ? where(grid.loc) + ": error: " : std::string();
   for (int axis = 0; axis < 3; ++axis)
     if (grid[axis] < 0)
-      throw Error("kernel '" + name_ + "': grid dimension " +
+      throw Error(site + "kernel '" + name_ + "': grid dimension " +
                   std::to_string(axis) + " is negative (" +
                   std::to_string(grid[axis]) + ")");
   if (options.num_warps <= 0 || (options.num_warps & (options.num_warps - 1)))
-    throw Error("kernel '" + name_ +
+    throw Error(site + "kernel '" + name_ +
                 "': num_warps must be a power of two, got " +
                 std::to_string(options.num_warps));
+  try {
+    check_arguments(args);
+  } catch (const Error &e) {
+    throw Error(site + e.what());
+  }
   const Compiled &compiled = compile(args);
   std::vector<KernelArg> runtime_args;
   for (size_t i = 0; i < params_.size(); ++i) {
@@ -218,7 +227,7 @@ void KernelBase::launch(const Grid &grid, const std::vector<ArgValue> &args,
       continue;
     if (p.kind == ParamInfo::Kind::Pointer) {
       if (a.read_only && compiled.written[i])
-        throw Error(argument_name(name_, i, p) + ": " + a.cpp_type +
+        throw Error(site + argument_name(name_, i, p) + ": " + a.cpp_type +
                     " is read-only, but the kernel writes through it; pass "
                     "a mutable buffer");
       runtime_args.push_back(KernelArg::of_pointer(a.pointer, a.size_bytes));

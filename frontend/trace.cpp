@@ -31,10 +31,18 @@ TraceContext::TraceContext(ir::Function &function)
 }
 
 TraceContext::~TraceContext() {
-  // Variables that outlive the trace (captured by the user, say) must not
-  // point at a dead context.
-  for (auto &[id, t] : variables_)
+  // Variables that outlive the trace (kept by the user in a static, say)
+  // must point neither at a dead context nor into a function that later
+  // passes rewrite: reading one later is a clear error instead.
+  for (auto &[id, t] : variables_) {
     t->context_ = nullptr;
+    t->value_ = nullptr;
+    t->poison_ =
+        "this Tensor was made while tracing kernel '" + function_.name() +
+        "', and a Tensor lives only while its kernel is traced; it cannot be "
+        "used by another kernel or a later trace. Keep plain C++ values "
+        "(or pass them as bl::Const parameters) across kernels instead";
+  }
   current_context = previous_;
 }
 

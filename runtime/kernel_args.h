@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <source_location>
 #include <type_traits>
 #include <vector>
 
@@ -20,9 +21,13 @@ struct Grid {
   template <typename X, typename Y = int64_t, typename Z = int64_t>
   requires std::is_integral_v<X> && std::is_integral_v<Y> &&
       std::is_integral_v<Z>
-      Grid(X x_, Y y_ = 1, Z z_ = 1)
+      Grid(X x_, Y y_ = 1, Z z_ = 1,
+           std::source_location where = std::source_location::current())
       : x(static_cast<int64_t>(x_)), y(static_cast<int64_t>(y_)),
-        z(static_cast<int64_t>(z_)) {}
+        z(static_cast<int64_t>(z_)), loc(where) {}
+  /// Where the grid was written: `kernel[{n}]` is the launch's line, which
+  /// launch errors name.
+  std::source_location loc;
   int64_t count() const { return x * y * z; }
   int64_t operator[](int axis) const {
     return axis == 0 ? x : axis == 1 ? y : z;

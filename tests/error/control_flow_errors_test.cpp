@@ -144,10 +144,6 @@ TEST(ControlFlowErrors, CarriedVariableChangesShape) {
 // In a long body the loop line alone does not say which assignment changed
 // the type; the message should name it too (the value's op has a location).
 TEST(ControlFlowErrors, CarriedTypeChangeNamesTheAssignment) {
-  GTEST_SKIP() << "pending: frontend/control.cpp LoopTrace::finish names the "
-                  "loop line but not the line of the assignment that changed "
-                  "the carried variable's type (the new value's defining op "
-                  "has that location)";
   static int line;
   auto k = bl::kernel("carried_where", [](bl::Ptr<float> out, bl::i32 n) {
     auto acc = bl::zeros({16}, bl::float32);

@@ -163,10 +163,6 @@ TEST(LaunchErrors, IrForChecksArgumentsToo) {
 // A program that launches one kernel from several places needs the message
 // to say which launch was wrong, as trace-time errors name the op's line.
 TEST(LaunchErrors, ArgumentErrorsNameTheLaunchLine) {
-  GTEST_SKIP() << "pending: launch-argument errors (frontend/kernel.cpp "
-                  "check_arguments, launch) name the kernel but not the "
-                  "line of the launch; Grid (runtime/kernel_args.h) could "
-                  "capture std::source_location as Operand does";
   std::vector<int> x(64, 1);
   auto out = poisoned<float>(64);
   static int line;

@@ -183,11 +183,6 @@ TEST(MemoryErrors, AddingTwoPointers) {
 // The two-pointer message suggests bl::cast(pointer, bl::int64); following
 // the hint must work, or the hint must change.
 TEST(MemoryErrors, TwoPointersHintIsFollowable) {
-  GTEST_SKIP() << "pending: frontend/arith.cpp pointer_arith hints \"subtract "
-                  "their bl::cast(..., bl::int64) values instead\", but "
-                  "bl::cast of a pointer is an error (frontend/arith.cpp "
-                  "cast); either lower bl::cast(ptr, int64) to PtrToInt or "
-                  "hint at ptr + integer offsets";
   auto k = bl::kernel("ptr_distance", [](bl::Ptr<float> x, bl::Ptr<float> y,
                                          bl::Ptr<int64_t> out) {
     bl::store(out, bl::cast(y, bl::int64) - bl::cast(x, bl::int64));
@@ -195,6 +190,22 @@ TEST(MemoryErrors, TwoPointersHintIsFollowable) {
   std::vector<float> x(4), y(4);
   std::vector<int64_t> out(1);
   k[{1}](x, y, out);
+  EXPECT_EQ(out[0], (reinterpret_cast<intptr_t>(y.data()) -
+                     reinterpret_cast<intptr_t>(x.data())));
+}
+
+TEST(MemoryErrors, PointerCastToNarrowInteger) {
+  static int line;
+  auto k = bl::kernel("ptr_to_i32", [](bl::Ptr<float> x, bl::Ptr<int> out) {
+    auto address = (line = __LINE__, bl::cast(x, bl::int32));
+    bl::store(out, address);
+  });
+  std::vector<float> x(4);
+  auto out = poisoned<int>(1);
+  std::string msg = error_of([&] { k[{1}](x, out); });
+  EXPECT_THAT(msg, HasSubstr(at(line)));
+  EXPECT_THAT(msg, HasSubstr("converts only to bl::int64"));
+  EXPECT_TRUE(untouched(out));
 }
 
 TEST(MemoryErrors, MultiplyingAPointer) {

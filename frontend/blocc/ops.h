@@ -148,26 +148,39 @@ void store(Operand pointer, Operand value, Operand mask,
            StoreOptions options = {});
 
 // ---------------------------------------------------------------- atomics
+// Each returns the values memory held before the update (masked-off lanes
+// touch no memory). The value is broadcast to the pointer block and
+// converted to the pointee type. Supported elements: 32- and 64-bit integers
+// and floats (and/or/xor: integers only; float16/bfloat16: atomic_add
+// only); atomic_cas: any 16-, 32- or 64-bit element, compared bit for bit.
 enum class MemorySemantic { AcqRel, Acquire, Release, Relaxed };
-enum class MemoryScope { Gpu, Cta, System };
+enum class MemoryScope { Gpu /*gpu*/, Cta /*cta*/, System /*sys*/ };
 struct AtomicOptions {
   MemorySemantic sem = MemorySemantic::AcqRel;
   MemoryScope scope = MemoryScope::Gpu;
 };
-Tensor atomic_add(Operand pointer, Operand value,
-                  std::optional<Operand> mask = {}, AtomicOptions = {});
-Tensor atomic_max(Operand pointer, Operand value,
-                  std::optional<Operand> mask = {}, AtomicOptions = {});
-Tensor atomic_min(Operand pointer, Operand value,
-                  std::optional<Operand> mask = {}, AtomicOptions = {});
-Tensor atomic_and(Operand pointer, Operand value,
-                  std::optional<Operand> mask = {}, AtomicOptions = {});
-Tensor atomic_or(Operand pointer, Operand value,
-                 std::optional<Operand> mask = {}, AtomicOptions = {});
-Tensor atomic_xor(Operand pointer, Operand value,
-                  std::optional<Operand> mask = {}, AtomicOptions = {});
-Tensor atomic_xchg(Operand pointer, Operand value,
-                   std::optional<Operand> mask = {}, AtomicOptions = {});
+Tensor atomic_add(Operand pointer, Operand value, AtomicOptions = {});
+Tensor atomic_add(Operand pointer, Operand value, Operand mask,
+                  AtomicOptions = {});
+Tensor atomic_max(Operand pointer, Operand value, AtomicOptions = {});
+Tensor atomic_max(Operand pointer, Operand value, Operand mask,
+                  AtomicOptions = {});
+Tensor atomic_min(Operand pointer, Operand value, AtomicOptions = {});
+Tensor atomic_min(Operand pointer, Operand value, Operand mask,
+                  AtomicOptions = {});
+Tensor atomic_and(Operand pointer, Operand value, AtomicOptions = {});
+Tensor atomic_and(Operand pointer, Operand value, Operand mask,
+                  AtomicOptions = {});
+Tensor atomic_or(Operand pointer, Operand value, AtomicOptions = {});
+Tensor atomic_or(Operand pointer, Operand value, Operand mask,
+                 AtomicOptions = {});
+Tensor atomic_xor(Operand pointer, Operand value, AtomicOptions = {});
+Tensor atomic_xor(Operand pointer, Operand value, Operand mask,
+                  AtomicOptions = {});
+Tensor atomic_xchg(Operand pointer, Operand value, AtomicOptions = {});
+Tensor atomic_xchg(Operand pointer, Operand value, Operand mask,
+                   AtomicOptions = {});
+/// Where memory equals `compare`, writes `value`; returns the old values.
 Tensor atomic_cas(Operand pointer, Operand compare, Operand value,
                   AtomicOptions = {});
 
@@ -203,22 +216,47 @@ Tensor associative_scan(Operand x, int axis, const Combine &combine,
                         bool reverse = false);
 
 // -------------------------------------------------------------------- dot
+/// How float32 inputs are multiplied (ignored for other inputs): tf32
+/// (Triton's default: inputs rounded to tf32, fastest), tf32x3 (three tf32
+/// products, close to float32) or ieee (full float32).
 enum class InputPrecision { IEEE, TF32, TF32x3 };
-/// a (MxK) @ b (KxN) + acc (MxN). Without acc, the accumulator is zeros of
-/// float32 (integer inputs: int32), or of `out_dtype` when given.
-Tensor dot(Operand a, Operand b, std::optional<Operand> acc = {},
+/// a (MxK) @ b (KxN) + acc (MxN), or batched: [B,M,K] @ [B,K,N] + [B,M,N].
+/// M, N >= 16 and K >= 16 (32 for 8-bit inputs). Inputs: int8, float16,
+/// bfloat16, float32, float64 or fp8 (the two may differ); the accumulator
+/// and result are int32 for int8, float32 for float32/bfloat16, float64 for
+/// float64, and float32 or float16 (`out_dtype`) for float16/fp8. Without
+/// acc, it starts at zeros of `out_dtype` (default float32 / int32); with
+/// acc, acc must have exactly the result's shape and type (which it
+/// chooses when `out_dtype` is absent).
+Tensor dot(Operand a, Operand b,
+           InputPrecision precision = InputPrecision::TF32,
+           std::optional<DType> out_dtype = {});
+Tensor dot(Operand a, Operand b, Operand acc,
            InputPrecision precision = InputPrecision::TF32,
            std::optional<DType> out_dtype = {});
 
 // ------------------------------------------------------------------ hints
+// x itself, with facts the compiler may rely on (the caller vouches for
+// them), per dimension: `values` has one entry per dimension, or one for
+// all. multiple_of: elements (the first of each contiguous run) are
+// multiples of the value; max_contiguous: runs of that many consecutive
+// values; max_constancy: runs of that many equal values. The first two
+// take integer or pointer blocks.
 Tensor multiple_of(Operand x, const std::vector<int64_t> &values);
+Tensor multiple_of(Operand x, int64_t value);
 Tensor max_contiguous(Operand x, const std::vector<int64_t> &values);
+Tensor max_contiguous(Operand x, int64_t value);
 Tensor max_constancy(Operand x, const std::vector<int64_t> &values);
+Tensor max_constancy(Operand x, int64_t value);
 
 // ------------------------------------------------------------------ debug
+/// Prints every element of each value when the kernel runs, one line each:
+/// `pid (x, y, z) idx (i, j) <prefix> <value>` (`hex`: bit patterns).
 void device_print(const std::string &prefix, const std::vector<Tensor> &values,
                   bool hex = false, BLOCC_HERE);
-void device_assert(Operand condition, const std::string &message);
+/// Fails the launch with a blocc::Error carrying `message` (and the kernel,
+/// program id and line) when any lane of the boolean `condition` is false.
+void device_assert(Operand condition, const std::string &message = "");
 /// A trace-time check (tl.static_assert): fails the trace with `message`.
 void static_assert_(bool condition, const std::string &message, BLOCC_HERE);
 

@@ -105,13 +105,16 @@ Tensor broadcast_to(Operand x, const Shape &shape);
 Tensor reshape(Operand x, const Shape &shape);
 /// Result dimension i is x's dimension order[i].
 Tensor permute(Operand x, const std::vector<int> &order);
-/// Transpose of a 2-D block (or permute with `order`).
+/// Transpose of a 2-D block; with `order`, the same as permute.
 Tensor trans(Operand x);
-/// Stacks a and b along a new last dimension of size 2.
+Tensor trans(Operand x, const std::vector<int> &order);
+/// Stacks a and b (broadcast to one shape, of one element type) along a new
+/// last dimension of size 2; two scalars give a block of 2.
 Tensor join(Operand a, Operand b);
 /// Inverse of join: splits the last dimension (of size 2).
 std::pair<Tensor, Tensor> split(Operand x);
-/// Concatenates along dimension 0.
+/// Concatenates two blocks of one shape along dimension 0: a's rows, then
+/// b's (deterministic, unlike Triton's cat, which may reorder).
 Tensor cat(Operand a, Operand b);
 /// Reads a block of size 1 as a scalar... not part of the language: use
 /// reductions. (Kept out on purpose.)

@@ -61,9 +61,10 @@ const Type &atomic_pointer(const Operand &ptr, const std::string &what) {
   return ptr.value()->type();
 }
 
-/// The value, broadcast to the pointer block and converted to the pointee.
-ir::Value *atomic_operand(const Operand &x, const Type &ptr, const char *name,
-                          const std::string &what) {
+/// An operand broadcast to the pointer block's shape and converted to
+/// `dtype` (the pointee for values, i1 for masks).
+ir::Value *atomic_operand(const Operand &x, const Type &ptr, Scalar dtype,
+                          const char *name, const std::string &what) {
   if (x.is_value() && x.value()->type().is_pointer())
     user_error(x.loc(), what + ": the " + name + " is " +
                             x.value()->type().str() +
@@ -78,8 +79,12 @@ ir::Value *atomic_operand(const Operand &x, const Type &ptr, const char *name,
                               "; it must have the pointer's shape (or "
                               "broadcast to it)");
   }
-  return detail::broadcast_value(detail::as_dtype(x, ptr.pointee()), shape,
-                                 x.loc());
+  return detail::broadcast_value(detail::as_dtype(x, dtype), shape, x.loc());
+}
+
+ir::Value *atomic_value(const Operand &x, const Type &ptr, const char *name,
+                        const std::string &what) {
+  return atomic_operand(x, ptr, ptr.pointee(), name, what);
 }
 
 ir::Value *atomic_mask(const Operand &mask, const Type &ptr,
@@ -89,8 +94,7 @@ ir::Value *atomic_mask(const Operand &mask, const Type &ptr,
                what + ": the mask must be boolean (i1), got " +
                    mask.describe() +
                    "; build it with a comparison such as offsets < n");
-  return atomic_operand(mask, ptr.with_element(Type::scalar(Scalar::I1)),
-                        "mask", what);
+  return atomic_operand(mask, ptr, Scalar::I1, "mask", what);
 }
 
 ir::Attributes memory_order(const AtomicOptions &options) {
@@ -126,7 +130,7 @@ Tensor atomic_rmw(const char *kind, const Operand &ptr, const Operand &value,
   const Type &pt = atomic_pointer(ptr, what);
   check_rmw_element(kind, pt.pointee(), what, ptr.loc());
   std::vector<ir::Value *> operands{ptr.value(),
-                                    atomic_operand(value, pt, "value", what)};
+                                    atomic_value(value, pt, "value", what)};
   if (mask)
     operands.push_back(atomic_mask(*mask, pt, what));
   ir::Attributes attrs = memory_order(options);
@@ -200,8 +204,8 @@ Tensor atomic_cas(Operand pointer, Operand compare, Operand value,
                                   " elements; it swaps 16-, 32- or 64-bit "
                                   "elements (use an int32 buffer)");
   std::vector<ir::Value *> operands{
-      pointer.value(), atomic_operand(compare, pt, "compare value", what),
-      atomic_operand(value, pt, "value", what)};
+      pointer.value(), atomic_value(compare, pt, "compare value", what),
+      atomic_value(value, pt, "value", what)};
   auto &b = detail::TraceContext::current(pointer.loc()).at(pointer.loc());
   Type result = pt.with_element(Type::scalar(e));
   return Tensor(b.create_value(OpCode::AtomicCas, operands, result,

@@ -290,4 +290,60 @@ TEST(DotOutDtype, Float16WithoutAccumulator) {
   EXPECT_TRUE(within(c, want, (32 + 2) * kF16));
 }
 
+// ------------------------------------------------------------------ fp8
+// fp8 has no host type: the bytes are loaded as uint8 and bitcast. The two
+// formats may be mixed; products of a 4-bit and a 3-bit significand are
+// exact in float32.
+auto fp8_dot = bl::kernel("fp8_dot", [](bl::Ptr<uint8_t> a, bl::Ptr<uint8_t> b,
+                                        bl::Ptr<float> c) {
+  auto tile = [](bl::Ptr<uint8_t> base, int rows, int cols) {
+    return bl::make_block_ptr(base, {rows, cols}, {cols, 1}, {0, 0},
+                              {rows, cols}, {1, 0});
+  };
+  auto a8 = bl::bitcast(bl::load(tile(a, 16, 32)), bl::float8e4m3);
+  auto b8 = bl::bitcast(bl::load(tile(b, 32, 16)), bl::float8e5m2);
+  bl::store(bl::make_block_ptr(c, {16, 16}, {16, 1}, {0, 0}, {16, 16}, {1, 0}),
+            bl::dot(a8, b8));
+});
+
+/// An fp8 byte's value: 1 sign bit, `exponent_bits` with the IEEE bias,
+/// the rest mantissa; exponent 0 is subnormal.
+double decode_fp8(uint8_t byte, int exponent_bits) {
+  int mantissa_bits = 7 - exponent_bits;
+  int bias = (1 << (exponent_bits - 1)) - 1;
+  int e = (byte >> mantissa_bits) & ((1 << exponent_bits) - 1);
+  int m = byte & ((1 << mantissa_bits) - 1);
+  double scale = std::ldexp(1.0, -mantissa_bits);
+  double v = e == 0 ? m * scale * std::ldexp(1.0, 1 - bias)
+                    : (1 + m * scale) * std::ldexp(1.0, e - bias);
+  return byte & 0x80 ? -v : v;
+}
+
+/// Random fp8 bytes that are numbers (E4M3 keeps S.1111.111 for NaN, E5M2
+/// its largest exponent for inf and NaN).
+std::vector<uint8_t> random_fp8(size_t n, int exponent_bits) {
+  std::vector<uint8_t> out;
+  while (out.size() < n) {
+    auto byte = static_cast<uint8_t>(random_ints<int>(1, 0, 255)[0]);
+    bool nan_e4m3 = exponent_bits == 4 && (byte & 0x7f) == 0x7f;
+    bool special_e5m2 = exponent_bits == 5 && (byte & 0x7c) == 0x7c;
+    if (!nan_e4m3 && !special_e5m2)
+      out.push_back(byte);
+  }
+  return out;
+}
+
+TEST(Fp8Dot, MixedFormatsAccumulateInFloat32) {
+  auto a = random_fp8(16 * 32, 4), b = random_fp8(32 * 16, 5);
+  auto c = poisoned(16 * 16);
+  fp8_dot[{1}](a, b, c);
+  std::vector<double> ad, bd;
+  for (uint8_t x : a)
+    ad.push_back(decode_fp8(x, 4));
+  for (uint8_t x : b)
+    bd.push_back(decode_fp8(x, 5));
+  Reference want = reference<double, double>(ad, bd, nullptr, 1, 16, 16, 32);
+  EXPECT_TRUE(within(c, want, (32 + 2) * kF32));
+}
+
 } // namespace

@@ -185,11 +185,15 @@ Tensor permute(Operand x, const std::vector<int> &order) {
 Tensor trans(Operand x) {
   const SourceLoc &loc = x.loc();
   ir::Value *v = value_of(x);
-  if (v->type().rank() != 2)
+  int rank = v->type().rank();
+  if (rank != 2)
     user_error(loc, "bl::trans without an order transposes a 2-D block, got " +
                         v->type().str() +
-                        "; give the order of the dimensions, e.g. "
-                        "bl::trans(x, {0, 2, 1})");
+                        (rank == 3 ? "; give the order of the dimensions, e.g. "
+                                     "bl::trans(x, {0, 2, 1})"
+                         : rank == 1 ? "; make it a 1 x N row first with "
+                                       "bl::expand_dims(x, 0)"
+                                     : "; a scalar has nothing to transpose"));
   return permute(x, {1, 0});
 }
 

@@ -1,0 +1,229 @@
+// Mistakes in reductions and scans: axes out of range, combine functions
+// that return the wrong number, shape or type of values, operations that
+// need integers or blocks, and values that leak out of a combine function.
+#include "error/support.h"
+
+namespace bl = blocc;
+using namespace blocc::error_testing;
+using ::testing::HasSubstr;
+
+namespace {
+
+// Each kernel takes (x, out) and makes one mistake; `run` launches it on
+// poisoned output and returns the message.
+std::string run(auto &k) {
+  std::vector<float> x(64, 1.f);
+  auto out = poisoned<float>(64);
+  std::string msg = error_of([&] { k[{1}](x, out); });
+  EXPECT_TRUE(untouched(out)) << "the kernel wrote its output";
+  return msg;
+}
+
+TEST(ReduceErrors, SumAxisOutOfRange) {
+  static int line;
+  auto k = bl::kernel("sum_axis", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+    auto tile = bl::zeros({4, 8}, bl::float32);
+    auto s = (line = __LINE__, bl::sum(tile, 2));
+    bl::store(out + bl::arange(0, 4), s);
+  });
+  std::string msg = run(k);
+  EXPECT_THAT(msg, HasSubstr(at(line)));
+  EXPECT_THAT(msg, HasSubstr("bl::sum: axis 2 is out of range for "
+                             "tensor<4x8xf32> of rank 2; use an axis from -2 "
+                             "to 1, or none to reduce the whole block"));
+}
+
+TEST(ReduceErrors, NegativeAxisOutOfRange) {
+  static int line;
+  auto k = bl::kernel("max_axis", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+    auto v = bl::load(x + bl::arange(0, 16));
+    auto m = (line = __LINE__, bl::max(v, -2));
+    bl::store(out, m);
+  });
+  std::string msg = run(k);
+  EXPECT_THAT(msg, HasSubstr(at(line)));
+  EXPECT_THAT(msg, HasSubstr("bl::max: axis -2 is out of range for "
+                             "tensor<16xf32> of rank 1"));
+}
+
+TEST(ReduceErrors, AxisOfAScalar) {
+  static int line;
+  auto k = bl::kernel("scalar_axis", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+    auto s = bl::load(x);
+    auto m = (line = __LINE__, bl::min(s, 0));
+    bl::store(out, m);
+  });
+  std::string msg = run(k);
+  EXPECT_THAT(msg, HasSubstr(at(line)));
+  EXPECT_THAT(msg, HasSubstr("bl::min: axis 0 is out of range for the scalar "
+                             "f32, which has no axes; leave the axis out"));
+}
+
+TEST(ReduceErrors, ScanAxisOutOfRange) {
+  static int line;
+  auto k = bl::kernel("cumsum_axis", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+    auto v = bl::load(x + bl::arange(0, 16));
+    auto c = (line = __LINE__, bl::cumsum(v, 1));
+    bl::store(out + bl::arange(0, 16), c);
+  });
+  std::string msg = run(k);
+  EXPECT_THAT(msg, HasSubstr(at(line)));
+  EXPECT_THAT(msg, HasSubstr("bl::cumsum: axis 1 is out of range for "
+                             "tensor<16xf32> of rank 1; use an axis from -1 "
+                             "to 0"));
+}
+
+TEST(ReduceErrors, ScanOfAScalar) {
+  static int line;
+  auto k =
+      bl::kernel("cumprod_scalar", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+        auto s = bl::load(x);
+        auto c = (line = __LINE__, bl::cumprod(s));
+        bl::store(out, c);
+      });
+  std::string msg = run(k);
+  EXPECT_THAT(msg, HasSubstr(at(line)));
+  EXPECT_THAT(msg, HasSubstr("bl::cumprod needs a block, got the scalar f32"));
+}
+
+TEST(ReduceErrors, XorSumOfFloats) {
+  static int line;
+  auto k = bl::kernel("xor_floats", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+    auto v = bl::load(x + bl::arange(0, 16));
+    auto r = (line = __LINE__, bl::xor_sum(v));
+    bl::store(out, r);
+  });
+  std::string msg = run(k);
+  EXPECT_THAT(msg, HasSubstr(at(line)));
+  EXPECT_THAT(msg, HasSubstr("bl::xor_sum needs integer elements, got "
+                             "tensor<16xf32>; to xor the bits of floats, "
+                             "bl::bitcast them to an integer type of the same "
+                             "width first"));
+}
+
+TEST(ReduceErrors, ArgmaxOfAScalar) {
+  static int line;
+  auto k =
+      bl::kernel("argmax_scalar", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+        auto s = bl::load(x);
+        auto i = (line = __LINE__, bl::argmax(s, 0));
+        bl::store(out, i);
+      });
+  std::string msg = run(k);
+  EXPECT_THAT(msg, HasSubstr(at(line)));
+  EXPECT_THAT(msg, HasSubstr("bl::argmax needs a block, got the scalar f32; a "
+                             "scalar has no index to return"));
+}
+
+TEST(ReduceErrors, SumOfPointers) {
+  static int line;
+  auto k = bl::kernel("sum_pointers", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+    auto ptrs = x + bl::arange(0, 16);
+    auto s = (line = __LINE__, bl::sum(ptrs));
+    (void)s;
+  });
+  std::string msg = run(k);
+  EXPECT_THAT(msg, HasSubstr(at(line)));
+  EXPECT_THAT(msg, HasSubstr("bl::sum is not defined for pointers "
+                             "(tensor<16xptr<f32>>)"));
+}
+
+TEST(ReduceErrors, CombineReturnsTheWrongType) {
+  static int line;
+  auto k =
+      bl::kernel("combine_dtype", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+        auto v = bl::arange(0, 16);
+        auto to_float = [](bl::Tensor a, bl::Tensor b) {
+          return bl::fdiv(a + b, 2);
+        };
+        auto r = (line = __LINE__, bl::reduce(v, 0, to_float));
+        bl::store(out, r);
+      });
+  std::string msg = run(k);
+  EXPECT_THAT(msg, HasSubstr(at(line)));
+  EXPECT_THAT(msg, HasSubstr("bl::reduce: the combine function returns f32"));
+  EXPECT_THAT(msg, HasSubstr("but the elements are i32; convert it with "
+                             ".to(bl::int32) so that both match"));
+}
+
+TEST(ReduceErrors, CombineReturnsABlock) {
+  static int line;
+  auto k =
+      bl::kernel("combine_block", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+        auto v = bl::load(x + bl::arange(0, 16));
+        auto widen = [](bl::Tensor a, bl::Tensor b) {
+          return bl::broadcast_to(a + b, {2});
+        };
+        auto r = (line = __LINE__, bl::associative_scan(v, 0, widen));
+        bl::store(out + bl::arange(0, 16), r);
+      });
+  std::string msg = run(k);
+  EXPECT_THAT(msg, HasSubstr(at(line)));
+  EXPECT_THAT(msg, HasSubstr("bl::associative_scan: the combine function "
+                             "returns the block tensor<2xf32>"));
+  EXPECT_THAT(msg, HasSubstr("it combines two elements, so it must return a "
+                             "scalar"));
+}
+
+TEST(ReduceErrors, CombineReturnsTooFewValues) {
+  static int line;
+  auto k =
+      bl::kernel("combine_count", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+        auto v = bl::load(x + bl::arange(0, 16));
+        auto i = bl::arange(0, 16);
+        auto only_value = [](const std::vector<bl::Tensor> &l,
+                             const std::vector<bl::Tensor> &r) {
+          return std::vector<bl::Tensor>{bl::maximum(l[0], r[0])};
+        };
+        auto pair = (line = __LINE__, bl::reduce({v, i}, 0, only_value));
+        bl::store(out, pair[0]);
+      });
+  std::string msg = run(k);
+  EXPECT_THAT(msg, HasSubstr(at(line)));
+  EXPECT_THAT(msg, HasSubstr("bl::reduce: the combine function returns 1 "
+                             "value for 2 operands; it must return one scalar "
+                             "per operand, in the operands' order"));
+}
+
+TEST(ReduceErrors, ReduceOfOperandsOfDifferentShapes) {
+  static int line;
+  auto k =
+      bl::kernel("reduce_shapes", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+        auto v = bl::load(x + bl::arange(0, 16));
+        auto i = bl::arange(0, 8);
+        auto keep = [](const std::vector<bl::Tensor> &l,
+                       const std::vector<bl::Tensor> &) { return l; };
+        auto pair = (line = __LINE__, bl::reduce({v, i}, 0, keep));
+        bl::store(out, pair[0]);
+      });
+  std::string msg = run(k);
+  EXPECT_THAT(msg, HasSubstr(at(line)));
+  EXPECT_THAT(msg, HasSubstr("bl::reduce: operand 1 (tensor<8xi32>) does not "
+                             "have the shape of operand 0 (tensor<16xf32>)"));
+}
+
+TEST(ReduceErrors, VariableAssignedInsideACombineFunction) {
+  // The combine function runs once, inside the reduce's region; a kernel
+  // variable it assigns would name a value that exists only there.
+  static int reduce_line, use_line;
+  auto k = bl::kernel("combine_leak", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+    auto v = bl::load(x + bl::arange(0, 16));
+    bl::Tensor last = bl::load(x);
+    auto remember = [&](bl::Tensor a, bl::Tensor b) {
+      last = a + b;
+      return last;
+    };
+    auto s = (reduce_line = __LINE__, bl::reduce(v, 0, remember));
+    bl::store(out, s);
+    (use_line = __LINE__, bl::store(out + 1, last));
+  });
+  std::string msg = run(k);
+  EXPECT_THAT(msg, HasSubstr(at(use_line)));
+  EXPECT_THAT(msg, HasSubstr("this variable was assigned inside the combine "
+                             "function of bl::reduce at " +
+                             where(reduce_line)));
+  EXPECT_THAT(msg, HasSubstr("return the value from the combine function "
+                             "instead"));
+}
+
+} // namespace

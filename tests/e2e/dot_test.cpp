@@ -346,4 +346,41 @@ TEST(Fp8Dot, MixedFormatsAccumulateInFloat32) {
   EXPECT_TRUE(within(c, want, (32 + 2) * kF32));
 }
 
+// ------------------------------------------------ pointer arithmetic, trans
+// The tutorial form: 2-D offsets from expand_dims, masked loads, and b
+// stored as [N, K] (row n holds column n of the product's right factor), so
+// the kernel multiplies by its transpose.
+auto matmul_bt = bl::kernel(
+    "matmul_bt", [](bl::Ptr<float> a, bl::Ptr<float> bt, bl::Ptr<float> c,
+                    bl::i32 M, bl::i32 N, bl::i32 K, bl::Const<int> BM,
+                    bl::Const<int> BN, bl::Const<int> BK) {
+      auto rows = bl::program_id(0) * BM + bl::arange(0, BM);
+      auto cols = bl::program_id(1) * BN + bl::arange(0, BN);
+      auto ks = bl::arange(0, BK);
+      auto r = bl::expand_dims(rows, 1), n = bl::expand_dims(cols, 1);
+      bl::Tensor acc = bl::zeros({BM, BN}, bl::float32);
+      for (auto k0 : bl::range(0, K, BK)) {
+        auto k = bl::expand_dims(k0 + ks, 0);
+        auto a_tile = bl::load(a + r * K + k, (r < M) && (k < K));
+        auto bt_tile = bl::load(bt + n * K + k, (n < N) && (k < K));
+        acc =
+            bl::dot(a_tile, bl::trans(bt_tile), acc, bl::InputPrecision::IEEE);
+      }
+      auto cc = bl::expand_dims(cols, 0);
+      bl::store(c + r * N + cc, acc, (r < M) && (cc < N));
+    });
+
+TEST(MatmulTransposed, PointerArithmeticAndTrans) {
+  const int m = 21, n = 35, k = 50;
+  auto a = random_matrix<float>(m * k), bt = random_matrix<float>(n * k);
+  std::vector<float> b(k * n); // the [K, N] factor, for the reference
+  for (int j = 0; j < n; ++j)
+    for (int q = 0; q < k; ++q)
+      b[q * n + j] = bt[j * k + q];
+  auto c = poisoned(m * n);
+  matmul_bt[{bl::cdiv(m, 16), bl::cdiv(n, 32)}](a, bt, c, m, n, k, 16, 32, 16);
+  Reference want = reference<float, float>(a, b, nullptr, 1, m, n, k);
+  EXPECT_TRUE(within(c, want, (k + 2) * kF32));
+}
+
 } // namespace

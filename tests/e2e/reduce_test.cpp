@@ -524,6 +524,58 @@ TEST(Reduce, CustomCombineFunctions) {
   }
 }
 
+// ------------------------------------------------- inside a bl::range loop
+// Row statistics of an m x n matrix in column chunks, as softmax computes
+// them: a running max and sum, and a max or min (by the sign of a runtime
+// parameter the combine function captures) through a custom combine.
+auto chunked_rows = bl::kernel(
+    "chunked_rows",
+    [](bl::Ptr<float> x, bl::Ptr<float> row_max, bl::Ptr<float> row_sum,
+       bl::Ptr<float> row_extreme, bl::i32 m, bl::i32 n, bl::f32 sign) {
+      auto r = bl::expand_dims(bl::arange(0, 8), 1);
+      auto max = bl::full({8}, -INFINITY, bl::float32);
+      auto sum = bl::zeros({8}, bl::float32);
+      auto extreme = bl::full({8}, -INFINITY * sign, bl::float32);
+      for (auto start : bl::range(0, n, 16)) {
+        auto c = start + bl::expand_dims(bl::arange(0, 16), 0);
+        auto mask = (r < m) & (c < n);
+        auto tile = bl::load(x + r * n + c, mask, -INFINITY * sign);
+        max = bl::maximum(max, bl::max(bl::where(mask, tile, -INFINITY), 1));
+        sum += bl::sum(bl::where(mask, tile, 0.f), 1);
+        auto by_sign = [&](bl::Tensor a, bl::Tensor b) {
+          return bl::where(a * sign > b * sign, a, b);
+        };
+        auto chunk = bl::reduce(tile, 1, by_sign);
+        extreme = bl::where(extreme * sign > chunk * sign, extreme, chunk);
+      }
+      auto rows = bl::arange(0, 8);
+      bl::store(row_max + rows, max, rows < m);
+      bl::store(row_sum + rows, sum, rows < m);
+      bl::store(row_extreme + rows, extreme, rows < m);
+    });
+
+TEST(Reduce, InsideALoopOverColumnChunks) {
+  for (auto [m, n] : {std::pair{1, 1}, {3, 16}, {8, 37}, {5, 100}}) {
+    for (float sign : {1.f, -1.f}) {
+      SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n) + ", sign " +
+                   std::to_string(sign));
+      auto x = random_floats(size_t(m) * n);
+      auto row_max = poisoned(m), row_sum = poisoned(m),
+           row_extreme = poisoned(m);
+      chunked_rows[{1}](x, row_max, row_sum, row_extreme, m, n, sign);
+      Matrix ref(m, n, x);
+      auto max = [](double a, double b) { return std::max(a, b); };
+      auto min = [](double a, double b) { return std::min(a, b); };
+      EXPECT_TRUE(equal(row_max, ref.rows(-INFINITY, max)));
+      EXPECT_TRUE(equal(row_extreme, sign > 0 ? ref.rows(-INFINITY, max)
+                                              : ref.rows(INFINITY, min)));
+      // One f32 rounding per element added.
+      EXPECT_TRUE(all_close(row_sum, ref.rows(0, std::plus<double>()), 0,
+                            n * 0x1p-24 * n));
+    }
+  }
+}
+
 // ---------------------------------------------------------------- scans
 template <typename T> auto &cumulative_sums() {
   using Acc = typename SumOf<T>::type;

@@ -7,6 +7,8 @@
 // and sums of exactly representable floats are checked exactly, the rest
 // against float64 with the rounding they accumulate.
 #include "e2e/support.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
 
 #include <cstring>
 #include <functional>
@@ -712,6 +714,23 @@ TEST(Reduce, RankThreeAndScalar) {
   EXPECT_EQ(sums, want);
   EXPECT_EQ(maximum[0], *std::max_element(x.begin(), x.end()));
   EXPECT_EQ(scalar_sum[0], x[5]);
+}
+
+// ------------------------------------------------------- textual form
+// Combine regions and scan attributes survive print -> parse -> print.
+TEST(Reduce, TracedIrParsesBackIdentically) {
+  float *f = nullptr;
+  int32_t *i = nullptr;
+  for (const std::string &text :
+       {arg_extrema<float>().ir_for(f, i, i, i, i, 5, 7),
+        scans_1d.ir_for(f, i, f, f, i, i, 31),
+        custom_reduce.ir_for(i, i, i, i, i, 5, 7)}) {
+    auto parsed = blocc::ir::parse_function(text);
+    EXPECT_EQ(blocc::ir::print(*parsed), text);
+    bool has_region = text.find(" = reduce ") != std::string::npos ||
+                      text.find(" = scan ") != std::string::npos;
+    EXPECT_TRUE(has_region) << text;
+  }
 }
 
 } // namespace

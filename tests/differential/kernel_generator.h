@@ -1,0 +1,78 @@
+// Random well-typed kernels for differential testing: a seed and a size
+// budget give an ir::Function (built with ir::Builder, valid for ir::verify)
+// plus what it needs to run: its arguments (buffers with dtype and element
+// count, scalar integers) and a grid.
+//
+// A generated kernel looks like a Triton kernel: program ids and aranges
+// make offsets and masks over odd sizes (1, primes, non-multiples of the
+// block), masked loads with `other` read the inputs, then random code
+// combines them: elementwise arithmetic, comparisons and selects, casts
+// among i8/i16/i32/i64/u32/f16/bf16/f32/f64, float math, bitwise ops and
+// shifts, broadcasts of 1-D values to 2-D blocks, transposes and reshapes,
+// reductions (sum, max, min, argmax, argmin, xor) and scans (cumsum,
+// cummax) along an axis, `for` loops with loop-carried values (including
+// pointers advanced each iteration), and `if` with results. Results are
+// stored to output buffers so that every output element is written by
+// exactly one program instance or left as it was (no races between
+// programs).
+//
+// Every op is admitted only if value_facts.h shows that two correct
+// executors must agree on its result (to within a tolerance the facts
+// give): no division by zero on any lane, shift amounts inside the width,
+// no float comparison or truncation of a value rounding could change, no
+// log of a value near 0, magnitudes far from overflow. So a mismatch
+// between executors is a bug in one of them, never in the kernel.
+#pragma once
+
+#include "ir/function.h"
+#include "runtime/kernel_args.h"
+#include "value_facts.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace blocc::differential {
+
+struct BufferSpec {
+  ir::Scalar dtype = ir::Scalar::F32;
+  int64_t elements = 0;
+  bool is_output = false;
+  /// Inputs: the values random data is drawn from (floats: multiples of
+  /// 2^quantum in [lo, hi], exact in dtype; integers: [lo, hi]). Outputs:
+  /// what every element the kernel writes holds, with the error a correct
+  /// executor may make.
+  ValueFacts values;
+  /// Outputs: every element is written (no data-dependent store mask).
+  bool fully_written = false;
+};
+
+struct ArgumentSpec {
+  enum class Kind { Buffer, Int };
+  Kind kind = Kind::Int;
+  std::string name;
+  BufferSpec buffer; // Kind::Buffer
+  int64_t value = 0; // Kind::Int: the value to pass
+};
+
+struct GeneratedKernel {
+  uint64_t seed = 0;
+  std::unique_ptr<ir::Function> function;
+  /// One per function argument, in order.
+  std::vector<ArgumentSpec> arguments;
+  Grid grid;
+};
+
+struct GeneratorOptions {
+  /// How many random actions (an elementwise op, a cast, a reduction, a
+  /// loop, ...) the kernel body gets; loops and ifs spend part of it on
+  /// their regions.
+  int size = 12;
+};
+
+/// The same seed and options give the same kernel on every machine.
+GeneratedKernel generate_kernel(uint64_t seed,
+                                const GeneratorOptions &options = {});
+
+} // namespace blocc::differential

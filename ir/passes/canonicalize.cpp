@@ -423,15 +423,22 @@ private:
   }
 
   void simplify_for(Operation &op) {
-    Value *lb = op.operand(0), *ub = op.operand(1);
+    Value *lb = op.operand(0), *ub = op.operand(1), *step = op.operand(2);
     size_t carried = op.num_operands() - 3;
     std::vector<Value *> inits(op.operands().begin() + 3, op.operands().end());
     // No iteration: the results are the initial values, and whatever the
-    // body would do never happens. (The frontend only builds loops with a
-    // positive step.)
-    if (auto l = constant_of(lb), u = constant_of(ub); l && u) {
-      auto runs = fold_compare("lt", lb->type().element(), *l, *u);
-      if (runs && runs->integer == 0) {
+    // body would do never happens. As in Python's range, a loop counts up
+    // while iv < ub and down (negative step) while iv > ub, so the step's
+    // sign must be known; a step of 0 fails at run time and stays.
+    if (auto l = constant_of(lb), u = constant_of(ub), s = constant_of(step);
+        l && u && s) {
+      Scalar t = lb->type().element();
+      ConstantElement zero = ConstantElement::of_integer(0);
+      auto up = fold_compare("gt", t, *s, zero);
+      auto down = fold_compare("lt", t, *s, zero);
+      bool counts = up && down && (up->integer || down->integer);
+      auto runs = fold_compare(up && up->integer ? "lt" : "gt", t, *l, *u);
+      if (counts && runs && runs->integer == 0) {
         replace(op, inits);
         return;
       }

@@ -550,6 +550,64 @@ TEST(CanonicalizeTest, LoopWithoutIterationsIsItsInitialValues) {
       function_text("  print %a\n", "%a: i32"));
 }
 
+TEST(CanonicalizeTest, LoopCountingDownFromAboveRuns) {
+  // range(8, 4, -1) runs four times (found by tests/differential): the
+  // bounds alone, read as if the step were positive, said zero trips.
+  std::string text = function_text("  %0 = constant {value = 8} : i32\n"
+                                   "  %1 = constant {value = 4} : i32\n"
+                                   "  %2 = constant {value = -1} : i32\n"
+                                   "  %3 = for %0, %1, %2, %a : i32 {\n"
+                                   "  ^(%4: i32, %5: i32):\n"
+                                   "    %6 = add %5, %4 : i32\n    yield %6\n"
+                                   "  }\n  print %3\n",
+                                   "%a: i32");
+  EXPECT_EQ(canonicalized(text), text);
+  // The same count as the interpreter: a + 8 + 7 + 6 + 5.
+  auto f = parse_function(text);
+  canonicalize(*f);
+  std::ostringstream out;
+  interp::InterpretOptions options;
+  options.print_stream = &out;
+  interp::interpret(*f, Grid(1), {KernelArg::of_int(100)}, options);
+  EXPECT_EQ(out.str(), "pid (0, 0, 0) idx ()  126\n"); // empty prefix
+}
+
+TEST(CanonicalizeTest, LoopCountingDownWithoutIterationsIsItsInitialValues) {
+  EXPECT_EQ(
+      canonicalized(function_text("  %0 = constant {value = 4} : i32\n"
+                                  "  %1 = constant {value = 8} : i32\n"
+                                  "  %2 = constant {value = -2} : i32\n"
+                                  "  %3 = for %0, %1, %2, %a : i32 {\n"
+                                  "  ^(%4: i32, %5: i32):\n"
+                                  "    %6 = add %5, %4 : i32\n    yield %6\n"
+                                  "  }\n  print %3\n",
+                                  "%a: i32")),
+      function_text("  print %a\n", "%a: i32"));
+}
+
+TEST(CanonicalizeTest, LoopWithUnknownOrZeroStepStays) {
+  // Whether 8 .. 4 runs depends on the step's sign; a zero step is a
+  // run-time error that folding must not hide.
+  for (const std::string &step : {std::string("%s"), std::string("%z")}) {
+    std::string text =
+        function_text("  %0 = constant {value = 8} : i32\n"
+                      "  %1 = constant {value = 4} : i32\n"
+                      "  %z = constant {value = 0} : i32\n"
+                      "  %2 = for %0, %1, " +
+                          step +
+                          ", %a : i32 {\n"
+                          "  ^(%3: i32, %4: i32):\n"
+                          "    %5 = add %4, %3 : i32\n    yield %5\n"
+                          "  }\n  print %2\n",
+                      "%a: i32, %s: i32");
+    auto f = parse_function(text);
+    canonicalize(*f);
+    int loops = 0;
+    f->walk([&](Operation &op) { loops += op.code() == OpCode::For; });
+    EXPECT_EQ(loops, 1) << step;
+  }
+}
+
 TEST(CanonicalizeTest, LoopWithoutIterationsLosesItsSideEffects) {
   // The store never runs, so the loop goes even though it stores.
   EXPECT_EQ(canonicalized(function_text("  %0 = constant {value = 8} : i32\n"

@@ -9,6 +9,7 @@
 // any kernel failed. See tests/README.md, "Differential testing".
 #include "differential.h"
 #include "executors.h"
+#include "float64_reference.h"
 #include "kernel_generator.h"
 #include "pass_checks.h"
 
@@ -40,8 +41,10 @@ void usage(std::ostream &os) {
         "                  [--print] [--stats] [--max-failures F]\n"
         "\n"
         "Generates kernels for seeds S .. S+N-1 (default 1 .. 1000) and\n"
-        "checks each: verify, print/parse round trip, and the interpreter's\n"
-        "results before and after canonicalize+cse+dce (bit for bit).\n"
+        "checks each: verify, print/parse round trip, the interpreter's\n"
+        "results before and after canonicalize+cse+dce (bit for bit), and\n"
+        "its float results against a float64 twin of the kernel (within the\n"
+        "error bounds the generator derived).\n"
         "\n"
         "  --size K          random actions per kernel (default "
      << Options().size
@@ -136,7 +139,9 @@ int main(int argc, char **argv) {
           [&](ir::Operation &op) { ++op_counts[std::string(op.name())]; });
     CheckResult passes = check_passes(kernel);
     std::string report = passes.report;
-    if (passes.ok && cpu) {
+    if (report.empty())
+      report = check_against_float64(kernel, interpreter_executor(), seed);
+    if (report.empty() && cpu) {
       CompareOptions compare;
       compare.name_a = "interpreter";
       compare.name_b = "cpu";

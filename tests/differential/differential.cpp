@@ -2,7 +2,7 @@
 
 #include "host_element.h"
 #include "ir/printer.h"
-#include "random.h"
+#include "kernel_memory.h"
 
 #include <cmath>
 #include <cstring>
@@ -13,109 +13,11 @@ namespace blocc::differential {
 
 namespace {
 
-/// The argument buffers of one run, each 64-byte aligned (the kernel
-/// declares its pointers 16-byte aligned).
-class KernelMemory {
-public:
-  explicit KernelMemory(const GeneratedKernel &kernel) : kernel_(kernel) {
-    for (const ArgumentSpec &a : kernel.arguments) {
-      size_t bytes =
-          a.kind == ArgumentSpec::Kind::Buffer
-              ? static_cast<size_t>(a.buffer.elements) *
-                    static_cast<size_t>(element_bytes(a.buffer.dtype))
-              : 0;
-      buffers_.emplace_back(bytes);
-    }
-  }
-  KernelMemory(const KernelMemory &other) : KernelMemory(other.kernel_) {
-    for (size_t i = 0; i < buffers_.size(); ++i)
-      std::memcpy(buffers_[i].data(), other.buffers_[i].data(),
-                  buffers_[i].bytes);
-  }
-  KernelMemory &operator=(const KernelMemory &) = delete;
-
-  void fill(uint64_t seed) {
-    Random rng(seed);
-    for (size_t i = 0; i < buffers_.size(); ++i) {
-      const ArgumentSpec &a = kernel_.arguments[i];
-      if (a.kind != ArgumentSpec::Kind::Buffer)
-        continue;
-      const BufferSpec &b = a.buffer;
-      int bytes = element_bytes(b.dtype);
-      unsigned char *p = buffers_[i].data();
-      if (b.is_output) {
-        std::memset(p, kPoisonByte, buffers_[i].bytes);
-        continue;
-      }
-      for (int64_t e = 0; e < b.elements; ++e, p += bytes) {
-        const ValueFacts &v = b.values;
-        if (ir::is_float(b.dtype)) {
-          // Multiples of 2^quantum: exact in the buffer's format.
-          int64_t lo =
-              static_cast<int64_t>(std::ceil(std::ldexp(v.lo, -v.quantum)));
-          int64_t hi =
-              static_cast<int64_t>(std::floor(std::ldexp(v.hi, -v.quantum)));
-          write_float(b.dtype,
-                      std::ldexp(double(rng.between(lo, hi)), v.quantum), p);
-        } else if (v.hi - v.lo >= 0x1p53) {
-          write_integer(b.dtype, static_cast<int64_t>(rng.next()),
-                        p); // the whole type
-        } else {
-          write_integer(b.dtype,
-                        rng.between(static_cast<int64_t>(v.lo),
-                                    static_cast<int64_t>(v.hi)),
-                        p);
-        }
-      }
-    }
-  }
-
-  std::vector<KernelArg> arguments() {
-    std::vector<KernelArg> args;
-    for (size_t i = 0; i < buffers_.size(); ++i) {
-      const ArgumentSpec &a = kernel_.arguments[i];
-      if (a.kind == ArgumentSpec::Kind::Buffer)
-        args.push_back(
-            KernelArg::of_pointer(buffers_[i].data(), buffers_[i].bytes));
-      else
-        args.push_back(KernelArg::of_int(a.value));
-    }
-    return args;
-  }
-
-  const unsigned char *data(size_t argument) const {
-    return buffers_[argument].data();
-  }
-  size_t bytes(size_t argument) const { return buffers_[argument].bytes; }
-
-private:
-  struct Buffer {
-    explicit Buffer(size_t n) : storage(n + 64), bytes(n) {
-      auto address = reinterpret_cast<uintptr_t>(storage.data());
-      offset = (64 - address % 64) % 64;
-    }
-    unsigned char *data() { return storage.data() + offset; }
-    const unsigned char *data() const { return storage.data() + offset; }
-    std::vector<unsigned char> storage;
-    size_t offset = 0;
-    size_t bytes;
-  };
-  const GeneratedKernel &kernel_;
-  std::vector<Buffer> buffers_;
-};
-
 std::string element_text(ir::Scalar s, const unsigned char *p) {
   std::ostringstream out;
   out << std::setprecision(17) << read_value(s, p) << " [0x" << std::hex
       << read_bits(s, p) << "]";
   return out.str();
-}
-
-bool is_poison(ir::Scalar s, const unsigned char *p) {
-  for (int i = 0; i < element_bytes(s); ++i)
-    if (p[i] != kPoisonByte)
-      return false;
-  return true;
 }
 
 std::string describe_buffer(const GeneratedKernel &kernel, size_t argument) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "kernel_generator.h"
+#include "kernel_memory.h"
 
 #include <functional>
 #include <optional>
@@ -54,9 +55,6 @@ struct DifferentialResult {
 DifferentialResult compare_runs(const GeneratedKernel &kernel,
                                 const Executor &run_a, const Executor &run_b,
                                 const CompareOptions &options = {});
-
-/// The byte every output element is filled with before a run.
-constexpr unsigned char kPoisonByte = 0xAB;
 
 /// How far a float output element may be from `reference` under
 /// Comparison::Tolerance, given what the generator knows of the value.

@@ -11,6 +11,7 @@
 #include "value_facts.h"
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace blocc::differential::detail {
@@ -87,6 +88,8 @@ private:
   bool identity_action();
   bool repeat_action();
   Value *all_ones(Scalar d, const Shape &shape);
+  ir::Operation *clone(const ir::Operation &op,
+                       std::unordered_map<const Value *, Value *> &mapping);
 
   Shape pick_shape();
   Scalar pick_dtype();
@@ -153,6 +156,8 @@ private:
   size_t scope_start_ = 0; // first pool entry of the innermost region
   std::vector<Value *> pool_;
   std::vector<LoopContext> loops_;
+  std::unordered_map<const Value *, Value *>
+      initial_values_; // body arg -> init
 
   // The prologue's index values.
   Scalar index_type_ = Scalar::I32;

@@ -124,7 +124,8 @@ Value *KernelGenerator::make(OpCode code, std::vector<Value *> operands,
 }
 
 Value *KernelGenerator::constant(Scalar d, const Shape &shape, double value) {
-  bool integral = value == std::trunc(value);
+  // -0.0 stays a float: as an integer it would be +0.
+  bool integral = value == std::trunc(value) && !std::signbit(value);
   ir::Attribute attribute;
   if (!ir::is_float(d) || (integral && rng_.percent(25)))
     attribute = static_cast<int64_t>(value); // floats take integer values too

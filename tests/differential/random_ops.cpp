@@ -526,26 +526,59 @@ bool KernelGenerator::identity_action() {
   return r != nullptr;
 }
 
+ir::Operation *
+KernelGenerator::clone(const ir::Operation &op,
+                       std::unordered_map<const Value *, Value *> &mapping) {
+  auto mapped = [&](Value *v) {
+    auto it = mapping.find(v);
+    return it == mapping.end() ? v : it->second;
+  };
+  std::vector<Value *> operands;
+  for (Value *v : op.operands())
+    operands.push_back(mapped(v));
+  // Commutative operands swapped: cse must still see the same value.
+  if (ir::is_commutative(op.code()) && operands.size() == 2 && rng_.percent(50))
+    std::swap(operands[0], operands[1]);
+  std::vector<Type> types;
+  for (Value *r : op.results())
+    types.push_back(r->type());
+  ir::Operation *copy = b_.create(op.code(), operands, types, op.attributes());
+  for (size_t i = 0; i < op.num_results(); ++i)
+    mapping[op.result(i)] = copy->result(i);
+  for (size_t r = 0; r < op.num_regions(); ++r) {
+    const ir::Block &from = *op.region(r);
+    ir::Block *to = copy->add_region();
+    for (Value *arg : from.arguments())
+      mapping[arg] = to->add_argument(arg->type());
+    ir::Block *saved_block = b_.block();
+    ir::Block::iterator saved_point = b_.point();
+    b_.set_insertion_point_to_end(to);
+    for (const auto &inner : from.ops())
+      clone(*inner, mapping);
+    b_.restore(saved_block, saved_point);
+  }
+  return copy;
+}
+
 bool KernelGenerator::repeat_action() {
-  // The same op again (commutative operands sometimes swapped): cse must
-  // merge it with the first, unless it reads memory.
+  // The same op again, regions and all: cse must merge it with the first
+  // (comparing regions op by op), unless it reads memory.
   std::vector<ir::Operation *> candidates;
   for (Value *v : pool_) {
     ir::Operation *op = v->defining_op();
-    if (op && op->num_regions() == 0 && op->num_results() == 1)
+    if (op && v->index() == 0)
       candidates.push_back(op);
   }
   if (candidates.empty())
     return false;
-  ir::Operation *op = rng_.pick(candidates);
-  std::vector<Value *> operands = op->operands();
-  if (ir::is_commutative(op->code()) && operands.size() == 2 &&
-      rng_.percent(50))
-    std::swap(operands[0], operands[1]);
-  Value *r = make(op->code(), operands, op->result()->type(), op->attributes());
-  if (r)
-    add(r);
-  return r != nullptr;
+  std::unordered_map<const Value *, Value *> mapping;
+  ir::Operation *copy = clone(*rng_.pick(candidates), mapping);
+  if (!admit(copy))
+    return false;
+  for (Value *r : copy->results())
+    if (!r->type().is_pointer())
+      add(r);
+  return true;
 }
 
 // --- operands ----------------------------------------------------------------

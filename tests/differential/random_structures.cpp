@@ -166,10 +166,13 @@ Value *KernelGenerator::next_carried(Value *arg, const ValueFacts &bounds,
   const Type &t = arg->type();
   Scalar d = t.element();
   Shape s = t.shape();
-  // Now and then a value the loop does not change: canonicalize turns it
-  // into the initial value, dce drops the slot.
-  if (rng_.percent(8))
+  // Now and then a value the loop does not change, or resets to its
+  // initial value: canonicalize turns it into the initial value, dce drops
+  // the slot.
+  if (rng_.percent(6))
     return arg;
+  if (rng_.percent(4))
+    return initial_values_.at(arg);
   Value *v = operand(d, s, Need::Any);
   if (!v)
     return arg;
@@ -219,16 +222,23 @@ bool KernelGenerator::for_action() {
   Type iv = Type::scalar(iv_type);
   Value *lb, *ub, *step;
   switch (rng_.weighted({2, 1, 1})) {
-  case 0: { // constant bounds, zero trips included
+  case 0: { // constant bounds, zero trips included, counting up or down
     int64_t first = rng_.between(0, 2);
     int64_t stride = rng_.pick(std::vector<int64_t>{1, 1, 2, 3});
     int64_t trips = rng_.pick(std::vector<int64_t>{0, 1, 2, 2, 3, 3, 4});
     int64_t last = trips > 0
                        ? first + trips * stride - rng_.between(0, stride - 1)
                        : first - rng_.between(0, 2);
-    lb = constant(iv_type, {}, double(first));
-    ub = constant(iv_type, {}, double(last));
-    step = constant(iv_type, {}, double(stride));
+    if (rng_.percent(25)) {
+      // Python's range(last, first, -stride): as many trips, downwards.
+      lb = constant(iv_type, {}, double(last));
+      ub = constant(iv_type, {}, double(first));
+      step = constant(iv_type, {}, double(-stride));
+    } else {
+      lb = constant(iv_type, {}, double(first));
+      ub = constant(iv_type, {}, double(last));
+      step = constant(iv_type, {}, double(stride));
+    }
     break;
   }
   case 1: // a trip count passed at run time
@@ -253,8 +263,12 @@ bool KernelGenerator::for_action() {
   if (!lb || !ub || !step)
     return false;
   const ValueFacts &lbf = facts(lb), &ubf = facts(ub), &stepf = facts(step);
-  double trips_max = std::max(0.0, std::ceil((ubf.hi - lbf.lo) / stepf.lo));
-  double iv_hi = std::max(lbf.lo, ubf.hi - 1);
+  bool up = stepf.lo > 0;
+  double trips_max =
+      std::max(0.0, std::ceil((up ? ubf.hi - lbf.lo : lbf.hi - ubf.lo) /
+                              std::fabs(stepf.lo)));
+  double iv_lo = up ? lbf.lo : std::min(lbf.hi, ubf.lo + 1);
+  double iv_hi = up ? std::max(lbf.lo, ubf.hi - 1) : lbf.hi;
 
   // The carried values: a few pool values, and sometimes a block of
   // pointers advanced by one buffer row per iteration.
@@ -270,7 +284,7 @@ bool KernelGenerator::for_action() {
     inits.push_back(rng_.percent(50) ? candidates.back()
                                      : rng_.pick(candidates));
   Value *pointer_init = nullptr;
-  if (lbf.lo >= 0 && trips_max >= 1 && rng_.percent(30)) {
+  if (trips_max >= 1 && rng_.percent(30)) {
     Scalar s = rng_.pick(input_dtypes());
     BufferSpec spec;
     spec.dtype = s;
@@ -295,7 +309,7 @@ bool KernelGenerator::for_action() {
   ir::Operation *op = b_.create(OpCode::For, operands, types);
   ir::Block *body = op->add_region();
   Value *induction = body->add_argument(iv);
-  facts_.set(induction, ValueFacts::range(lbf.lo, iv_hi));
+  facts_.set(induction, ValueFacts::range(iv_lo, iv_hi));
   // What the body is built for: each carried value stays in `bounds` (a
   // clamp at the end of the body sees to it) and may carry an error. The
   // analysis then follows the real iterations, and the loop is dropped if
@@ -304,6 +318,7 @@ bool KernelGenerator::for_action() {
   std::vector<bool> clamped;
   for (Value *init : inits) {
     Value *arg = body->add_argument(init->type());
+    initial_values_[arg] = init;
     ValueFacts f = facts(init);
     Scalar d = init->type().element();
     ValueFacts b = f;
@@ -345,7 +360,7 @@ bool KernelGenerator::for_action() {
     for (size_t i = 0; i < inits.size(); ++i)
       if (!inits[i]->type().is_pointer())
         add(body->argument(i + 1));
-    if (lbf.lo >= 0)
+    if (iv_lo >= 0)
       loops_.push_back({induction, iv_hi});
     if (pointer_init) {
       Value *arg = body->argument(inits.size());
@@ -374,7 +389,7 @@ bool KernelGenerator::for_action() {
       }
     }
     b_.create(OpCode::Yield, next, {});
-    if (lbf.lo >= 0)
+    if (iv_lo >= 0)
       loops_.pop_back();
   });
   if (!admit(op))

@@ -593,9 +593,12 @@ std::string FactsAnalysis::evaluate_collective(const ir::Operation &op) {
 std::string FactsAnalysis::evaluate_for(const ir::Operation &op) {
   const ValueFacts &lb = get(op.operand(0)), &ub = get(op.operand(1)),
                    &step = get(op.operand(2));
-  if (step.lo != step.hi || step.lo < 1)
-    return "loop step is not a positive constant";
-  double trips = std::max(0.0, std::ceil((ub.hi - lb.lo) / step.lo));
+  // iv = lb, lb + step, ... while iv < ub (step > 0) or iv > ub (step < 0).
+  if (step.lo != step.hi || step.lo == 0)
+    return "loop step is not a nonzero constant";
+  bool up = step.lo > 0;
+  double trips = std::max(0.0, std::ceil((up ? ub.hi - lb.lo : lb.hi - ub.lo) /
+                                         std::fabs(step.lo)));
   if (trips > kMaxTrips)
     return "loop may run too many iterations";
   const ir::Block &body = *op.region(0);
@@ -605,7 +608,8 @@ std::string FactsAnalysis::evaluate_for(const ir::Operation &op) {
     state.push_back(get(op.operand(3 + i)));
   all = state;
   facts_[body.argument(0)] =
-      ValueFacts::range(lb.lo, std::max(lb.lo, ub.hi - 1));
+      up ? ValueFacts::range(lb.lo, std::max(lb.lo, ub.hi - 1))
+         : ValueFacts::range(std::min(lb.hi, ub.lo + 1), lb.hi);
   // Each iteration's facts follow from the previous one's, so each
   // iteration is checked with the facts it really sees.
   for (int64_t t = 0; t < static_cast<int64_t>(trips); ++t) {

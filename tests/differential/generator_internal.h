@@ -87,6 +87,7 @@ private:
   bool shape_action();
   bool identity_action();
   bool repeat_action();
+  bool dot_action();
   Value *all_ones(Scalar d, const Shape &shape);
   ir::Operation *clone(const ir::Operation &op,
                        std::unordered_map<const Value *, Value *> &mapping);

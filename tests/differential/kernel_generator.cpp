@@ -379,17 +379,18 @@ Value *KernelGenerator::chunk_offsets(const Shape &shape) {
            i32);
   if (shape.empty())
     return base;
+  // The row-major position of each element: sum of index * stride.
+  Type indices = type_of(Scalar::I32, shape);
   Value *local = nullptr;
-  if (shape.size() == 1) {
-    local = make(OpCode::Arange, {}, type_of(Scalar::I32, shape),
-                 {{"start", int64_t{0}}, {"end", shape[0]}});
-  } else {
-    Value *rows = make(
-        OpCode::Mul,
-        {index_along(shape, 0), constant(Scalar::I32, shape, double(shape[1]))},
-        type_of(Scalar::I32, shape));
-    local = make(OpCode::Add, {rows, index_along(shape, 1)},
-                 type_of(Scalar::I32, shape));
+  int64_t stride = 1;
+  for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+    Value *term = index_along(shape, d);
+    if (stride != 1)
+      term =
+          make(OpCode::Mul,
+               {term, constant(Scalar::I32, shape, double(stride))}, indices);
+    local = local ? make(OpCode::Add, {local, term}, indices) : term;
+    stride *= shape[static_cast<size_t>(d)];
   }
   return make(OpCode::Add,
               {make(OpCode::Splat, {base}, type_of(Scalar::I32, shape)), local},

@@ -1,5 +1,6 @@
 #include "pass_checks.h"
 
+#include "axis_info_check.h"
 #include "differential.h"
 #include "executors.h"
 #include "ir/parser.h"
@@ -127,6 +128,9 @@ CheckResult check_passes(const GeneratedKernel &kernel) {
   if (!r.ok)
     return {false, header(kernel, "(c/d) interpreted results") + r.report +
                        find_culprit(kernel) + "\n"};
+  if (std::string problem = check_axis_info(kernel, kernel.seed);
+      !problem.empty())
+    return {false, header(kernel, "(e) axis info") + problem};
   return {};
 }
 

@@ -25,7 +25,9 @@ struct CheckResult {
 ///      too: none of these passes may change rounding). On a difference
 ///      the report names the first pass after which the results change;
 ///  (d) every output element the interpreter writes lies within the range
-///      the generator derived for it (a check of the generator's facts).
+///      the generator derived for it (a check of the generator's facts);
+///  (e) the axis-info facts of the address arithmetic, pointers and masks
+///      hold on the values the interpreter computes (axis_info_check.h).
 CheckResult check_passes(const GeneratedKernel &kernel);
 
 } // namespace blocc::differential

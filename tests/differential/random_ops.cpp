@@ -133,7 +133,8 @@ bool KernelGenerator::random_action() {
     If,
     LoopLoad,
     Identity,
-    Repeat
+    Repeat,
+    Dot
   };
   std::vector<int> weights = {40,
                               8,
@@ -147,6 +148,7 @@ bool KernelGenerator::random_action() {
                               depth_ < 2 ? 4 : 0,
                               loops_.empty() ? 0 : 8,
                               6,
+                              3,
                               3};
   // A failed attempt (no admissible op) leaves nothing but unused values;
   // try a few times before giving the action up.
@@ -192,6 +194,9 @@ bool KernelGenerator::random_action() {
       break;
     case Repeat:
       ok = repeat_action();
+      break;
+    case Dot:
+      ok = dot_action();
       break;
     }
     if (ok)
@@ -321,15 +326,27 @@ bool KernelGenerator::constant_action() {
 bool KernelGenerator::shape_action() {
   std::vector<Value *> candidates;
   for (Value *v : pool_)
-    if (v->type().is_block() && !v->type().is_pointer())
+    if (!v->type().is_pointer())
       candidates.push_back(v);
   if (candidates.empty())
     return false;
   Value *v = rng_.pick(candidates);
   const Type &t = v->type();
   Shape s = t.shape();
+  int64_t numel = t.num_elements();
+  enum Kind { Widen, Transpose, Reshape, Join, Split, Cat };
+  std::vector<int> weights = {s.size() == 1 ? 4 : 0,
+                              s.size() == 2 ? 3 : 0,
+                              s.size() == 2 || (s.size() == 1 && s[0] >= 2) ? 2
+                                                                            : 0,
+                              s.size() <= 2 && numel * 2 <= 256 ? 2 : 0,
+                              !s.empty() && s.back() == 2 ? 2 : 0,
+                              !s.empty() && numel * 2 <= 256 ? 2 : 0};
+  if (std::all_of(weights.begin(), weights.end(), [](int w) { return w == 0; }))
+    return false;
   Value *r = nullptr;
-  if (s.size() == 1 && rng_.percent(60)) {
+  switch (static_cast<Kind>(rng_.weighted(weights))) {
+  case Widen: {
     // Broadcast a 1-D value to 2-D: onto the main tile where it fits,
     // else onto a few copies of itself.
     Shape to;
@@ -352,16 +369,111 @@ bool KernelGenerator::shape_action() {
     if (e && rng_.percent(20))
       add(e); // a [1, k] or [k, 1] value: reductions over a unit axis
     r = make(OpCode::Broadcast, {e}, t.with_shape(to));
-  } else if (s.size() == 2 && rng_.percent(50)) {
+    break;
+  }
+  case Transpose:
     r = make(OpCode::Permute, {v}, t.with_shape({s[1], s[0]}),
              {{"order", std::vector<int64_t>{1, 0}}});
-  } else if (s.size() == 2) {
-    Shape to = rng_.percent(50) ? Shape{s[0] * s[1]} : Shape{s[1], s[0]};
+    break;
+  case Reshape: {
+    Shape to;
+    if (s.size() == 2)
+      to = rng_.percent(50) ? Shape{s[0] * s[1]} : Shape{s[1], s[0]};
+    else
+      to = rng_.percent(50) ? Shape{s[0] / 2, 2} : Shape{2, s[0] / 2};
     r = make(OpCode::Reshape, {v}, t.with_shape(to));
-  } else if (s[0] >= 2) {
-    Shape to = rng_.percent(50) ? Shape{s[0] / 2, 2} : Shape{2, s[0] / 2};
-    r = make(OpCode::Reshape, {v}, t.with_shape(to));
+    break;
   }
+  case Join: { // interleaves two values along a new last axis of 2
+    Value *other = operand(t.element(), s, Need::Any);
+    Shape to = s;
+    to.push_back(2);
+    r = make(OpCode::Join, {v, other}, t.with_shape(to));
+    break;
+  }
+  case Split: { // the inverse: the two halves of the last axis
+    Shape to(s.begin(), s.end() - 1);
+    Type half = t.with_shape(to);
+    ir::Operation *op = b_.create(OpCode::Split, {v}, {half, half});
+    if (!admit(op))
+      return false;
+    add(op->result(0));
+    r = op->result(1);
+    break;
+  }
+  case Cat: { // two values of one shape, one after the other along an axis
+    Value *other = operand(t.element(), s, Need::Any);
+    int64_t axis = static_cast<int64_t>(rng_.below(s.size()));
+    Shape to = s;
+    to[static_cast<size_t>(axis)] *= 2;
+    r = make(OpCode::Cat, {v, other}, t.with_shape(to), {{"axis", axis}});
+    break;
+  }
+  }
+  if (r)
+    add(r);
+  return r != nullptr;
+}
+
+bool KernelGenerator::dot_action() {
+  // a [m, k] times b [k, n] plus acc [m, n], with b a value of the pool or
+  // a transposed one, and inputs converted exactly into the accumulator.
+  std::vector<Value *> lefts;
+  for (Value *v : pool_) {
+    const Type &t = v->type();
+    if (t.rank() == 2 && !t.is_pointer() && t.element() != Scalar::I1 &&
+        t.element() != Scalar::U32)
+      lefts.push_back(v);
+  }
+  if (lefts.empty())
+    return false;
+  Value *a = rng_.pick(lefts);
+  const Type &at = a->type();
+  Scalar d = at.element();
+  int64_t m = at.dim(0), k = at.dim(1);
+  std::vector<Value *> rights;
+  for (Value *v : pool_)
+    if (v->type().rank() == 2 && v->type().element() == d &&
+        v->type().dim(0) == k)
+      rights.push_back(v);
+  Value *b = nullptr;
+  if (!rights.empty() && rng_.percent(70)) {
+    b = rng_.pick(rights);
+  } else {
+    // Some [n, k] value of the same type, transposed.
+    std::vector<Value *> transposable;
+    for (Value *v : pool_)
+      if (v->type().rank() == 2 && v->type().element() == d &&
+          v->type().dim(1) == k)
+        transposable.push_back(v);
+    Value *bt = rng_.pick(transposable); // a itself qualifies
+    b = make(OpCode::Permute, {bt},
+             bt->type().with_shape({k, bt->type().dim(0)}),
+             {{"order", std::vector<int64_t>{1, 0}}});
+  }
+  if (!b)
+    return false;
+  int64_t n = b->type().dim(1);
+  if (m * n > 256)
+    return false;
+  Scalar acc_type;
+  switch (d) {
+  case Scalar::F16:
+  case Scalar::BF16:
+    acc_type = rng_.percent(70) ? Scalar::F32 : d;
+    break;
+  case Scalar::I8:
+  case Scalar::I16:
+    acc_type = Scalar::I32;
+    break;
+  default:
+    acc_type = d;
+    break;
+  }
+  Value *acc = rng_.percent(50) ? constant(acc_type, {m, n}, 0)
+                                : operand(acc_type, {m, n}, Need::Any);
+  Value *r = make(OpCode::Dot, {a, b, acc}, type_of(acc_type, {m, n}),
+                  {{"input_precision", std::string("ieee")}});
   if (r)
     add(r);
   return r != nullptr;

@@ -14,11 +14,16 @@ Value *KernelGenerator::index_along(const Shape &shape, int axis) {
                       {{"start", int64_t{0}}, {"end", shape[axis]}});
   if (shape.size() == 1)
     return lanes;
-  Shape expanded = {shape[axis], shape[axis]};
-  expanded[axis == 0 ? 1 : 0] = 1;
-  Value *e = make(OpCode::ExpandDims, {lanes}, Type::block(i32, expanded),
-                  {{"axis", int64_t{axis == 0 ? 1 : 0}}});
-  return make(OpCode::Broadcast, {e}, Type::block(i32, shape));
+  // Unit dimensions around the axis, one expand_dims each, then broadcast.
+  Shape expanded = {shape[axis]};
+  for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
+    if (d == axis)
+      continue;
+    expanded.insert(expanded.begin() + d, 1);
+    lanes = make(OpCode::ExpandDims, {lanes}, Type::block(i32, expanded),
+                 {{"axis", int64_t{d}}});
+  }
+  return make(OpCode::Broadcast, {lanes}, Type::block(i32, shape));
 }
 
 bool KernelGenerator::reduce_action(bool scan) {

@@ -245,9 +245,17 @@ std::string FactsAnalysis::evaluate(const ir::Operation &op) {
   case OpCode::MaxContiguous:
   case OpCode::MaxConstancy:
     return define(op, get(op.operand(0)));
+  case OpCode::Join:
+  case OpCode::Cat:
+    return define(op, hull(get(op.operand(0)), get(op.operand(1))));
+  case OpCode::Split:
+    facts_[op.result(1)] = get(op.operand(0));
+    return define(op, get(op.operand(0)));
   case OpCode::Cast:
   case OpCode::Bitcast:
     return evaluate_cast(op);
+  case OpCode::Dot:
+    return evaluate_dot(op);
   case OpCode::Load: {
     ValueFacts f = get(op.operand(0)); // what the buffer holds
     if (op.num_operands() == 3)
@@ -588,6 +596,34 @@ std::string FactsAnalysis::evaluate_collective(const ir::Operation &op) {
     facts_[v] = f;
   }
   return "";
+}
+
+std::string FactsAnalysis::evaluate_dot(const ir::Operation &op) {
+  // acc + sum over k of a * b, after converting a and b to the
+  // accumulator's type (exact here: the generator only widens).
+  const ValueFacts &a = get(op.operand(0)), &b = get(op.operand(1)),
+                   &acc = get(op.operand(2));
+  const ir::Type &a_type = op.operand(0)->type();
+  double k = static_cast<double>(a_type.dim(a_type.rank() - 1));
+  Scalar s = op.result()->type().element();
+  Corners p = product_range(a, b);
+  double lo = acc.lo + k * p.lo;
+  double hi = acc.hi + k * p.hi;
+  if (!ir::is_float(s))
+    return define(op, integer_result(s, lo, hi));
+  const FloatLimits &l = float_limits(s);
+  double total = acc.magnitude() + k * a.magnitude() * b.magnitude();
+  int quantum = std::min(a.quantum + b.quantum, acc.quantum);
+  if (a.exact() && b.exact() && acc.exact() && representable(l, total, quantum))
+    return define(op, {lo, hi, 0, quantum});
+  // Products and partial sums each rounded (an fma per step, or a multiply
+  // and an add), in any order.
+  double propagated =
+      acc.error + k * (a.magnitude() * b.error + b.magnitude() * a.error +
+                       a.error * b.error);
+  double rounding =
+      2 * k * l.unit_roundoff * total + 2 * k * l.smallest_subnormal;
+  return define(op, {lo, hi, propagated + rounding, 0});
 }
 
 std::string FactsAnalysis::evaluate_for(const ir::Operation &op) {

@@ -95,6 +95,7 @@ private:
   std::string evaluate_elementwise(const ir::Operation &op);
   std::string evaluate_cast(const ir::Operation &op);
   std::string evaluate_collective(const ir::Operation &op);
+  std::string evaluate_dot(const ir::Operation &op);
   std::string evaluate_for(const ir::Operation &op);
   std::string evaluate_if(const ir::Operation &op);
   std::string define(const ir::Operation &op, const ValueFacts &f);

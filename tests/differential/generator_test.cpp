@@ -1,0 +1,176 @@
+// The kernel generator: a seed names one kernel, and the fixed-seed batch
+// covers what the differential tests promise to cover (so a change to the
+// generator cannot quietly drop an op, a type or a shape of problem).
+#include "kernel_generator.h"
+
+#include "ir/passes.h"
+#include "ir/printer.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+namespace blocc::differential {
+namespace {
+
+using ir::OpCode;
+using ir::Scalar;
+
+constexpr uint64_t kBatch = 400; // the batch passes_differential_test runs
+
+TEST(GeneratorTest, ASeedNamesOneKernel) {
+  for (uint64_t seed : {1, 2, 99, 12345}) {
+    GeneratedKernel a = generate_kernel(seed), b = generate_kernel(seed);
+    EXPECT_EQ(ir::print(*a.function), ir::print(*b.function));
+    EXPECT_EQ(a.grid.count(), b.grid.count());
+    ASSERT_EQ(a.arguments.size(), b.arguments.size());
+    for (size_t i = 0; i < a.arguments.size(); ++i) {
+      EXPECT_EQ(a.arguments[i].name, b.arguments[i].name);
+      EXPECT_EQ(a.arguments[i].value, b.arguments[i].value);
+      EXPECT_EQ(a.arguments[i].buffer.elements, b.arguments[i].buffer.elements);
+    }
+  }
+  EXPECT_NE(ir::print(*generate_kernel(1).function),
+            ir::print(*generate_kernel(2).function));
+}
+
+TEST(GeneratorTest, ArgumentsDescribeTheFunction) {
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    GeneratedKernel k = generate_kernel(seed);
+    ASSERT_NO_THROW(ir::verify(*k.function)) << "seed " << seed;
+    ASSERT_EQ(k.arguments.size(), k.function->num_arguments());
+    int outputs = 0;
+    for (size_t i = 0; i < k.arguments.size(); ++i) {
+      const ArgumentSpec &a = k.arguments[i];
+      const ir::Type &t = k.function->argument(i)->type();
+      EXPECT_EQ(a.name, k.function->argument_info(i).name);
+      if (a.kind == ArgumentSpec::Kind::Buffer) {
+        EXPECT_TRUE(t.is_pointer());
+        EXPECT_EQ(t.pointee(), a.buffer.dtype);
+        EXPECT_GE(a.buffer.elements, 1);
+        outputs += a.buffer.is_output;
+      } else {
+        EXPECT_TRUE(t.is_integer());
+      }
+    }
+    EXPECT_GE(outputs, 1) << "seed " << seed;
+  }
+}
+
+TEST(GeneratorTest, TheBatchCoversWhatItPromises) {
+  std::map<OpCode, int> ops;
+  std::set<Scalar> types;
+  std::set<std::string> features;
+  for (uint64_t seed = 1; seed <= kBatch; ++seed) {
+    GeneratedKernel k = generate_kernel(seed);
+    for (size_t i = 0; i < k.arguments.size(); ++i) {
+      const ArgumentSpec &a = k.arguments[i];
+      if (a.kind == ArgumentSpec::Kind::Int && a.name == "n") {
+        int64_t n = a.value;
+        features.insert(n == 1 ? "n = 1" : "n > 1");
+        for (int64_t d = 2; d * d <= n; ++d)
+          if (n % d == 0) {
+            n = 0;
+            break;
+          }
+        if (n > 2)
+          features.insert("n an odd prime");
+      }
+      if (a.kind == ArgumentSpec::Kind::Int && a.name.rfind("trips", 0) == 0)
+        features.insert("trip count from an argument");
+    }
+    features.insert(k.grid.y > 1 ? "2-D grid" : "1-D grid");
+    k.function->walk([&](ir::Operation &op) {
+      ++ops[op.code()];
+      for (ir::Value *r : op.results())
+        types.insert(r->type().element());
+      switch (op.code()) {
+      case OpCode::Load:
+        features.insert(op.num_operands() == 3   ? "load with other"
+                        : op.num_operands() == 2 ? "masked load"
+                                                 : "unmasked load");
+        break;
+      case OpCode::Store:
+        features.insert(op.operand(1)->type().is_block() ? "block store"
+                                                         : "scalar store");
+        break;
+      case OpCode::Reduce:
+        if (op.num_operands() == 2)
+          features.insert("argmax/argmin");
+        if (op.operand(0)->type().rank() == 2)
+          features.insert("2-D reduction");
+        break;
+      case OpCode::Scan:
+        if (op.has_attr("reverse") && op.int_attr("reverse"))
+          features.insert("reverse scan");
+        break;
+      case OpCode::For: {
+        ir::Operation *step = op.operand(2)->defining_op();
+        if (step && step->code() == OpCode::Constant &&
+            step->int_attr("value") < 0)
+          features.insert("loop counting down");
+        for (size_t i = 3; i < op.num_operands(); ++i)
+          if (op.operand(i)->type().is_pointer())
+            features.insert("loop-carried pointers");
+        if (op.parent_op() && op.parent_op()->code() == OpCode::For)
+          features.insert("nested loops");
+        break;
+      }
+      case OpCode::If:
+        if (op.num_results() > 0)
+          features.insert("if with results");
+        break;
+      case OpCode::Broadcast:
+        if (op.operand(0)->type().rank() == 2 &&
+            op.operand(0)->type().num_elements() <
+                op.result()->type().num_elements())
+          features.insert("broadcast to 2-D");
+        break;
+      default:
+        break;
+      }
+    });
+  }
+  for (OpCode c : {OpCode::Constant,      OpCode::ProgramId,
+                   OpCode::NumPrograms,   OpCode::Arange,
+                   OpCode::Splat,         OpCode::Broadcast,
+                   OpCode::ExpandDims,    OpCode::Reshape,
+                   OpCode::Permute,       OpCode::Cast,
+                   OpCode::Bitcast,       OpCode::Add,
+                   OpCode::Sub,           OpCode::Mul,
+                   OpCode::Div,           OpCode::Rem,
+                   OpCode::And,           OpCode::Or,
+                   OpCode::Xor,           OpCode::Shl,
+                   OpCode::Shr,           OpCode::Minimum,
+                   OpCode::Maximum,       OpCode::Umulhi,
+                   OpCode::Cmp,           OpCode::AddPtr,
+                   OpCode::Neg,           OpCode::Not,
+                   OpCode::Abs,           OpCode::Exp,
+                   OpCode::Exp2,          OpCode::Log,
+                   OpCode::Log2,          OpCode::Sqrt,
+                   OpCode::Rsqrt,         OpCode::Sin,
+                   OpCode::Cos,           OpCode::Tanh,
+                   OpCode::Erf,           OpCode::Floor,
+                   OpCode::Ceil,          OpCode::Fma,
+                   OpCode::Select,        OpCode::Load,
+                   OpCode::Store,         OpCode::Reduce,
+                   OpCode::Scan,          OpCode::MultipleOf,
+                   OpCode::MaxContiguous, OpCode::MaxConstancy,
+                   OpCode::For,           OpCode::If})
+    EXPECT_GT(ops[c], 0) << ir::opcode_name(c);
+  for (Scalar s :
+       {Scalar::I1, Scalar::I8, Scalar::I16, Scalar::I32, Scalar::I64,
+        Scalar::U32, Scalar::F16, Scalar::BF16, Scalar::F32, Scalar::F64})
+    EXPECT_TRUE(types.count(s)) << ir::scalar_name(s);
+  for (const char *f :
+       {"n = 1", "n an odd prime", "1-D grid", "2-D grid", "load with other",
+        "masked load", "unmasked load", "block store", "scalar store",
+        "argmax/argmin", "2-D reduction", "reverse scan", "loop counting down",
+        "loop-carried pointers", "nested loops", "trip count from an argument",
+        "if with results", "broadcast to 2-D"})
+    EXPECT_TRUE(features.count(f)) << f;
+}
+
+} // namespace
+} // namespace blocc::differential

@@ -13,6 +13,9 @@
 // "// -----" and handles each piece on its own, so that one test file can
 // hold many error cases: every piece's error is reported, line numbers stay
 // those of the whole file, and the exit status is 1 if any piece failed.
+#ifdef BLOCC_HAVE_CPU_BACKEND
+#include "backends/cpu/cpu_backend.h"
+#endif
 #include "ir/axis_info.h"
 #include "ir/error.h"
 #include "ir/parser.h"
@@ -29,9 +32,19 @@ namespace {
 
 using namespace blocc;
 
+#ifdef BLOCC_HAVE_CPU_BACKEND
+constexpr bool kHaveCpuBackend = true;
+#else
+constexpr bool kHaveCpuBackend = false;
+#endif
+
 struct Options {
   std::vector<const ir::PassInfo *> passes;
   bool print_axis_info = false;
+  // --emit-llvm[=unoptimized] and --vector-bits=N (CPU backend builds).
+  bool emit_llvm = false;
+  bool emit_llvm_optimized = true;
+  int vector_bits = 0;
   bool list_passes = false;
   bool split_input_file = false;
   bool help = false;
@@ -52,6 +65,11 @@ void usage(std::ostream &os) {
         "                     before its IR\n"
         "  --split-input-file handle each piece between '// -----' lines on\n"
         "                     its own (errors go on to the next piece)\n"
+        "  --emit-llvm        print the CPU backend's optimized LLVM IR\n"
+        "                     instead of the block IR (=unoptimized: as\n"
+        "                     lowered, before -O3)\n"
+        "  --vector-bits=N    lower for N-bit vectors (128, 256, 512)\n"
+        "                     instead of the host's\n"
         "  --list-passes      print the passes and what they do\n"
         "  --help             print this message\n";
 }
@@ -79,6 +97,17 @@ Options parse_options(int argc, char **argv) {
       options.passes.push_back(&find_pass(argv[++i]));
     } else if (arg == "--print-axis-info") {
       options.print_axis_info = true;
+    } else if (arg == "--emit-llvm" || arg == "--emit-llvm=unoptimized") {
+      if (!kHaveCpuBackend)
+        throw Error("--emit-llvm needs a blocc built with the CPU backend "
+                    "(-DBLOCC_CPU_BACKEND=ON)");
+      options.emit_llvm = true;
+      options.emit_llvm_optimized = arg == "--emit-llvm";
+    } else if (arg.rfind("--vector-bits=", 0) == 0) {
+      std::string bits = arg.substr(14);
+      if (bits != "128" && bits != "256" && bits != "512")
+        throw Error("--vector-bits takes 128, 256 or 512, got '" + bits + "'");
+      options.vector_bits = std::stoi(bits);
     } else if (arg == "--split-input-file") {
       options.split_input_file = true;
     } else if (arg == "--list-passes") {
@@ -135,6 +164,20 @@ std::string as_comment(const std::string &text) {
   return out;
 }
 
+/// The CPU backend's LLVM IR for `f`.
+std::string emit_llvm(const ir::Function &f, const Options &options) {
+#ifdef BLOCC_HAVE_CPU_BACKEND
+  cpu::LlvmIrOptions llvm_options;
+  llvm_options.optimized = options.emit_llvm_optimized;
+  llvm_options.vector_bits = options.vector_bits;
+  return cpu::llvm_ir(f, llvm_options);
+#else
+  (void)f;
+  (void)options;
+  throw Error("internal: --emit-llvm without the CPU backend");
+#endif
+}
+
 /// Parses, verifies, transforms and prints one piece of input; throws
 /// blocc::Error on the first problem.
 std::string process(const Options &options, const std::string &text,
@@ -162,7 +205,10 @@ std::string process(const Options &options, const std::string &text,
       out += "\n";
     if (options.print_axis_info)
       out += as_comment(ir::print_axis_info(f));
-    out += ir::print(f);
+    if (options.emit_llvm)
+      out += emit_llvm(f, options);
+    else
+      out += ir::print(f);
   }
   return out;
 }

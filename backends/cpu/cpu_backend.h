@@ -1,0 +1,61 @@
+// The CPU backend's entry points, free of LLVM types (the frontend and the
+// runtime include this header; only backends/ include LLVM).
+//
+//   auto kernel = blocc::cpu::compile(function);   // cached
+//   blocc::cpu::run(*kernel, grid, args);
+//
+// compile lowers the block IR to LLVM IR (kernel_lowering.h), optimizes it
+// at -O3 for the host CPU and JIT-compiles it; run executes the grid with
+// OpenMP (runtime/cpu). Both are thread-safe.
+#pragma once
+
+#include "ir/function.h"
+#include "runtime/kernel_args.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace blocc::cpu {
+
+/// A kernel specialization compiled for this machine (opaque).
+class CompiledKernel;
+
+struct CompileOptions {
+  /// Print the optimized LLVM IR to stderr when compiling (BLOCC_DUMP=llvm).
+  bool dump_llvm = false;
+};
+
+/// The compiled form of `function`, from the in-memory cache when the same
+/// IR was compiled before for this machine by this version of blocc.
+/// Throws blocc::Error naming the op for IR the backend cannot compile.
+std::shared_ptr<const CompiledKernel>
+compile(const ir::Function &function, const CompileOptions &options = {});
+
+/// Runs `kernel` for every program id of `grid` on the host's cores. `args`
+/// bind to the function's arguments in order, as for the interpreter
+/// (backends/interpreter/interpreter.h). Throws blocc::Error for arguments
+/// that do not match and, naming the kernel, program and op, for runtime
+/// faults (integer division by zero, a failed assert, a zero loop step).
+void run(const CompiledKernel &kernel, Grid grid,
+         const std::vector<KernelArg> &args);
+
+struct LlvmIrOptions {
+  /// After the -O3 pipeline (true) or as the lowering emits it.
+  bool optimized = true;
+  /// Lower for vectors of this many bits instead of the host's (golden
+  /// tests pin it so that their output does not depend on the machine).
+  int vector_bits = 0;
+};
+
+/// The LLVM IR the backend generates for `function`.
+std::string llvm_ir(const ir::Function &function,
+                    const LlvmIrOptions &options = {});
+
+/// Number of distinct kernels compiled so far in this process.
+size_t num_compiled_kernels();
+
+/// "x86_64-pc-linux-gnu skylake-avx512 (512-bit vectors)"
+std::string target_description();
+
+} // namespace blocc::cpu

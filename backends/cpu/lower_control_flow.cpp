@@ -1,0 +1,213 @@
+// for and if. Scalars carried by a loop or produced by an if are phis;
+// block values live in slots: a loop's carried block has one slot, which
+// the body reads and the yield overwrites (through temporaries when a
+// yielded value reads another carried slot, e.g. a swap); an if's block
+// result has one slot that each branch fills.
+//
+// The loop runs `iv = lb, lb + step, ...` while iv < ub (step > 0) or
+// iv > ub (step < 0), as the interpreter does, with the trip count
+// computed up front in 64 bits so that iv + step never overflows near the
+// type's maximum. A zero step is reported as an error.
+#include "backends/cpu/kernel_lowering.h"
+
+#include "backends/llvm/llvm_types.h"
+#include "ir/error.h"
+
+#include <algorithm>
+
+namespace blocc::cpu {
+
+using ir::Scalar;
+
+namespace {
+
+int64_t bytes_of(const ir::Type &type) {
+  return type.num_elements() * llvm_backend::storage_bytes(type.element());
+}
+
+} // namespace
+
+void KernelLowering::lower_for(const ir::Operation &op) {
+  const ir::Block &body = *op.region(0);
+  const ir::Type &iv_type = op.operand(0)->type();
+  const bool is_signed = ir::is_signed(iv_type.element());
+  llvm::Type *wide = builder.getInt64Ty();
+  auto widen = [&](llvm::Value *v) {
+    return is_signed ? builder.CreateSExt(v, wide)
+                     : builder.CreateZExt(v, wide);
+  };
+  llvm::Value *lb = scalar(op.operand(0));
+  llvm::Value *ub = scalar(op.operand(1));
+  llvm::Value *step = scalar(op.operand(2));
+
+  int zero_step = add_fault_site(op, "step is 0: the loop would never end", {},
+                                 FaultSite::Form::NoLane);
+  fail_if(
+      builder.CreateICmpEQ(step, llvm::Constant::getNullValue(step->getType())),
+      zero_step, [&] { return i64(-1); });
+
+  // Trip count: ceil(distance / |step|) when the range is not empty.
+  llvm::Value *wide_lb = widen(lb), *wide_ub = widen(ub),
+              *wide_step = widen(step);
+  llvm::Value *upward =
+      is_signed ? builder.CreateICmpSGT(
+                      step, llvm::Constant::getNullValue(step->getType()))
+                : builder.getTrue();
+  llvm::Value *nonempty = builder.CreateSelect(
+      upward,
+      is_signed ? builder.CreateICmpSLT(lb, ub) : builder.CreateICmpULT(lb, ub),
+      builder.CreateICmpSGT(lb, ub));
+  llvm::Value *distance =
+      builder.CreateSelect(upward, builder.CreateSub(wide_ub, wide_lb),
+                           builder.CreateSub(wide_lb, wide_ub));
+  llvm::Value *magnitude = builder.CreateSelect(
+      upward, wide_step, builder.CreateSub(builder.getInt64(0), wide_step));
+  llvm::Value *count = builder.CreateAdd(
+      builder.CreateUDiv(distance, magnitude),
+      builder.CreateZExt(
+          builder.CreateICmpNE(builder.CreateURem(distance, magnitude),
+                               builder.getInt64(0)),
+          wide));
+  count = builder.CreateSelect(nonempty, count, builder.getInt64(0));
+
+  // Carried values: scalars as phis, blocks in slots filled from init.
+  size_t carried = op.num_operands() - 3;
+  std::vector<llvm::Value *> slots(carried, nullptr);
+  std::vector<llvm::Value *> initial(carried, nullptr);
+  for (size_t k = 0; k < carried; ++k) {
+    const ir::Value *init = op.operand(3 + k);
+    if (init->type().is_block()) {
+      slots[k] = allocate_slot_for(init->type());
+      evaluate_into(init, slots[k]);
+    } else {
+      initial[k] = scalar(init);
+    }
+  }
+
+  llvm::BasicBlock *before = builder.GetInsertBlock();
+  auto *check = llvm::BasicBlock::Create(context, "for.check", function);
+  auto *loop = llvm::BasicBlock::Create(context, "for.body", function);
+  auto *after = llvm::BasicBlock::Create(context, "for.done", function);
+  builder.CreateBr(check);
+  builder.SetInsertPoint(check);
+  llvm::PHINode *trip = builder.CreatePHI(wide, 2, "trip");
+  trip->addIncoming(builder.getInt64(0), before);
+  std::vector<llvm::PHINode *> phis(carried, nullptr);
+  for (size_t k = 0; k < carried; ++k)
+    if (initial[k]) {
+      phis[k] = builder.CreatePHI(initial[k]->getType(), 2);
+      phis[k]->addIncoming(initial[k], before);
+    }
+  builder.CreateCondBr(builder.CreateICmpULT(trip, count), loop, after);
+
+  builder.SetInsertPoint(loop);
+  llvm::Value *iv = builder.CreateTrunc(
+      builder.CreateAdd(wide_lb, builder.CreateMul(trip, wide_step)),
+      register_type(iv_type.element()));
+  set_scalar(body.argument(0), iv);
+  for (size_t k = 0; k < carried; ++k) {
+    if (phis[k])
+      set_scalar(body.argument(1 + k), phis[k]);
+    else
+      set_materialized(body.argument(1 + k), slots[k]);
+  }
+  lower_block(body);
+
+  // The yield: scalars feed the phis; blocks are copied into their slots
+  // once every yielded block has been computed.
+  const ir::Operation *yield = body.terminator();
+  std::vector<std::pair<llvm::Value *, llvm::Value *>> copies; // slot, source
+  for (size_t k = 0; k < carried; ++k) {
+    const ir::Value *yielded = yield->operand(k);
+    if (phis[k])
+      continue;
+    if (yielded == body.argument(1 + k))
+      continue; // unchanged
+    llvm::Value *source = nullptr;
+    if (is_materialized(yielded)) {
+      llvm::Value *own = state(yielded).slot;
+      bool is_carried_slot =
+          std::find(slots.begin(), slots.end(), own) != slots.end();
+      if (!is_carried_slot)
+        source = own;
+    }
+    if (!source) {
+      source = allocate_slot_for(yielded->type());
+      evaluate_into(yielded, source);
+    }
+    copies.emplace_back(slots[k], source);
+  }
+  for (size_t k = 0, c = 0; k < carried; ++k) {
+    if (phis[k])
+      continue;
+    const ir::Value *yielded = yield->operand(k);
+    if (yielded == body.argument(1 + k))
+      continue;
+    auto [slot, source] = copies[c++];
+    builder.CreateMemCpy(slot, llvm::MaybeAlign(64), source,
+                         llvm::MaybeAlign(64), bytes_of(yielded->type()));
+  }
+  std::vector<llvm::Value *> next_scalars(carried, nullptr);
+  for (size_t k = 0; k < carried; ++k)
+    if (phis[k])
+      next_scalars[k] = scalar(yield->operand(k));
+  llvm::BasicBlock *latch = builder.GetInsertBlock();
+  trip->addIncoming(builder.CreateAdd(trip, builder.getInt64(1)), latch);
+  for (size_t k = 0; k < carried; ++k)
+    if (phis[k])
+      phis[k]->addIncoming(next_scalars[k], latch);
+  builder.CreateBr(check);
+
+  builder.SetInsertPoint(after);
+  for (size_t k = 0; k < carried; ++k) {
+    if (phis[k])
+      set_scalar(op.result(k), phis[k]);
+    else
+      set_materialized(op.result(k), slots[k]);
+  }
+}
+
+void KernelLowering::lower_if(const ir::Operation &op) {
+  size_t results = op.num_results();
+  std::vector<llvm::Value *> slots(results, nullptr);
+  for (size_t k = 0; k < results; ++k)
+    if (op.result(k)->type().is_block())
+      slots[k] = allocate_slot_for(op.result(k)->type());
+  auto *then_block = llvm::BasicBlock::Create(context, "if.then", function);
+  auto *else_block = llvm::BasicBlock::Create(context, "if.else", function);
+  auto *after = llvm::BasicBlock::Create(context, "if.done", function);
+  builder.CreateCondBr(scalar(op.operand(0)), then_block, else_block);
+
+  std::vector<std::vector<std::pair<llvm::Value *, llvm::BasicBlock *>>>
+      incoming(results);
+  llvm::BasicBlock *branches[] = {then_block, else_block};
+  for (int r = 0; r < 2; ++r) {
+    builder.SetInsertPoint(branches[r]);
+    const ir::Block &region = *op.region(r);
+    lower_block(region);
+    const ir::Operation *yield = region.terminator();
+    for (size_t k = 0; k < results; ++k) {
+      const ir::Value *yielded = yield->operand(k);
+      if (slots[k])
+        evaluate_into(yielded, slots[k]);
+    }
+    for (size_t k = 0; k < results; ++k)
+      if (!slots[k])
+        incoming[k].emplace_back(scalar(yield->operand(k)),
+                                 builder.GetInsertBlock());
+    builder.CreateBr(after);
+  }
+  builder.SetInsertPoint(after);
+  for (size_t k = 0; k < results; ++k) {
+    if (slots[k]) {
+      set_materialized(op.result(k), slots[k]);
+      continue;
+    }
+    llvm::PHINode *phi = builder.CreatePHI(incoming[k][0].first->getType(), 2);
+    for (auto &[value, block] : incoming[k])
+      phi->addIncoming(value, block);
+    set_scalar(op.result(k), phi);
+  }
+}
+
+} // namespace blocc::cpu

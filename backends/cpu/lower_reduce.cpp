@@ -1,0 +1,253 @@
+// reduce: folds operands along an axis with the op's combine region, run
+// on vectors.
+//
+// Along an axis that is not the innermost (elements after it > 1), the
+// lanes of a vector are neighbouring positions of the dimensions after the
+// axis, and each is folded sequentially along the axis: the interpreter's
+// order exactly. Along the innermost axis, a row is folded into a vector
+// accumulator chunk by chunk (lane j sees elements j, j + VL, ...), then
+// the accumulator's halves are combined until one lane remains. That order
+// differs from a sequential fold: results are identical for associative
+// and commutative combines (integer sums, min/max, and/or/xor, argmax with
+// an index tie-break) and differ by rounding for float sums, as they do on
+// GPUs.
+#include "backends/cpu/kernel_lowering.h"
+
+#include "backends/llvm/llvm_types.h"
+#include "ir/error.h"
+
+namespace blocc::cpu {
+
+using ir::OpCode;
+
+namespace {
+
+struct AxisSplit {
+  int64_t outer = 1, length = 1, inner = 1;
+};
+
+AxisSplit split_at(const ir::Type &type, const ir::Operation &op) {
+  AxisSplit s;
+  if (!op.has_attr("axis")) {
+    s.length = type.num_elements();
+    return s;
+  }
+  int64_t axis = op.int_attr("axis");
+  for (int d = 0; d < type.rank(); ++d) {
+    if (d < axis)
+      s.outer *= type.dim(d);
+    else if (d == axis)
+      s.length = type.dim(d);
+    else
+      s.inner *= type.dim(d);
+  }
+  return s;
+}
+
+} // namespace
+
+std::vector<llvm::Value *>
+KernelLowering::combine(const ir::Operation &op,
+                        const std::vector<llvm::Value *> &lhs,
+                        const std::vector<llvm::Value *> &rhs) {
+  const ir::Block &region = *op.region(0);
+  std::unordered_map<const ir::Value *, llvm::Value *> values;
+  for (size_t i = 0; i < lhs.size(); ++i) {
+    values[region.argument(i)] = lhs[i];
+    values[region.argument(lhs.size() + i)] = rhs[i];
+  }
+  auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(lhs[0]->getType());
+  auto value_of = [&](const ir::Value *v) -> llvm::Value * {
+    auto it = values.find(v);
+    llvm::Value *x = it != values.end() ? it->second : scalar(v);
+    if (vector && !x->getType()->isVectorTy())
+      x = splat(static_cast<int>(vector->getNumElements()), x);
+    return x;
+  };
+  for (const auto &owned : region.ops()) {
+    const ir::Operation &inner = *owned;
+    switch (inner.code()) {
+    case OpCode::Yield: {
+      std::vector<llvm::Value *> results;
+      for (const ir::Value *v : inner.operands())
+        results.push_back(value_of(v));
+      return results;
+    }
+    case OpCode::Constant:
+      values[inner.result()] = constant_value(inner);
+      continue;
+    case OpCode::MultipleOf:
+    case OpCode::MaxContiguous:
+    case OpCode::MaxConstancy:
+      values[inner.result()] = value_of(inner.operand(0));
+      continue;
+    default:
+      break;
+    }
+    bool integer_division =
+        (inner.code() == OpCode::Div || inner.code() == OpCode::Rem) &&
+        inner.result()->type().is_integer();
+    if (!ir::is_elementwise(inner.code()) || integer_division ||
+        inner.result()->type().is_block())
+      unsupported(inner, "the CPU backend runs combine regions of "
+                         "elementwise operations only (no integer "
+                         "division, memory, control flow or blocks)");
+    std::vector<llvm::Value *> operands;
+    for (const ir::Value *v : inner.operands())
+      operands.push_back(value_of(v));
+    values[inner.result()] = apply_elementwise(inner, operands);
+  }
+  throw Error("internal: a combine region without yield");
+}
+
+std::vector<llvm::Value *> KernelLowering::evaluate_all(Chunk &chunk,
+                                                        const ir::Operation &op,
+                                                        const Lanes &lanes) {
+  std::vector<llvm::Value *> values;
+  for (const ir::Value *x : op.operands())
+    values.push_back(evaluate(chunk, x, lanes));
+  return values;
+}
+
+void KernelLowering::lower_reduce(const ir::Operation &op) {
+  const ir::Type &type = op.operand(0)->type();
+  AxisSplit split = split_at(type, op);
+  size_t n = op.num_operands();
+  std::vector<llvm::Value *> slots(n, nullptr);
+  for (size_t i = 0; i < n; ++i)
+    if (op.result(i)->type().is_block())
+      slots[i] = allocate_slot_for(op.result(i)->type());
+  std::vector<llvm::AllocaInst *> acc(n, nullptr);
+
+  auto store_results = [&](const std::vector<llvm::Value *> &values,
+                           llvm::Value *index) {
+    for (size_t i = 0; i < n; ++i) {
+      if (!slots[i]) {
+        set_scalar(op.result(i), values[i]);
+        continue;
+      }
+      ir::Scalar element = op.result(i)->type().element();
+      llvm::Value *v = values[i];
+      if (element == ir::Scalar::I1)
+        v = builder.CreateZExt(v, storage_type(element));
+      builder.CreateStore(
+          v, builder.CreateGEP(storage_type(element), slots[i], index));
+    }
+  };
+
+  if (split.inner == 1) {
+    // Innermost axis: a vector accumulator per row, then a tree.
+    int vl = vector_width(ir::Type::block(type.element_type(), {split.length}));
+    int64_t chunks = split.length / vl;
+    auto fold_row = [&](llvm::Value *row_start) {
+      Chunk first{vl, {}};
+      std::vector<llvm::Value *> values =
+          evaluate_all(first, op, Lanes::contiguous(row_start));
+      if (chunks > 1) {
+        for (size_t i = 0; i < n; ++i) {
+          if (!acc[i])
+            acc[i] = entry_variable(values[i]->getType());
+          builder.CreateStore(values[i], acc[i]);
+        }
+        counted_loop(i64(chunks - 1), [&](llvm::Value *c) {
+          llvm::Value *offset = builder.CreateTrunc(
+              builder.CreateMul(builder.CreateAdd(c, i64(1)), i64(vl)),
+              builder.getInt32Ty());
+          Chunk chunk{vl, {}};
+          std::vector<llvm::Value *> next = evaluate_all(
+              chunk, op,
+              Lanes::contiguous(builder.CreateAdd(row_start, offset)));
+          std::vector<llvm::Value *> current;
+          for (size_t i = 0; i < n; ++i)
+            current.push_back(builder.CreateLoad(values[i]->getType(), acc[i]));
+          std::vector<llvm::Value *> combined = combine(op, current, next);
+          for (size_t i = 0; i < n; ++i)
+            builder.CreateStore(combined[i], acc[i]);
+        });
+        for (size_t i = 0; i < n; ++i)
+          values[i] = builder.CreateLoad(values[i]->getType(), acc[i]);
+      }
+      // Halve the accumulator until one lane is left.
+      for (int width = vl; width > 1; width /= 2) {
+        std::vector<int> low, high;
+        for (int l = 0; l < width / 2; ++l) {
+          low.push_back(l);
+          high.push_back(l + width / 2);
+        }
+        std::vector<llvm::Value *> lo, hi;
+        for (llvm::Value *v : values) {
+          lo.push_back(builder.CreateShuffleVector(v, low));
+          hi.push_back(builder.CreateShuffleVector(v, high));
+        }
+        values = combine(op, lo, hi);
+      }
+      for (llvm::Value *&v : values)
+        v = builder.CreateExtractElement(v, uint64_t{0});
+      return values;
+    };
+    if (split.outer == 1) {
+      store_results(fold_row(i32(0)), i64(0));
+    } else {
+      counted_loop(i64(split.outer), [&](llvm::Value *row) {
+        llvm::Value *start = builder.CreateTrunc(
+            builder.CreateMul(row, i64(split.length)), builder.getInt32Ty());
+        store_results(fold_row(start), row);
+      });
+    }
+    for (size_t i = 0; i < n; ++i)
+      if (slots[i])
+        set_materialized(op.result(i), slots[i]);
+    return;
+  }
+
+  // An outer axis: lanes across the dimensions after it, folded in order.
+  int vl = vector_width(ir::Type::block(type.element_type(), {split.inner}));
+  std::vector<llvm::Value *> result_slots = slots;
+  counted_loop(i64(split.outer * (split.inner / vl)), [&](llvm::Value *job) {
+    llvm::Value *o = builder.CreateUDiv(job, i64(split.inner / vl));
+    llvm::Value *c = builder.CreateURem(job, i64(split.inner / vl));
+    llvm::Value *in_row = builder.CreateMul(c, i64(vl));
+    auto lanes_at = [&](llvm::Value *k) {
+      llvm::Value *flat = builder.CreateAdd(
+          builder.CreateMul(
+              builder.CreateAdd(builder.CreateMul(o, i64(split.length)), k),
+              i64(split.inner)),
+          in_row);
+      return Lanes::contiguous(builder.CreateTrunc(flat, builder.getInt32Ty()));
+    };
+    Chunk first{vl, {}};
+    std::vector<llvm::Value *> values =
+        evaluate_all(first, op, lanes_at(i64(0)));
+    if (split.length > 1) {
+      for (size_t i = 0; i < n; ++i) {
+        if (!acc[i])
+          acc[i] = entry_variable(values[i]->getType());
+        builder.CreateStore(values[i], acc[i]);
+      }
+      counted_loop(i64(split.length - 1), [&](llvm::Value *k) {
+        Chunk chunk{vl, {}};
+        std::vector<llvm::Value *> next =
+            evaluate_all(chunk, op, lanes_at(builder.CreateAdd(k, i64(1))));
+        std::vector<llvm::Value *> current;
+        for (size_t i = 0; i < n; ++i)
+          current.push_back(builder.CreateLoad(values[i]->getType(), acc[i]));
+        std::vector<llvm::Value *> combined = combine(op, current, next);
+        for (size_t i = 0; i < n; ++i)
+          builder.CreateStore(combined[i], acc[i]);
+      });
+      for (size_t i = 0; i < n; ++i)
+        values[i] = builder.CreateLoad(values[i]->getType(), acc[i]);
+    }
+    llvm::Value *out = builder.CreateTrunc(
+        builder.CreateAdd(builder.CreateMul(o, i64(split.inner)), in_row),
+        builder.getInt32Ty());
+    for (size_t i = 0; i < n; ++i)
+      write_slot(result_slots[i], op.result(i)->type().element(), out,
+                 values[i]);
+  });
+  for (size_t i = 0; i < n; ++i)
+    if (slots[i])
+      set_materialized(op.result(i), slots[i]);
+}
+
+} // namespace blocc::cpu

@@ -1,0 +1,108 @@
+// scan: inclusive prefix combination along an axis (from the end when
+// `reverse`), in the interpreter's sequential order exactly. Along an axis
+// that is not the innermost, vectors run across the dimensions after it;
+// along the innermost axis each row is scanned element by element.
+#include "backends/cpu/kernel_lowering.h"
+
+#include "ir/error.h"
+
+namespace blocc::cpu {
+
+void KernelLowering::lower_scan(const ir::Operation &op) {
+  const ir::Type &type = op.operand(0)->type();
+  int64_t axis = op.int_attr("axis");
+  bool reverse = op.has_attr("reverse") && op.int_attr("reverse") != 0;
+  int64_t outer = 1, length = type.dim(static_cast<int>(axis)), inner = 1;
+  for (int d = 0; d < type.rank(); ++d) {
+    if (d < axis)
+      outer *= type.dim(d);
+    else if (d > axis)
+      inner *= type.dim(d);
+  }
+  size_t n = op.num_operands();
+  std::vector<llvm::Value *> slots;
+  for (size_t i = 0; i < n; ++i)
+    slots.push_back(allocate_slot_for(op.result(i)->type()));
+  std::vector<llvm::AllocaInst *> acc(n, nullptr);
+  // Position k of the scan order along the axis.
+  auto position = [&](llvm::Value *k) {
+    return reverse ? builder.CreateSub(i64(length - 1), k) : k;
+  };
+
+  if (inner > 1) {
+    int vl = vector_width(ir::Type::block(type.element_type(), {inner}));
+    counted_loop(i64(outer * (inner / vl)), [&](llvm::Value *job) {
+      llvm::Value *o = builder.CreateUDiv(job, i64(inner / vl));
+      llvm::Value *in_row =
+          builder.CreateMul(builder.CreateURem(job, i64(inner / vl)), i64(vl));
+      auto base_at = [&](llvm::Value *k) {
+        llvm::Value *flat = builder.CreateAdd(
+            builder.CreateMul(
+                builder.CreateAdd(builder.CreateMul(o, i64(length)),
+                                  position(k)),
+                i64(inner)),
+            in_row);
+        return builder.CreateTrunc(flat, builder.getInt32Ty());
+      };
+      counted_loop(i64(length), [&](llvm::Value *k) {
+        llvm::Value *base = base_at(k);
+        Chunk chunk{vl, {}};
+        std::vector<llvm::Value *> next =
+            evaluate_all(chunk, op, Lanes::contiguous(base));
+        for (size_t i = 0; i < n; ++i)
+          if (!acc[i])
+            acc[i] = entry_variable(next[i]->getType());
+        // The first step starts the accumulator; later ones combine.
+        llvm::Value *first = builder.CreateICmpEQ(k, i64(0));
+        std::vector<llvm::Value *> current;
+        for (size_t i = 0; i < n; ++i)
+          current.push_back(builder.CreateLoad(next[i]->getType(), acc[i]));
+        std::vector<llvm::Value *> combined = combine(op, current, next);
+        for (size_t i = 0; i < n; ++i) {
+          llvm::Value *v = builder.CreateSelect(first, next[i], combined[i]);
+          builder.CreateStore(v, acc[i]);
+          write_slot(slots[i], op.result(i)->type().element(), base, v);
+        }
+      });
+    });
+  } else {
+    std::vector<llvm::Value *> sources;
+    for (size_t i = 0; i < n; ++i)
+      sources.push_back(materialized_slot(op.operand(i)));
+    counted_loop(i64(outer), [&](llvm::Value *o) {
+      counted_loop(i64(length), [&](llvm::Value *k) {
+        llvm::Value *index = builder.CreateTrunc(
+            builder.CreateAdd(builder.CreateMul(o, i64(length)), position(k)),
+            builder.getInt32Ty());
+        std::vector<llvm::Value *> next;
+        for (size_t i = 0; i < n; ++i) {
+          llvm::Value *lane =
+              read_slot(sources[i], op.operand(i)->type().element(),
+                        Lanes::uniform(index), 1);
+          next.push_back(builder.CreateExtractElement(lane, uint64_t{0}));
+        }
+        for (size_t i = 0; i < n; ++i)
+          if (!acc[i])
+            acc[i] = entry_variable(next[i]->getType());
+        llvm::Value *first = builder.CreateICmpEQ(k, i64(0));
+        std::vector<llvm::Value *> current;
+        for (size_t i = 0; i < n; ++i)
+          current.push_back(builder.CreateLoad(next[i]->getType(), acc[i]));
+        std::vector<llvm::Value *> combined = combine(op, current, next);
+        for (size_t i = 0; i < n; ++i) {
+          llvm::Value *v = builder.CreateSelect(first, next[i], combined[i]);
+          builder.CreateStore(v, acc[i]);
+          ir::Scalar element = op.result(i)->type().element();
+          if (element == ir::Scalar::I1)
+            v = builder.CreateZExt(v, storage_type(element));
+          builder.CreateStore(
+              v, builder.CreateGEP(storage_type(element), slots[i], index));
+        }
+      });
+    });
+  }
+  for (size_t i = 0; i < n; ++i)
+    set_materialized(op.result(i), slots[i]);
+}
+
+} // namespace blocc::cpu

@@ -2,6 +2,7 @@
 
 #include "backends/interpreter/interpreter.h"
 #include "blocc/trace.h"
+#include "executor.h"
 #include "ir/passes.h"
 #include "ir/printer.h"
 #include "kernel_writes.h"
@@ -241,7 +242,11 @@ void KernelBase::launch(const Grid &grid, const std::vector<ArgValue> &args,
   }
   if (grid.count() == 0)
     return;
-  interp::interpret(*compiled.function, grid, runtime_args);
+  execute(*compiled.function, grid, runtime_args, options.backend);
+}
+
+std::string KernelBase::llvm_ir(const std::vector<ArgValue> &args) {
+  return cpu_llvm_ir(*compile(args).function);
 }
 
 } // namespace blocc::detail

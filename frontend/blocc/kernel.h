@@ -28,9 +28,14 @@
 
 namespace blocc {
 
+/// Which executor runs a launch. Auto follows $BLOCC_BACKEND
+/// (`interpreter` or `cpu`) when set, else picks the default executor for
+/// host memory: the interpreter until the CPU backend's checked mode (the
+/// bounds checks the interpreter always makes) lands (frontend/executor.cpp).
 enum class Backend {
   Auto,        // the best available for the arguments' memory
   Interpreter, // the reference interpreter (element by element)
+  Cpu,         // the CPU backend: LLVM-compiled vector code, OpenMP grid
 };
 
 struct LaunchOptions {
@@ -194,6 +199,9 @@ public:
   /// The IR (after the generic passes) of the specialization these
   /// arguments select; traces it if needed.
   std::string ir(const std::vector<ArgValue> &args);
+  /// The optimized LLVM IR the CPU backend generates for that
+  /// specialization (throws blocc::Error when the backend is not built).
+  std::string llvm_ir(const std::vector<ArgValue> &args);
   /// The specialization these arguments select, compiled if needed.
   const ir::Function &specialize(const std::vector<ArgValue> &args);
   /// Number of distinct specializations traced so far.
@@ -251,6 +259,10 @@ public:
   /// The traced, optimized IR for these launch arguments, as text.
   template <typename... A> std::string ir_for(A &&...args) {
     return ir({detail::to_arg(std::forward<A>(args))...});
+  }
+  /// The CPU backend's optimized LLVM IR for these launch arguments.
+  template <typename... A> std::string llvm_ir_for(A &&...args) {
+    return llvm_ir({detail::to_arg(std::forward<A>(args))...});
   }
 
 protected:

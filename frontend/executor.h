@@ -1,0 +1,27 @@
+// Runs a traced kernel specialization on the executor a launch asks for
+// (LaunchOptions::backend, $BLOCC_BACKEND): the reference interpreter or
+// the CPU backend, when blocc was built with it.
+#pragma once
+
+#include "blocc/kernel.h"
+#include "ir/function.h"
+#include "runtime/kernel_args.h"
+
+#include <string>
+#include <vector>
+
+namespace blocc::detail {
+
+/// The executor `requested` resolves to: Auto becomes $BLOCC_BACKEND when
+/// set ("interpreter" or "cpu"; anything else is an error), else the
+/// default. Asking for the CPU backend where it is not built is an error.
+Backend resolve_backend(Backend requested);
+
+/// Runs `function` over `grid` on the executor `requested` resolves to.
+void execute(const ir::Function &function, const Grid &grid,
+             const std::vector<KernelArg> &args, Backend requested);
+
+/// The CPU backend's optimized LLVM IR for `function`.
+std::string cpu_llvm_ir(const ir::Function &function);
+
+} // namespace blocc::detail

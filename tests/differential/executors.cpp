@@ -2,6 +2,10 @@
 
 #include "backends/interpreter/interpreter.h"
 
+#ifdef BLOCC_HAVE_CPU_BACKEND
+#include "backends/cpu/cpu_backend.h"
+#endif
+
 namespace blocc::differential {
 
 Executor interpreter_executor() {
@@ -18,12 +22,13 @@ Executor interpreter_running(const ir::Function &replacement) {
 }
 
 std::optional<Executor> cpu_backend_executor() {
-  // HOOK(cpu-backend): when backends/cpu exists, return an Executor that
-  // compiles `f` with the CPU backend and runs it on `grid` with `args`
-  // (guarded by the CMake option that builds the backend, e.g.
-  // #ifdef BLOCC_HAS_CPU_BACKEND), and link the backend's library into
-  // blocc_kernel_generator in tests/differential/CMakeLists.txt.
+#ifdef BLOCC_HAVE_CPU_BACKEND
+  return [](const ir::Function &f, Grid grid, std::vector<KernelArg> &args) {
+    cpu::run(*cpu::compile(f), grid, args);
+  };
+#else
   return std::nullopt;
+#endif
 }
 
 } // namespace blocc::differential

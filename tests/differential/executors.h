@@ -1,5 +1,5 @@
 // The executors the differential tests compare: the reference interpreter,
-// and the CPU backend once it exists.
+// and the CPU backend where it is built.
 #pragma once
 
 #include "differential.h"
@@ -16,10 +16,11 @@ Executor interpreter_executor();
 /// with the original on the same arguments.
 Executor interpreter_running(const ir::Function &replacement);
 
-/// HOOK(cpu-backend): the CPU backend (backends/cpu) as an Executor:
+/// The CPU backend (backends/cpu) as an Executor:
 /// compile the function for the host and run it over the grid on the given
-/// arguments. Empty until backends/cpu lands and executors.cpp wires it
-/// in; the differential tests and `blocc-fuzz --backend cpu` use it.
+/// arguments. Empty where blocc is built without the CPU backend
+/// (BLOCC_CPU_BACKEND=OFF); the differential tests and `blocc-fuzz
+/// --backend cpu` use it.
 std::optional<Executor> cpu_backend_executor();
 
 } // namespace blocc::differential

@@ -107,9 +107,15 @@ std::string check_against_float64(const GeneratedKernel &kernel,
       double v = read_value(s, p), reference = read_value(ws, q);
       // The reference's own rounding: f64 errors, far below any f32 one.
       double slack = 0x1p-40 * std::max(1.0, std::fabs(reference));
-      bool ok = ir::is_float(s) ? std::fabs(v - reference) <=
-                                      f.error + (f.exact() ? 0 : slack)
-                                : read_bits(s, p) == read_bits(ws, q);
+      bool ok;
+      if (!ir::is_float(s))
+        ok = read_bits(s, p) == read_bits(ws, q);
+      else if (std::isnan(v) || std::isnan(reference))
+        ok = std::isnan(v) && std::isnan(reference);
+      else if (std::isinf(v) || std::isinf(reference))
+        ok = v == reference;
+      else
+        ok = std::fabs(v - reference) <= f.error + (f.exact() ? 0 : slack);
       if (!ok)
         problem = where + number(v) + " but the float64 reference is " +
                   number(reference) + "; the generator claims " + f.str();

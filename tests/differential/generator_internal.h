@@ -120,8 +120,13 @@ private:
   /// Evaluates a just-built op with regions; erases it when inadmissible.
   bool admit(ir::Operation *op);
   Value *constant(Scalar d, const Shape &shape, double value);
+  double special_value();
   Value *cmp(const std::string &predicate, Value *a, Value *b);
-  void add(Value *v) { pool_.push_back(v); }
+  /// Offers a value to later ops (nothing when it could not be built).
+  void add(Value *v) {
+    if (v)
+      pool_.push_back(v);
+  }
   const ValueFacts &facts(const Value *v) const { return facts_.get(v); }
   void next_line();
   /// Runs `fill` with the builder at the end of `block` and a pool scope
@@ -171,6 +176,7 @@ private:
   Value *rows_ = nullptr, *row_mask_ = nullptr; // 2-D: [BM]
   Value *cols_ = nullptr, *col_mask_ = nullptr; // 2-D: [BN]
   bool all_in_bounds_ = false; // every lane of every program in bounds
+  bool specials_ = false;      // inf and NaN in float inputs and constants
   size_t prologue_end_ = 0;    // pool entries before it are index values
   int outputs_ = 0, inputs_ = 0, scalars_ = 0;
 };

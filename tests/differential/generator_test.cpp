@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -79,6 +80,9 @@ TEST(GeneratorTest, TheBatchCoversWhatItPromises) {
       }
       if (a.kind == ArgumentSpec::Kind::Int && a.name.rfind("trips", 0) == 0)
         features.insert("trip count from an argument");
+      if (a.kind == ArgumentSpec::Kind::Buffer && !a.buffer.is_output &&
+          a.buffer.values.special)
+        features.insert("inf/NaN inputs");
     }
     features.insert(k.grid.y > 1 ? "2-D grid" : "1-D grid");
     k.function->walk([&](ir::Operation &op) {
@@ -86,6 +90,11 @@ TEST(GeneratorTest, TheBatchCoversWhatItPromises) {
       for (ir::Value *r : op.results())
         types.insert(r->type().element());
       switch (op.code()) {
+      case OpCode::Constant:
+        if (const auto *v = std::get_if<double>(&op.attributes().at("value")))
+          if (!std::isfinite(*v))
+            features.insert("inf/NaN constants");
+        break;
       case OpCode::Load:
         features.insert(op.num_operands() == 3   ? "load with other"
                         : op.num_operands() == 2 ? "masked load"
@@ -163,12 +172,26 @@ TEST(GeneratorTest, TheBatchCoversWhatItPromises) {
        {Scalar::I1, Scalar::I8, Scalar::I16, Scalar::I32, Scalar::I64,
         Scalar::U32, Scalar::F16, Scalar::BF16, Scalar::F32, Scalar::F64})
     EXPECT_TRUE(types.count(s)) << ir::scalar_name(s);
-  for (const char *f :
-       {"n = 1", "n an odd prime", "1-D grid", "2-D grid", "load with other",
-        "masked load", "unmasked load", "block store", "scalar store",
-        "argmax/argmin", "2-D reduction", "reverse scan", "loop counting down",
-        "loop-carried pointers", "nested loops", "trip count from an argument",
-        "if with results", "broadcast to 2-D"})
+  for (const char *f : {"n = 1",
+                        "n an odd prime",
+                        "1-D grid",
+                        "2-D grid",
+                        "load with other",
+                        "masked load",
+                        "unmasked load",
+                        "block store",
+                        "scalar store",
+                        "argmax/argmin",
+                        "2-D reduction",
+                        "reverse scan",
+                        "loop counting down",
+                        "loop-carried pointers",
+                        "nested loops",
+                        "trip count from an argument",
+                        "if with results",
+                        "broadcast to 2-D",
+                        "inf/NaN inputs",
+                        "inf/NaN constants"})
     EXPECT_TRUE(features.count(f)) << f;
 }
 

@@ -29,6 +29,10 @@ double half_value(uint16_t h) {
 uint16_t half_bits(double v) {
   uint16_t sign = std::signbit(v) ? 0x8000 : 0;
   double a = std::fabs(v);
+  if (std::isnan(v))
+    return 0x7e00; // the quiet NaN
+  if (std::isinf(v))
+    return static_cast<uint16_t>(sign | 0x7c00);
   if (a == 0)
     return sign;
   int exponent = std::ilogb(a); // a = 1.f * 2^exponent
@@ -97,14 +101,16 @@ void write_float(Scalar s, double value, unsigned char *p) {
     break;
   case Scalar::BF16: {
     uint32_t f = std::bit_cast<uint32_t>(static_cast<float>(value));
-    if ((f & 0xffff) != 0 || static_cast<float>(value) != value)
+    if (std::isnan(value))
+      f = 0x7fc00000;
+    else if ((f & 0xffff) != 0 || static_cast<float>(value) != value)
       throw Error("internal: " + std::to_string(value) +
                   " is not a bf16 value");
     bits = f >> 16;
     break;
   }
   case Scalar::F32:
-    if (static_cast<float>(value) != value)
+    if (!std::isnan(value) && static_cast<float>(value) != value)
       throw Error("internal: " + std::to_string(value) +
                   " is not an f32 value");
     bits = std::bit_cast<uint32_t>(static_cast<float>(value));

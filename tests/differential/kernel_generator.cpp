@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <unordered_set>
 
 namespace blocc::differential {
@@ -72,6 +73,7 @@ KernelGenerator::KernelGenerator(uint64_t seed, const GeneratorOptions &options)
       facts_(layout_.grid) {
   kernel_.seed = seed;
   kernel_.grid = layout_.grid;
+  specials_ = options.special_values && rng_.percent(25);
   kernel_.function =
       std::make_unique<ir::Function>("fuzz_" + std::to_string(seed));
   b_.set_insertion_point_to_end(&kernel_.function->body());
@@ -124,8 +126,9 @@ Value *KernelGenerator::make(OpCode code, std::vector<Value *> operands,
 }
 
 Value *KernelGenerator::constant(Scalar d, const Shape &shape, double value) {
-  // -0.0 stays a float: as an integer it would be +0.
-  bool integral = value == std::trunc(value) && !std::signbit(value);
+  // -0.0, infinities and NaN stay floats.
+  bool integral = std::isfinite(value) && value == std::trunc(value) &&
+                  !std::signbit(value);
   ir::Attribute attribute;
   if (!ir::is_float(d) || (integral && rng_.percent(25)))
     attribute = static_cast<int64_t>(value); // floats take integer values too
@@ -137,6 +140,17 @@ Value *KernelGenerator::constant(Scalar d, const Shape &shape, double value) {
     return make(OpCode::Splat, {scalar}, type_of(d, shape));
   }
   return make(OpCode::Constant, {}, type_of(d, shape), {{"value", attribute}});
+}
+
+double KernelGenerator::special_value() {
+  switch (rng_.below(3)) {
+  case 0:
+    return std::numeric_limits<double>::infinity();
+  case 1:
+    return -std::numeric_limits<double>::infinity();
+  default:
+    return std::numeric_limits<double>::quiet_NaN();
+  }
 }
 
 Value *KernelGenerator::cmp(const std::string &predicate, Value *a, Value *b) {
@@ -193,7 +207,9 @@ ValueFacts KernelGenerator::input_values(Scalar s) {
     // Few enough significant bits that every value is exact in s.
     while (m >= std::ldexp(1.0, t.quantum + l.precision))
       ++t.quantum;
-    return ValueFacts::range(t.lo, t.hi, t.quantum);
+    ValueFacts f = ValueFacts::range(t.lo, t.hi, t.quantum);
+    f.special = specials_ && rng_.percent(50);
+    return f;
   }
   double lo = integer_min(s), hi = integer_max(s);
   switch (rng_.below(4)) {
@@ -339,6 +355,8 @@ Value *KernelGenerator::load_buffer(Scalar s, int64_t elements, Value *offsets,
     if (rng_.percent(60)) {
       // `other` fills the masked-off lanes: 0, 1 or an input-like value.
       double other = rng_.pick(std::vector<double>{0, 1, spec.values.lo});
+      if (ir::is_float(s) && specials_ && rng_.percent(30))
+        other = special_value();
       operands.push_back(constant(s, shape, other));
     }
   }

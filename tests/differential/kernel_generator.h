@@ -69,6 +69,9 @@ struct GeneratorOptions {
   /// loop, ...) the kernel body gets; loops and ifs spend part of it on
   /// their regions.
   int size = 12;
+  /// Whether some kernels (a quarter) get infinities and NaNs in their
+  /// float inputs and constants.
+  bool special_values = true;
 };
 
 /// The same seed and options give the same kernel on every machine.

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace blocc::differential {
 
@@ -45,7 +46,13 @@ void KernelMemory::fill(uint64_t seed) {
     }
     const ValueFacts &v = b.values;
     for (int64_t e = 0; e < b.elements; ++e, p += bytes) {
-      if (ir::is_float(b.dtype)) {
+      if (ir::is_float(b.dtype) && v.special && rng.below(8) == 0) {
+        static const double specials[] = {
+            std::numeric_limits<double>::infinity(),
+            -std::numeric_limits<double>::infinity(),
+            std::numeric_limits<double>::quiet_NaN()};
+        write_float(b.dtype, specials[rng.below(3)], p);
+      } else if (ir::is_float(b.dtype)) {
         // Multiples of 2^quantum: exact in the buffer's format.
         auto lo = static_cast<int64_t>(std::ceil(std::ldexp(v.lo, -v.quantum)));
         auto hi =

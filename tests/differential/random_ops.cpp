@@ -310,7 +310,9 @@ bool KernelGenerator::constant_action() {
   }
   Scalar d = pick_dtype();
   double value;
-  if (ir::is_float(d)) {
+  if (ir::is_float(d) && specials_ && rng_.percent(30)) {
+    value = special_value();
+  } else if (ir::is_float(d)) {
     value = static_cast<double>(rng_.between(-16, 16)) / 4;
   } else if (rng_.percent(10)) {
     value = rng_.percent(50) ? integer_min(d) : integer_max(d);
@@ -740,6 +742,15 @@ bool satisfies(const ValueFacts &f, Need need, const Type &t) {
     return true;
   case Need::Exact:
     return !is_float || f.exact();
+  default:
+    break;
+  }
+  if (f.special) // domains are finite
+    return false;
+  switch (need) {
+  case Need::Any:
+  case Need::Exact:
+    return true;
   case Need::Positive:
     return f.lo - f.error >= kPositive;
   case Need::FloatDivisor:

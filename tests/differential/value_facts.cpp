@@ -36,9 +36,18 @@ ValueFacts full_range(Scalar s) {
   return ValueFacts::range(integer_min(s), integer_max(s));
 }
 
+/// True when every integer in [lo, hi] is a value of `s`. The bounds are
+/// doubles, exact below 2^53; near the ends of a 64-bit type they may have
+/// been rounded by a few ulps, so those ends count as reached.
+bool fits(Scalar s, double lo, double hi) {
+  double margin = ir::scalar_bits(s) > 52 ? 0x1p13 : 0;
+  return lo >= integer_min(s) + (integer_min(s) < 0 ? margin : 0) &&
+         hi <= integer_max(s) - margin;
+}
+
 /// An integer result whose value, without wrap-around, lies in [lo, hi].
 ValueFacts integer_result(Scalar s, double lo, double hi) {
-  if (lo < integer_min(s) || hi > integer_max(s))
+  if (!fits(s, lo, hi))
     return full_range(s); // may wrap: anything is possible
   return ValueFacts::range(lo, hi);
 }
@@ -122,6 +131,8 @@ double ValueFacts::magnitude() const {
 
 std::string ValueFacts::str() const {
   std::string s = "[" + number(lo) + ", " + number(hi) + "]";
+  if (special)
+    s += " or inf/NaN";
   if (exact())
     return s + " exact" +
            (quantum < kZeroQuantum
@@ -132,7 +143,8 @@ std::string ValueFacts::str() const {
 
 ValueFacts hull(const ValueFacts &a, const ValueFacts &b) {
   return {std::min(a.lo, b.lo), std::max(a.hi, b.hi),
-          std::max(a.error, b.error), std::min(a.quantum, b.quantum)};
+          std::max(a.error, b.error), std::min(a.quantum, b.quantum),
+          a.special || b.special};
 }
 
 int quantum_of(double value) {
@@ -183,9 +195,14 @@ const ValueFacts &FactsAnalysis::get(const ir::Value *v) const {
 }
 
 std::string FactsAnalysis::define(const ir::Operation &op,
-                                  const ValueFacts &f) {
+                                  const ValueFacts &given) {
   const ir::Value *v = op.result();
   Scalar s = v->type().element();
+  ValueFacts f = given;
+  // Infinities and NaNs flow through every float op that admits them.
+  if (ir::is_float(s) || v->type().is_pointer())
+    for (const ir::Value *operand : op.operands())
+      f.special = f.special || get(operand).special;
   if (is_computable_float(s) && !v->type().is_pointer()) {
     const FloatLimits &l = float_limits(s);
     if (!(f.magnitude() + f.error <= l.max_magnitude))
@@ -214,8 +231,11 @@ std::string FactsAnalysis::evaluate(const ir::Operation &op) {
   case OpCode::Constant: {
     const ir::Type &t = op.result()->type();
     const auto &value = op.attributes().at("value");
-    if (const auto *d = std::get_if<double>(&value))
+    if (const auto *d = std::get_if<double>(&value)) {
+      if (!std::isfinite(*d)) // no finite elements: any range holds
+        return define(op, {0, 0, 0, kZeroQuantum, true});
       return define(op, rounded_result(t.element(), *d, *d, 0, quantum_of(*d)));
+    }
     int64_t i = std::get<int64_t>(value);
     double v = t.element() == Scalar::U64
                    ? static_cast<double>(static_cast<uint64_t>(i))
@@ -290,6 +310,14 @@ std::string FactsAnalysis::evaluate_elementwise(const ir::Operation &op) {
   const ValueFacts &a = in[0];
   const ValueFacts &b = in.size() > 1 ? in[1] : in[0];
   Scalar s = op.operand(0)->type().element();
+  bool special = false;
+  for (const ValueFacts &f : in)
+    special = special || f.special;
+  if (special && c != OpCode::Add && c != OpCode::Sub && c != OpCode::Mul &&
+      c != OpCode::Div && c != OpCode::Fma && c != OpCode::Minimum &&
+      c != OpCode::Maximum && c != OpCode::Neg && c != OpCode::Abs &&
+      c != OpCode::Floor && c != OpCode::Ceil && c != OpCode::Cmp)
+    return std::string(op.name()) + " of a value that may be inf or NaN";
   if (c == OpCode::Cmp) {
     // A one-ulp difference could flip a float comparison.
     if (ir::is_float(s) && !(a.exact() && b.exact()))
@@ -411,6 +439,8 @@ std::string FactsAnalysis::evaluate_elementwise(const ir::Operation &op) {
     if (!(nearest >= kMinDistanceFromZero))
       return "float divisor may come near 0";
     ValueFacts inverse = ValueFacts::range(1 / b.hi, 1 / b.lo);
+    if (b.special) // x / inf is 0
+      inverse = hull(inverse, ValueFacts::range(0, 0));
     Corners p = product_range(a, inverse);
     double propagated =
         ea / nearest + (a.magnitude() + ea) * eb / (nearest * nearest);
@@ -429,8 +459,14 @@ std::string FactsAnalysis::evaluate_elementwise(const ir::Operation &op) {
                                      std::min(a.quantum, b.quantum)));
   }
   case OpCode::Minimum:
-    return define(op, picked(std::min(a.lo, b.lo), std::min(a.hi, b.hi), a, b));
   case OpCode::Maximum:
+    // Next to an inf or a NaN (which min and max skip), a finite result
+    // is whatever the other operand holds.
+    if (special)
+      return define(op, hull(a, b));
+    if (c == OpCode::Minimum)
+      return define(op,
+                    picked(std::min(a.lo, b.lo), std::min(a.hi, b.hi), a, b));
     return define(op, picked(std::max(a.lo, b.lo), std::max(a.hi, b.hi), a, b));
   case OpCode::Neg:
     return define(op, {-a.hi, -a.lo, ea, a.quantum});
@@ -502,12 +538,14 @@ std::string FactsAnalysis::evaluate_cast(const ir::Operation &op) {
   Scalar to = op.result()->type().element();
   const ValueFacts &a = get(op.operand(0));
   bool from_float = ir::is_float(from), to_float = ir::is_float(to);
+  if (a.special && !(from_float && to_float && op.code() == OpCode::Cast))
+    return "conversion of a value that may be inf or NaN to an integer";
   if (op.code() == OpCode::Bitcast) {
     if (to_float)
       return "bitcast to a float could make NaNs";
     if (from_float && !a.exact())
       return "bitcast of an inexact float";
-    if (!from_float && a.lo >= integer_min(to) && a.hi <= integer_max(to))
+    if (!from_float && fits(to, a.lo, a.hi))
       return define(op, a);
     return define(op, full_range(to));
   }
@@ -516,7 +554,7 @@ std::string FactsAnalysis::evaluate_cast(const ir::Operation &op) {
   if (!from_float && !to_float) {
     if (to == Scalar::I1) // tests for non-zero
       return define(op, ValueFacts::range(0, 1));
-    if (a.lo >= integer_min(to) && a.hi <= integer_max(to))
+    if (fits(to, a.lo, a.hi))
       return define(op, ValueFacts::range(a.lo, a.hi));
     return define(op, full_range(to));
   }
@@ -533,7 +571,7 @@ std::string FactsAnalysis::evaluate_cast(const ir::Operation &op) {
   if (to == Scalar::I1)
     return define(op, ValueFacts::range(0, 1));
   double lo = std::trunc(a.lo), hi = std::trunc(a.hi);
-  if (lo < integer_min(to) || hi > integer_max(to))
+  if (!fits(to, lo, hi))
     return "float to integer cast out of range";
   return define(op, ValueFacts::range(lo + 0.0, hi + 0.0));
 }
@@ -559,6 +597,8 @@ std::string FactsAnalysis::evaluate_collective(const ir::Operation &op) {
     const ValueFacts &a = get(op.operand(i));
     Scalar s = op.operand(i)->type().element();
     ValueFacts f;
+    if (a.special && k > 1) // argmax: NaN breaks the order of the combine
+      return "argmax/argmin of values that may be NaN";
     if (k > 1 || c == OpCode::Minimum || c == OpCode::Maximum ||
         c == OpCode::Select) {
       f = a; // the combine picks one of the elements
@@ -568,12 +608,12 @@ std::string FactsAnalysis::evaluate_collective(const ir::Operation &op) {
       double lo = std::min(a.lo, n * a.lo), hi = std::max(a.hi, n * a.hi);
       double m = n * a.magnitude();
       if (a.exact() && representable(l, m, a.quantum))
-        f = {lo, hi, 0, a.quantum};
+        f = {lo, hi, 0, a.quantum, a.special};
       else
         f = {lo, hi,
              n * a.error + (n - 1) * l.unit_roundoff * m +
                  n * l.smallest_subnormal,
-             0};
+             0, a.special};
     } else if (c == OpCode::Add) {
       f = integer_result(s, std::min(a.lo, n * a.lo), std::max(a.hi, n * a.hi));
     } else if ((c == OpCode::Xor || c == OpCode::Or) && a.lo >= 0) {
@@ -603,6 +643,8 @@ std::string FactsAnalysis::evaluate_dot(const ir::Operation &op) {
   // accumulator's type (exact here: the generator only widens).
   const ValueFacts &a = get(op.operand(0)), &b = get(op.operand(1)),
                    &acc = get(op.operand(2));
+  if (a.special || b.special || acc.special)
+    return "dot of values that may be inf or NaN";
   const ir::Type &a_type = op.operand(0)->type();
   double k = static_cast<double>(a_type.dim(a_type.rank() - 1));
   Scalar s = op.result()->type().element();

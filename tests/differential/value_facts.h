@@ -14,6 +14,10 @@
 // kMathUlps units in the last place. Sums over n elements get the bound of
 // any summation order, (n - 1) u sum|x|, so a backend may reduce in a tree.
 //
+// Special values: some kernels also get infinities and NaNs, in inputs and
+// constants, to check the IEEE rules of every executor (NaN ignored by
+// min/max, unordered compares, inf - inf) and of constant folding.
+//
 // Exactness: inputs and constants are multiples of 2^quantum with few
 // significant bits, so many float ops (add, mul, fma, min, casts) have an
 // exactly representable result; such results have error 0, and only exact
@@ -38,6 +42,11 @@ struct ValueFacts {
   double error = 0;
   /// Exact floats: every element is a multiple of 2^quantum.
   int quantum = 0;
+  /// Floats: some elements may be +-inf or NaN. The other fields describe
+  /// the finite elements; only ops whose IEEE results are fully defined
+  /// (+ - * / fma, min/max, abs, neg, floor, ceil, select, compares, float
+  /// casts, sums) accept such values.
+  bool special = false;
 
   bool exact() const { return error == 0; }
   double magnitude() const;

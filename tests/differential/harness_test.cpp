@@ -16,7 +16,8 @@ namespace {
 
 constexpr int kSeeds = 60;
 
-/// The first output argument and an element of it the interpreter wrote.
+/// The first output element the interpreter wrote that is not a NaN (all
+/// NaNs compare equal, so a NaN cannot be corrupted observably).
 struct WrittenElement {
   size_t argument;
   int64_t element;
@@ -33,7 +34,7 @@ std::optional<WrittenElement> first_written(const GeneratedKernel &kernel,
       bool poison = true;
       for (int b = 0; b < bytes; ++b)
         poison = poison && p[e * bytes + b] == kPoisonByte;
-      if (!poison)
+      if (!poison && !is_nan(a.buffer.dtype, p + e * bytes))
         return WrittenElement{i, e};
     }
   }

@@ -1,8 +1,9 @@
 // The state of one kernel being generated, shared by the files that fill it
 // in: kernel_generator.cpp (layout, arguments, index prologue, inputs,
-// outputs), random_ops.cpp (operands and elementwise, cast and shape ops)
-// and random_structures.cpp (reductions, scans, loops, ifs). Not part of the
-// generator's interface.
+// outputs), random_operands.cpp (operands and their guards), random_ops.cpp
+// (elementwise, cast, shape ops, dot), random_structures.cpp (reductions,
+// scans, loops, ifs) and pass_forms.cpp (identities and repeats for the
+// passes). Not part of the generator's interface.
 #pragma once
 
 #include "ir/builder.h"
@@ -51,6 +52,11 @@ enum class Need {
 
 /// The element types of input buffers (repeats make a type likelier).
 const std::vector<Scalar> &input_dtypes();
+/// The element types random ops compute in, and how likely each is.
+const std::vector<Scalar> &value_dtypes();
+const std::vector<int> &value_dtype_weights();
+/// One of eq, ne, lt, le, gt, ge.
+const char *random_predicate(Random &rng);
 
 /// A loop being built: loads inside it may depend on its induction variable.
 struct LoopContext {
@@ -76,7 +82,7 @@ private:
   void store_outputs();
   void store(Value *v, bool last);
 
-  // --- random_ops.cpp ------------------------------------------------------
+  // --- random_ops.cpp, random_operands.cpp, pass_forms.cpp ----------------
   void random_actions(int count);
   bool random_action();
   bool elementwise_action();

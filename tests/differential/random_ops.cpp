@@ -1,6 +1,7 @@
-// The random code of a generated kernel: picking operands (with the guards
-// that keep them in an op's domain), elementwise arithmetic, comparisons
-// and selects, casts, bitcasts, constants, and shape ops.
+// Random ops of a generated kernel: elementwise arithmetic and math,
+// comparisons and selects, casts and bitcasts, constants, shape ops (widen,
+// transpose, reshape, join, split, cat) and dot. Their operands come from
+// random_operands.cpp.
 #include "generator_internal.h"
 
 #include <algorithm>
@@ -8,20 +9,23 @@
 
 namespace blocc::differential::detail {
 
-namespace {
-
-const std::vector<Scalar> &dtypes() {
+const std::vector<Scalar> &value_dtypes() {
   static const std::vector<Scalar> all = {
       Scalar::I8,  Scalar::I16,  Scalar::I32, Scalar::I64, Scalar::U32,
       Scalar::F16, Scalar::BF16, Scalar::F32, Scalar::F64};
   return all;
 }
-const std::vector<int> &dtype_weights() {
+const std::vector<int> &value_dtype_weights() {
   static const std::vector<int> weights = {1, 1, 3, 1, 1, 2, 2, 4, 1};
   return weights;
 }
 
-constexpr double kPositive = 0x1p-4;
+const char *random_predicate(Random &rng) {
+  static const char *predicates[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+  return predicates[rng.below(6)];
+}
+
+namespace {
 
 struct OpChoice {
   OpCode code;
@@ -95,13 +99,6 @@ const OpChoice &pick_op(Random &rng, const std::vector<OpChoice> &ops) {
   return ops[rng.weighted(weights)];
 }
 
-const char *random_predicate(Random &rng) {
-  static const char *predicates[] = {"eq", "ne", "lt", "le", "gt", "ge"};
-  return predicates[rng.below(6)];
-}
-
-/// A value of `d` near x that `d` represents exactly: a multiple of 1/4
-/// for small values, of a coarser power of two for larger ones.
 double exact_near(Scalar d, double x) {
   if (!ir::is_float(d))
     return std::clamp(std::round(x), integer_min(d), integer_max(d));
@@ -262,8 +259,9 @@ bool KernelGenerator::cast_action() {
   Value *v = pick_candidate(pick_dtype(), pick_shape(), Need::Any);
   if (!v)
     return false;
-  Scalar to =
-      rng_.percent(8) ? Scalar::I1 : dtypes()[rng_.weighted(dtype_weights())];
+  Scalar to = rng_.percent(8)
+                  ? Scalar::I1
+                  : value_dtypes()[rng_.weighted(value_dtype_weights())];
   if (to == v->type().element())
     return false;
   Value *r = make(OpCode::Cast, {v}, v->type().with_element(Type::scalar(to)));
@@ -479,475 +477,6 @@ bool KernelGenerator::dot_action() {
   if (r)
     add(r);
   return r != nullptr;
-}
-
-Value *KernelGenerator::all_ones(Scalar d, const Shape &shape) {
-  // -1 is all ones in every integer type; unsigned ones may also spell it
-  // as their maximum.
-  return constant(d, shape,
-                  !ir::is_signed(d) && rng_.percent(50) ? integer_max(d) : -1);
-}
-
-bool KernelGenerator::identity_action() {
-  // Forms canonicalize rewrites (x + 0, x * 1, x ^ x, neg(neg x), casts to
-  // the same type, shape ops that change nothing, ...) and float forms it
-  // must leave alone (x + 0.0, x * 0.0, x - x): the pass tests compare
-  // results bit for bit, -0.0 and NaN included.
-  Value *x = pick_candidate(pick_dtype(), pick_shape(), Need::Any);
-  if (!x)
-    return false;
-  const Type &t = x->type();
-  Scalar d = t.element();
-  Shape s = t.shape();
-  Type i1 = t.with_element(Type::scalar(Scalar::I1));
-  auto k = [&](double v) { return constant(d, s, v); };
-  Value *r = nullptr;
-  if (ir::is_float(d)) {
-    switch (rng_.below(10)) {
-    case 0:
-      r = make(OpCode::Mul, {x, k(1)}, t);
-      break;
-    case 1:
-      r = make(OpCode::Div, {x, k(1)}, t);
-      break;
-    case 2:
-      r = make(OpCode::Sub, {x, k(rng_.percent(50) ? 0.0 : -0.0)}, t);
-      break;
-    case 3:
-      r = make(OpCode::Add, {k(rng_.percent(50) ? 0.0 : -0.0), x}, t);
-      break;
-    case 4:
-      r = make(OpCode::Mul, {x, k(0)}, t);
-      break;
-    case 5:
-      r = make(OpCode::Sub, {x, x}, t);
-      break;
-    case 6:
-      r = make(OpCode::Neg, {make(OpCode::Neg, {x}, t)}, t);
-      break;
-    case 7:
-      r = make(rng_.percent(50) ? OpCode::Minimum : OpCode::Maximum, {x, x}, t);
-      break;
-    case 8:
-      r = make(OpCode::Cast, {x}, t);
-      break;
-    default:
-      r = make(OpCode::Select, {operand(Scalar::I1, s, Need::Any), x, x}, t);
-      break;
-    }
-  } else if (d == Scalar::I1) {
-    switch (rng_.below(4)) {
-    case 0:
-      r = make(OpCode::Not, {make(OpCode::Not, {x}, t)}, t);
-      break;
-    case 1:
-      r = make(OpCode::Select, {x, k(1), k(0)}, t);
-      break;
-    case 2:
-      r = make(OpCode::Xor, {x, x}, t);
-      break;
-    default:
-      r = make(OpCode::And, {x, k(1)}, t);
-      break;
-    }
-  } else {
-    switch (rng_.below(18)) {
-    case 0:
-      r = make(OpCode::Add, {x, k(0)}, t);
-      break;
-    case 1:
-      r = make(OpCode::Add, {k(0), x}, t);
-      break;
-    case 2:
-      r = make(OpCode::Sub, {x, rng_.percent(50) ? k(0) : x}, t);
-      break;
-    case 3:
-      r = make(OpCode::Mul, {rng_.percent(50) ? k(1) : k(0), x}, t);
-      break;
-    case 4:
-      r = make(OpCode::Div, {x, k(1)}, t);
-      break;
-    case 5:
-      r = make(OpCode::Rem, {x, k(1)}, t);
-      break;
-    case 6:
-      r = make(OpCode::And, {x, rng_.percent(50) ? all_ones(d, s) : k(0)}, t);
-      break;
-    case 7:
-      r = make(OpCode::Or, {rng_.percent(50) ? all_ones(d, s) : k(0), x}, t);
-      break;
-    case 8:
-      r = make(OpCode::Xor, {x, rng_.percent(50) ? x : k(0)}, t);
-      break;
-    case 9:
-      r = make(rng_.percent(50) ? OpCode::And : OpCode::Or, {x, x}, t);
-      break;
-    case 10:
-      r = make(rng_.percent(50) ? OpCode::Shl : OpCode::Shr, {x, k(0)}, t);
-      break;
-    case 11:
-      r = make(rng_.percent(50) ? OpCode::Minimum : OpCode::Maximum, {x, x}, t);
-      break;
-    case 12: {
-      OpCode c = rng_.percent(50) ? OpCode::Neg : OpCode::Not;
-      r = make(c, {make(c, {x}, t)}, t);
-      break;
-    }
-    case 13:
-      r = make(OpCode::Cmp, {x, x}, i1,
-               {{"predicate", std::string(random_predicate(rng_))}});
-      break;
-    case 14:
-      r = make(OpCode::Cast, {x}, t);
-      break;
-    case 15: {
-      // A round trip through the other signedness of the same width.
-      Scalar other = d == Scalar::I32 ? Scalar::U32 : Scalar::I32;
-      if (ir::scalar_bits(d) != 32)
-        return false;
-      Value *there =
-          make(OpCode::Bitcast, {x}, t.with_element(Type::scalar(other)));
-      r = make(OpCode::Bitcast, {there}, t);
-      break;
-    }
-    case 16: {
-      // Hints the analysis can only use if true: these are (every value
-      // is a multiple of 1, runs of 1).
-      static const OpCode hints[] = {OpCode::MultipleOf, OpCode::MaxContiguous,
-                                     OpCode::MaxConstancy};
-      std::vector<int64_t> ones(std::max<size_t>(1, s.size()), 1);
-      r = make(hints[rng_.below(3)], {x}, t, {{"values", ones}});
-      break;
-    }
-    default:
-      r = make(OpCode::Select, {operand(Scalar::I1, s, Need::Any), x, x}, t);
-      break;
-    }
-  }
-  if (!r && !s.empty() && rng_.percent(50)) {
-    // Shape ops that change nothing.
-    if (s.size() == 2 && rng_.percent(50)) {
-      Value *p = make(OpCode::Permute, {x}, t.with_shape({s[1], s[0]}),
-                      {{"order", std::vector<int64_t>{1, 0}}});
-      r = make(OpCode::Permute, {p}, t,
-               {{"order", std::vector<int64_t>{1, 0}}});
-    } else {
-      r = make(rng_.percent(50) ? OpCode::Broadcast : OpCode::Reshape, {x}, t);
-    }
-  }
-  if (r)
-    add(r);
-  return r != nullptr;
-}
-
-ir::Operation *
-KernelGenerator::clone(const ir::Operation &op,
-                       std::unordered_map<const Value *, Value *> &mapping) {
-  auto mapped = [&](Value *v) {
-    auto it = mapping.find(v);
-    return it == mapping.end() ? v : it->second;
-  };
-  std::vector<Value *> operands;
-  for (Value *v : op.operands())
-    operands.push_back(mapped(v));
-  // Commutative operands swapped: cse must still see the same value.
-  if (ir::is_commutative(op.code()) && operands.size() == 2 && rng_.percent(50))
-    std::swap(operands[0], operands[1]);
-  std::vector<Type> types;
-  for (Value *r : op.results())
-    types.push_back(r->type());
-  ir::Operation *copy = b_.create(op.code(), operands, types, op.attributes());
-  for (size_t i = 0; i < op.num_results(); ++i)
-    mapping[op.result(i)] = copy->result(i);
-  for (size_t r = 0; r < op.num_regions(); ++r) {
-    const ir::Block &from = *op.region(r);
-    ir::Block *to = copy->add_region();
-    for (Value *arg : from.arguments())
-      mapping[arg] = to->add_argument(arg->type());
-    ir::Block *saved_block = b_.block();
-    ir::Block::iterator saved_point = b_.point();
-    b_.set_insertion_point_to_end(to);
-    for (const auto &inner : from.ops())
-      clone(*inner, mapping);
-    b_.restore(saved_block, saved_point);
-  }
-  return copy;
-}
-
-bool KernelGenerator::repeat_action() {
-  // The same op again, regions and all: cse must merge it with the first
-  // (comparing regions op by op), unless it reads memory.
-  std::vector<ir::Operation *> candidates;
-  for (Value *v : pool_) {
-    ir::Operation *op = v->defining_op();
-    if (op && v->index() == 0)
-      candidates.push_back(op);
-  }
-  if (candidates.empty())
-    return false;
-  std::unordered_map<const Value *, Value *> mapping;
-  ir::Operation *copy = clone(*rng_.pick(candidates), mapping);
-  if (!admit(copy))
-    return false;
-  for (Value *r : copy->results())
-    if (!r->type().is_pointer())
-      add(r);
-  return true;
-}
-
-// --- operands ----------------------------------------------------------------
-
-Shape KernelGenerator::pick_shape() {
-  uint64_t r = rng_.below(100);
-  if (r < 70)
-    return layout_.main_shape();
-  if (r < 82)
-    return {};
-  std::vector<Shape> shapes;
-  for (Value *v : pool_)
-    if (!v->type().is_pointer() && v->type().is_block())
-      shapes.push_back(v->type().shape());
-  return shapes.empty() ? layout_.main_shape() : rng_.pick(shapes);
-}
-
-Scalar KernelGenerator::pick_dtype() {
-  if (rng_.percent(70)) {
-    // The types of the data (not of the index arithmetic).
-    std::vector<Scalar> present;
-    for (size_t i = prologue_end_; i < pool_.size(); ++i) {
-      Value *v = pool_[i];
-      Scalar s = v->type().element();
-      if (!v->type().is_pointer() && s != Scalar::I1)
-        present.push_back(s);
-    }
-    if (!present.empty())
-      return rng_.pick(present);
-  }
-  return dtypes()[rng_.weighted(dtype_weights())];
-}
-
-bool KernelGenerator::adaptable(const Shape &from, const Shape &to) const {
-  if (from == to || from.empty())
-    return true;
-  return from.size() == 1 && to.size() == 2 &&
-         (from[0] == to[0] || from[0] == to[1]);
-}
-
-namespace {
-
-bool satisfies(const ValueFacts &f, Need need, const Type &t) {
-  bool is_float = t.is_float();
-  switch (need) {
-  case Need::Any:
-    return true;
-  case Need::Exact:
-    return !is_float || f.exact();
-  default:
-    break;
-  }
-  if (f.special) // domains are finite
-    return false;
-  switch (need) {
-  case Need::Any:
-  case Need::Exact:
-    return true;
-  case Need::Positive:
-    return f.lo - f.error >= kPositive;
-  case Need::FloatDivisor:
-    return f.lo - f.error >= kPositive || f.hi + f.error <= -kPositive;
-  case Need::ExactDivisor:
-    return f.exact() && (f.lo >= kPositive || f.hi <= -kPositive);
-  case Need::IntDivisor:
-    return f.lo >= 1;
-  case Need::ShiftAmount:
-    return f.lo >= 0 && f.hi <= ir::scalar_bits(t.element()) - 1;
-  case Need::Small:
-    return f.magnitude() + f.error <= 4;
-  }
-  return false;
-}
-
-} // namespace
-
-Value *KernelGenerator::pick_candidate(Scalar d, const Shape &shape,
-                                       Need need) {
-  std::vector<Value *> candidates;
-  std::vector<int> weights;
-  for (size_t i = 0; i < pool_.size(); ++i) {
-    Value *v = pool_[i];
-    const Type &t = v->type();
-    if (t.is_pointer() || !adaptable(t.shape(), shape))
-      continue;
-    bool is_mask = t.element() == Scalar::I1;
-    if ((d == Scalar::I1) != is_mask && !(is_mask && rng_.percent(10)))
-      continue;
-    bool needs_exact = need == Need::Exact || need == Need::ExactDivisor;
-    if (needs_exact && t.is_float() && !facts(v).exact())
-      continue;
-    int w = 1;
-    if (t.element() == d)
-      w += 4;
-    if (i >= scope_start_)
-      w += 3; // values of the region being built
-    if (i + 4 >= pool_.size())
-      w += 2; // recent values: long dependence chains
-    if (t.shape() == shape)
-      w += 2;
-    candidates.push_back(v);
-    weights.push_back(w);
-  }
-  if (candidates.empty())
-    return nullptr;
-  return candidates[rng_.weighted(weights)];
-}
-
-Value *KernelGenerator::adapt_shape(Value *v, const Shape &shape) {
-  const Type &t = v->type();
-  Shape s = t.shape();
-  if (s == shape)
-    return v;
-  if (s.empty())
-    return make(OpCode::Splat, {v}, t.with_shape(shape));
-  // A 1-D value along one axis of a 2-D shape.
-  int axis = s[0] == shape[1] && (s[0] != shape[0] || rng_.percent(50)) ? 0 : 1;
-  Shape expanded = s;
-  expanded.insert(expanded.begin() + axis, 1);
-  Value *e = make(OpCode::ExpandDims, {v}, t.with_shape(expanded),
-                  {{"axis", int64_t{axis}}});
-  Value *r = make(OpCode::Broadcast, {e}, t.with_shape(shape));
-  if (r)
-    add(r);
-  return r;
-}
-
-Value *KernelGenerator::convert(Value *v, Scalar d) {
-  if (v->type().element() == d)
-    return v;
-  Value *r = make(OpCode::Cast, {v}, v->type().with_element(Type::scalar(d)));
-  if (r)
-    add(r);
-  return r;
-}
-
-Value *KernelGenerator::clamp(Value *v, double lo, double hi) {
-  Scalar d = v->type().element();
-  Shape s = v->type().shape();
-  Value *low = make(OpCode::Maximum, {v, constant(d, s, lo)}, v->type());
-  return make(OpCode::Minimum, {low, constant(d, s, hi)}, v->type());
-}
-
-Value *KernelGenerator::guard(Value *v, Need need) {
-  const Type &t = v->type();
-  if (satisfies(facts(v), need, t))
-    return v;
-  Scalar d = t.element();
-  Shape s = t.shape();
-  Value *r = nullptr;
-  switch (need) {
-  case Need::Any:
-  case Need::Exact:
-    return nullptr;
-  case Need::Positive:
-  case Need::FloatDivisor: {
-    double c = rng_.pick(std::vector<double>{0.25, 0.5, 1});
-    switch (rng_.below(3)) {
-    case 0:
-      r = make(OpCode::Maximum, {v, constant(d, s, c)}, t);
-      break;
-    case 1:
-      r = make(OpCode::Add, {make(OpCode::Abs, {v}, t), constant(d, s, c)}, t);
-      break;
-    default:
-      r = make(OpCode::Add, {make(OpCode::Mul, {v, v}, t), constant(d, s, c)},
-               t);
-      break;
-    }
-    if (r && need == Need::FloatDivisor && rng_.percent(30))
-      r = make(OpCode::Neg, {r}, t);
-    break;
-  }
-  case Need::ExactDivisor:
-    r = make(OpCode::Maximum,
-             {v, constant(d, s, rng_.pick(std::vector<double>{0.5, 1, 2}))}, t);
-    break;
-  case Need::IntDivisor: {
-    double m =
-        std::min(integer_max(d), rng_.pick(std::vector<double>{7, 15, 127}));
-    switch (rng_.below(3)) {
-    case 0:
-      r = make(
-          OpCode::Or,
-          {make(OpCode::And, {v, constant(d, s, m)}, t), constant(d, s, 1)}, t);
-      break;
-    case 1:
-      r = make(
-          OpCode::Add,
-          {make(OpCode::And, {v, constant(d, s, m)}, t), constant(d, s, 1)}, t);
-      break;
-    default:
-      r = make(OpCode::Maximum, {v, constant(d, s, 1)}, t);
-      break;
-    }
-    break;
-  }
-  case Need::ShiftAmount: {
-    int bits = ir::scalar_bits(d);
-    if (!ir::is_signed(d) && rng_.percent(30)) {
-      r = make(OpCode::Rem, {v, constant(d, s, bits)}, t);
-    } else {
-      double k = rng_.percent(60) ? bits - 1 : rng_.between(0, bits - 1);
-      r = make(OpCode::And, {v, constant(d, s, k)}, t);
-    }
-    break;
-  }
-  case Need::Small:
-    if (rng_.percent(30))
-      r = make(OpCode::Tanh, {v}, t);
-    else
-      r = clamp(v, -4, 4);
-    break;
-  }
-  if (!r || !satisfies(facts(r), need, t))
-    return nullptr;
-  add(r);
-  return r;
-}
-
-Value *KernelGenerator::operand(Scalar d, const Shape &shape, Need need) {
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    Value *v = pick_candidate(d, shape, need);
-    if (!v)
-      break;
-    v = adapt_shape(v, shape);
-    if (v)
-      v = convert(v, d);
-    if (v)
-      v = guard(v, need);
-    if (v)
-      return v;
-  }
-  // Nothing fits: a constant that satisfies the need.
-  double value = 0;
-  switch (need) {
-  case Need::Positive:
-  case Need::FloatDivisor:
-  case Need::ExactDivisor:
-    value = rng_.pick(std::vector<double>{0.5, 1, 2, 3});
-    break;
-  case Need::IntDivisor:
-    value = static_cast<double>(rng_.between(1, 9));
-    break;
-  case Need::ShiftAmount:
-    value = static_cast<double>(rng_.between(0, 3));
-    break;
-  default:
-    value = d == Scalar::I1 ? static_cast<double>(rng_.below(2))
-                            : static_cast<double>(rng_.between(0, 8)) / 2;
-    if (!ir::is_float(d))
-      value = std::floor(value);
-    break;
-  }
-  return constant(d, shape, value);
 }
 
 } // namespace blocc::differential::detail

@@ -74,14 +74,20 @@ std::string check_range(const GeneratedKernel &kernel, size_t argument,
                         int64_t e, const unsigned char *p) {
   const BufferSpec &spec = kernel.arguments[argument].buffer;
   ir::Scalar s = spec.dtype;
+  // The poison pattern is a plausible value of narrow types, not of 32-
+  // and 64-bit ones: there it means the element was never written.
+  if (is_poison(s, p) && spec.fully_written && element_bytes(s) >= 4)
+    return describe_buffer(kernel, argument) + ", element " +
+           std::to_string(e) +
+           ": never written, though the kernel writes every element";
   if (is_poison(s, p))
     return "";
   double v = read_value(s, p);
   const ValueFacts &f = spec.values;
-  // Half an ulp of slack for the store's rounding into the buffer, and
-  // for integers beyond 2^53 that doubles round.
   if (f.special && !std::isfinite(v))
     return "";
+  // Half an ulp of slack for the store's rounding into the buffer, and
+  // for integers beyond 2^53 that doubles round.
   double slack = ir::is_float(s) ? float_limits(s).unit_roundoff * std::fabs(v)
                                  : std::ldexp(std::fabs(v), -50);
   if (!std::isnan(v) && v >= f.lo - f.error - slack &&

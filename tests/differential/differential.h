@@ -38,7 +38,9 @@ struct CompareOptions {
   /// Names of the two executors, for the report.
   std::string name_a = "a", name_b = "b";
   /// Also checks that the outputs of run a lie within the ranges the
-  /// generator derived (a check of the generator and of executor a).
+  /// generator derived, and that it wrote every element of the outputs the
+  /// generator says are fully written (a check of the generator and of
+  /// executor a).
   bool check_ranges = true;
 };
 

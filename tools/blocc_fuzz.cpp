@@ -118,8 +118,8 @@ int main(int argc, char **argv) {
   if (options.cpu) {
     cpu = cpu_backend_executor();
     if (!cpu) {
-      std::cerr << "blocc-fuzz: the CPU backend is not wired into "
-                   "tests/differential/executors.cpp yet\n";
+      std::cerr << "blocc-fuzz: blocc is built without the CPU backend "
+                   "(BLOCC_CPU_BACKEND=OFF)\n";
       return 2;
     }
   }

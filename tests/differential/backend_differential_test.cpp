@@ -14,8 +14,8 @@ namespace {
 TEST(BackendDifferentialTest, CpuBackendMatchesTheInterpreter) {
   std::optional<Executor> cpu = cpu_backend_executor();
   if (!cpu)
-    GTEST_SKIP() << "the CPU backend is not wired into "
-                    "tests/differential/executors.cpp (HOOK(cpu-backend))";
+    GTEST_SKIP() << "blocc is built without the CPU backend "
+                    "(BLOCC_CPU_BACKEND=OFF)";
   int failures = 0;
   for (uint64_t seed = kFixedBatchFirstSeed;
        seed < kFixedBatchFirstSeed + kFixedBatchKernels; ++seed) {

@@ -22,19 +22,13 @@ Executor interpreter_running(const ir::Function &replacement) {
 }
 
 std::optional<Executor> cpu_backend_executor() {
-  // HOOK(cpu-backend): when backends/cpu is built, return it here, e.g.
-  //
-  //   #ifdef BLOCC_DIFFERENTIAL_CPU_BACKEND   // set in CMakeLists.txt
-  //   return Executor([](const ir::Function &f, Grid grid,
-  //                      std::vector<KernelArg> &args) {
-  //     cpu::run(*cpu::compile(f), grid, args);  // backends/cpu/cpu_backend.h
-  //   });
-  //   #endif
-  //
-  // with tests/differential/CMakeLists.txt linking blocc_cpu and defining
-  // the macro under if(BLOCC_CPU_BACKEND). BackendDifferentialTest and
-  // `blocc-fuzz --backend cpu` then compare it with the interpreter.
+#ifdef BLOCC_HAVE_CPU_BACKEND
+  return [](const ir::Function &f, Grid grid, std::vector<KernelArg> &args) {
+    cpu::run(*cpu::compile(f), grid, args);
+  };
+#else
   return std::nullopt;
+#endif
 }
 
 } // namespace blocc::differential

@@ -51,13 +51,14 @@ llvm::Value *KernelLowering::allocate_slot(int64_t bytes) {
   if (scratch_used > (int64_t{1} << 31))
     throw Error("the CPU backend cannot compile kernel '" + kernel.name() +
                 "': its blocks need more than 2 GiB of scratch memory");
-  return builder.CreateConstGEP1_64(builder.getInt8Ty(), scratch, offset);
+  // The address is computed in the entry block, so that it dominates
+  // every use wherever the slot is first filled (a branch, a loop body).
+  llvm::BasicBlock &entry = function->getEntryBlock();
+  llvm::IRBuilder<> at_entry(&entry, entry.getFirstInsertionPt());
+  return at_entry.CreateConstGEP1_64(builder.getInt8Ty(), scratch, offset);
 }
 
 llvm::Value *KernelLowering::allocate_slot_for(const ir::Type &type) {
-  // Slots are allocated in the entry block's terms (a fixed offset), but
-  // the GEP is emitted where the builder stands; that is fine: scratch is
-  // a function argument, which dominates everything.
   return allocate_slot(type.num_elements() *
                        llvm_backend::storage_bytes(type.element()));
 }

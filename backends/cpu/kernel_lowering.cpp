@@ -134,7 +134,8 @@ bool KernelLowering::should_materialize(const ir::Value *v) const {
 }
 
 void KernelLowering::flush_pending_loads() {
-  std::vector<const ir::Value *> still_pending;
+  // Afterwards every pending value is materialized or read by nothing
+  // later: none stays pending.
   for (const ir::Value *v : pending_loads_) {
     auto it = blocks_.find(v);
     if (it == blocks_.end() || it->second.slot)
@@ -146,7 +147,7 @@ void KernelLowering::flush_pending_loads() {
                   "evaluated before the region");
     materialize(v);
   }
-  pending_loads_ = std::move(still_pending);
+  pending_loads_.clear();
 }
 
 void KernelLowering::materialize(const ir::Value *v) {

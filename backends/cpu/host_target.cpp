@@ -4,12 +4,14 @@
 
 #include <llvm/ADT/StringMap.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <vector>
 
@@ -26,12 +28,44 @@ void initialize_llvm() {
   });
 }
 
+/// The features LLVM knows for `cpu` (a generation older than the host,
+/// chosen with BLOCC_CPU_TARGET).
+llvm::StringMap<bool> features_of(const std::string &triple,
+                                  const std::string &cpu) {
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  llvm::StringMap<bool> features;
+  if (!target)
+    return features;
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      target->createMCSubtargetInfo(triple, cpu, ""));
+  for (const llvm::SubtargetFeatureKV &kv : info->getAllProcessorFeatures())
+    features[kv.Key] = info->checkFeatures(std::string("+") + kv.Key);
+  return features;
+}
+
 HostTarget detect() {
   initialize_llvm();
   HostTarget t;
   t.triple = llvm::sys::getProcessTriple();
   t.cpu = llvm::sys::getHostCPUName().str();
-  auto features = llvm::sys::getHostCPUFeatures();
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  // BLOCC_CPU_TARGET=avx2|x86-64 compiles for an older x86 than the host
+  // (which must run it): how the tests cover 256-bit and 128-bit code on
+  // an AVX-512 machine.
+  if (const char *env = std::getenv("BLOCC_CPU_TARGET")) {
+    std::string choice = env;
+    if (choice == "avx2")
+      t.cpu = "haswell";
+    else if (choice == "x86-64")
+      t.cpu = "x86-64";
+    else if (choice != "native" && !choice.empty())
+      throw Error("BLOCC_CPU_TARGET='" + choice +
+                  "' is not a CPU target; expected native, avx2 or x86-64");
+    if (choice == "avx2" || choice == "x86-64")
+      features = features_of(t.triple, t.cpu);
+  }
   std::vector<std::string> names;
   for (const auto &f : features)
     names.push_back((f.second ? "+" : "-") + f.first().str());

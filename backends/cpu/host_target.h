@@ -27,6 +27,8 @@ struct HostTarget {
 };
 
 /// Detected once (initializes LLVM's native target on first use).
+/// BLOCC_CPU_TARGET=avx2 or x86-64 targets an older x86 generation than
+/// the host instead (for tests of the 256- and 128-bit code paths).
 const HostTarget &host_target();
 
 /// A target machine for the host at -O3 (one per caller: they are not

@@ -16,20 +16,6 @@ void check_axis(int axis, const char *what, const SourceLoc &loc) {
                         "): the grid has axes 0, 1 and 2");
 }
 
-void check_shape(const Shape &shape, const char *what, const SourceLoc &loc) {
-  if (shape.empty() || shape.size() > ir::kMaxRank)
-    user_error(loc, std::string(what) +
-                        ": a block has 1 to 3 dimensions, got " +
-                        detail::shape_str(shape));
-  for (int64_t d : shape)
-    if (!ir::is_power_of_two(d))
-      user_error(loc, std::string(what) +
-                          ": every dimension of a block must be "
-                          "a power of two, got " +
-                          detail::shape_str(shape) +
-                          "; round up and mask the extra elements");
-}
-
 } // namespace
 
 Tensor program_id(int axis, SourceLoc loc) {
@@ -71,7 +57,7 @@ namespace {
 // bl::full and bl::zeros share this; `what` names the one the user called.
 Tensor filled(const Shape &shape, const Operand &value, DType dtype,
               const char *what) {
-  check_shape(shape, what, value.loc());
+  detail::check_block_shape(shape, what, value.loc());
   if (value.is_value() && value.value()->type().is_block())
     user_error(value.loc(), std::string(what) +
                                 ": the fill value must be a scalar, got " +

@@ -26,7 +26,7 @@ constexpr bool kCpuBackendBuilt =
     false;
 #endif
 
-bool dump_llvm() {
+[[maybe_unused]] bool dump_llvm() {
   const char *env = std::getenv("BLOCC_DUMP");
   if (!env)
     return false;

@@ -26,13 +26,6 @@ using ir::Type;
 
 namespace {
 
-/// The value of an operand; a C++ number becomes a scalar of its type.
-ir::Value *value_of(const Operand &x) {
-  if (x.is_value())
-    return x.value();
-  return detail::as_dtype(x, detail::natural_dtype(x));
-}
-
 /// Built-in reductions do arithmetic on the elements: no pointers, no fp8.
 void check_arithmetic(const Type &t, const std::string &what,
                       const SourceLoc &loc) {
@@ -257,7 +250,7 @@ Scalar sum_dtype(Scalar s) {
 /// type it accumulates in.
 ir::Value *arithmetic_input(const Operand &x, const std::string &what,
                             bool widen_sums) {
-  ir::Value *v = value_of(x);
+  ir::Value *v = detail::natural_value(x);
   check_arithmetic(v->type(), what, x.loc());
   if (widen_sums)
     v = detail::convert(v, sum_dtype(v->type().element()), x.loc());
@@ -278,7 +271,7 @@ Tensor builtin_reduction(const Operand &x, Axis axis, OpCode code,
 Tensor arg_reduction(const Operand &x, int axis, const char *predicate,
                      const std::string &what) {
   const SourceLoc &loc = x.loc();
-  ir::Value *v = value_of(x);
+  ir::Value *v = detail::natural_value(x);
   const Type &t = v->type();
   if (!t.is_block())
     user_error(loc, what + " needs a block, got the scalar " + t.str() +
@@ -385,8 +378,8 @@ Tensor argmin(Operand x, int axis) {
 }
 
 Tensor reduce(Operand x, Axis axis, const Combine &combine) {
-  return reduction({value_of(x)}, axis, single(combine), "bl::reduce",
-                   x.loc())[0];
+  return reduction({detail::natural_value(x)}, axis, single(combine),
+                   "bl::reduce", x.loc())[0];
 }
 
 std::vector<Tensor> reduce(const std::vector<Tensor> &xs, int axis,
@@ -422,7 +415,7 @@ Tensor cumprod(Operand x, int axis, bool reverse) {
 Tensor associative_scan(Operand x, int axis, const Combine &combine,
                         bool reverse) {
   return scan(x, axis, reverse, single(combine), "bl::associative_scan",
-              value_of(x));
+              detail::natural_value(x));
 }
 
 } // namespace blocc

@@ -88,6 +88,26 @@ ir::Value *convert(ir::Value *v, Scalar dtype, const SourceLoc &loc) {
                         t.with_element(Type::scalar(dtype)));
 }
 
+void check_block_shape(const Shape &shape, const std::string &what,
+                       const SourceLoc &loc) {
+  if (shape.empty() || shape.size() > static_cast<size_t>(ir::kMaxRank))
+    user_error(loc, what + ": a block has 1 to " +
+                        std::to_string(ir::kMaxRank) + " dimensions, got " +
+                        shape_str(shape));
+  for (int64_t d : shape)
+    if (!ir::is_power_of_two(d))
+      user_error(loc, what +
+                          ": every dimension of a block must be a power "
+                          "of two, got " +
+                          shape_str(shape) +
+                          "; round the size up to a power of two and mask "
+                          "the extra elements");
+}
+
+ir::Value *natural_value(const Operand &x) {
+  return x.is_value() ? x.value() : as_dtype(x, natural_dtype(x));
+}
+
 ir::Value *as_dtype(const Operand &x, Scalar dtype) {
   auto &ctx = TraceContext::current(x.loc());
   auto &b = ctx.at(x.loc());

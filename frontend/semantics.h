@@ -26,6 +26,15 @@ ir::Scalar computation_dtype(const Operand &a, const Operand &b);
 /// constants of that type; tensors are cast when their type differs).
 ir::Value *as_dtype(const Operand &x, ir::Scalar dtype);
 
+/// A block needs 1 to 3 dimensions, each a power of two; `what` names the
+/// op in the message.
+void check_block_shape(const Shape &shape, const std::string &what,
+                       const SourceLoc &loc);
+
+/// The value of an operand in its own type: a tensor's value, or a weak
+/// constant materialized in its natural dtype.
+ir::Value *natural_value(const Operand &x);
+
 /// Converts a value's element type (no op when it already matches).
 ir::Value *convert(ir::Value *v, ir::Scalar dtype, const SourceLoc &loc);
 

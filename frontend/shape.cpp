@@ -30,30 +30,6 @@ ir::Builder &builder_at(const SourceLoc &loc) {
   return detail::TraceContext::current(loc).at(loc);
 }
 
-/// The value of a shape op's operand; a C++ number becomes a scalar.
-ir::Value *value_of(const Operand &x) {
-  if (x.is_value())
-    return x.value();
-  return detail::as_dtype(x, detail::natural_dtype(x));
-}
-
-/// A block needs 1 to 3 dimensions, each a power of two.
-void check_block_shape(const Shape &shape, const std::string &what,
-                       const SourceLoc &loc) {
-  if (shape.empty() || shape.size() > static_cast<size_t>(ir::kMaxRank))
-    user_error(loc, what + ": a block has 1 to " +
-                        std::to_string(ir::kMaxRank) + " dimensions, got " +
-                        shape_str(shape));
-  for (int64_t d : shape)
-    if (!ir::is_power_of_two(d))
-      user_error(loc, what +
-                          ": every dimension of a block must be a power "
-                          "of two, got " +
-                          shape_str(shape) +
-                          "; round the size up to a power of two and mask "
-                          "the extra elements");
-}
-
 /// The rank a result of `what` would have, checked against the IR's limit.
 void check_result_rank(size_t rank, const std::string &what, const Type &from,
                        const SourceLoc &loc) {
@@ -74,7 +50,7 @@ Type with_shape(const Type &t, const Shape &shape) {
 
 Tensor expand_dims(Operand x, int axis) {
   const SourceLoc &loc = x.loc();
-  ir::Value *v = value_of(x);
+  ir::Value *v = detail::natural_value(x);
   const Type &t = v->type();
   int rank = t.rank();
   // As in Triton, the axis indexes the result, so -1 appends a dimension.
@@ -94,7 +70,7 @@ Tensor expand_dims(Operand x, int axis) {
 
 Tensor broadcast_to(Operand x, const Shape &shape) {
   const SourceLoc &loc = x.loc();
-  ir::Value *v = value_of(x);
+  ir::Value *v = detail::natural_value(x);
   const Type &t = v->type();
   if (shape.empty()) {
     if (t.is_block())
@@ -103,7 +79,7 @@ Tensor broadcast_to(Operand x, const Shape &shape) {
                           "bl::max, ...)");
     return Tensor(v);
   }
-  check_block_shape(shape, "bl::broadcast_to", loc);
+  detail::check_block_shape(shape, "bl::broadcast_to", loc);
   Shape from = t.shape();
   if (from.size() > shape.size())
     user_error(loc, "bl::broadcast_to: cannot broadcast " + t.str() +
@@ -126,7 +102,7 @@ Tensor broadcast_to(Operand x, const Shape &shape) {
 
 Tensor reshape(Operand x, const Shape &shape) {
   const SourceLoc &loc = x.loc();
-  ir::Value *v = value_of(x);
+  ir::Value *v = detail::natural_value(x);
   const Type &t = v->type();
   if (shape.empty()) {
     if (t.is_block())
@@ -135,7 +111,7 @@ Tensor reshape(Operand x, const Shape &shape) {
                           "a scalar with a reduction such as bl::sum(x)");
     return Tensor(v);
   }
-  check_block_shape(shape, "bl::reshape", loc);
+  detail::check_block_shape(shape, "bl::reshape", loc);
   int64_t count = 1;
   for (int64_t d : shape)
     count *= d;
@@ -154,7 +130,7 @@ Tensor reshape(Operand x, const Shape &shape) {
 
 Tensor permute(Operand x, const std::vector<int> &order) {
   const SourceLoc &loc = x.loc();
-  ir::Value *v = value_of(x);
+  ir::Value *v = detail::natural_value(x);
   const Type &t = v->type();
   std::string order_text = "[";
   for (size_t i = 0; i < order.size(); ++i)
@@ -184,7 +160,7 @@ Tensor permute(Operand x, const std::vector<int> &order) {
 
 Tensor trans(Operand x) {
   const SourceLoc &loc = x.loc();
-  ir::Value *v = value_of(x);
+  ir::Value *v = detail::natural_value(x);
   int rank = v->type().rank();
   if (rank != 2)
     user_error(loc, "bl::trans without an order transposes a 2-D block, got " +
@@ -244,7 +220,7 @@ Tensor join(Operand a, Operand b) {
 
 std::pair<Tensor, Tensor> split(Operand x) {
   const SourceLoc &loc = x.loc();
-  ir::Value *v = value_of(x);
+  ir::Value *v = detail::natural_value(x);
   const Type &t = v->type();
   if (!t.is_block() || t.dim(t.rank() - 1) != 2)
     user_error(loc, "bl::split: " + t.str() +
@@ -260,7 +236,7 @@ std::pair<Tensor, Tensor> split(Operand x) {
 
 Tensor cat(Operand a, Operand b) {
   const SourceLoc &loc = a.loc();
-  ir::Value *va = value_of(a), *vb = value_of(b);
+  ir::Value *va = detail::natural_value(a), *vb = detail::natural_value(b);
   const Type &ta = va->type(), &tb = vb->type();
   if (!ta.is_block() || !tb.is_block())
     user_error(loc, "bl::cat concatenates blocks, got " + ta.str() + " and " +

@@ -93,7 +93,10 @@ TEST(CreationErrors, FullShapeNotPowerOfTwo) {
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::full: every dimension of a block must be a "
                              "power of two, got [4, 12]"));
-  EXPECT_THAT(msg, HasSubstr("round up and mask the extra elements"));
+  EXPECT_THAT(
+      msg,
+      HasSubstr(
+          "round the size up to a power of two and mask the extra elements"));
 }
 
 TEST(CreationErrors, ZerosShapeNotPowerOfTwo) {

@@ -11,3 +11,5 @@
 #include "blocc/ops.h"
 #include "blocc/random.h"
 #include "blocc/tensor.h"
+// blocc::Error, which every mistake and runtime fault is reported as.
+#include "ir/error.h"

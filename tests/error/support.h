@@ -14,9 +14,6 @@
 #pragma once
 
 #include <blocc/blocc.h>
-// blocc::Error is not reachable from <blocc/blocc.h> (reported), so it is
-// included by its own path.
-#include "ir/error.h"
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -1,9 +1,15 @@
 // scan: inclusive prefix combination along an axis (from the end when
-// `reverse`), in the interpreter's sequential order exactly. Along an axis
-// that is not the innermost, vectors run across the dimensions after it;
-// along the innermost axis each row is scanned element by element.
+// `reverse`), in the interpreter's sequential order exactly: each lane of a
+// vector carries one independent scan, so no combine is reassociated.
+// Along an axis that is not the innermost, vectors run across the
+// dimensions after it (contiguous lanes). Along the innermost axis of a
+// block with several rows, vectors run across rows (lane r reads element k
+// of row r: a gather with the row length as stride), which turns the
+// sequential dependence on the combine's latency into one step per vector.
+// A single row is scanned element by element.
 #include "backends/cpu/kernel_lowering.h"
 
+#include "backends/llvm/llvm_types.h"
 #include "ir/error.h"
 
 namespace blocc::cpu {
@@ -62,6 +68,48 @@ void KernelLowering::lower_scan(const ir::Operation &op) {
           llvm::Value *v = builder.CreateSelect(first, next[i], combined[i]);
           builder.CreateStore(v, acc[i]);
           write_slot(slots[i], op.result(i)->type().element(), base, v);
+        }
+      });
+    });
+  } else if (outer > 1) {
+    int vl = vector_width(ir::Type::block(type.element_type(), {outer}));
+    // Lane r of `vector` to element index[r] of `slot` (storage form).
+    auto scatter = [&](llvm::Value *slot, ir::Scalar element,
+                       llvm::Value *index, llvm::Value *vector) {
+      llvm::Type *storage = storage_type(element);
+      if (element == ir::Scalar::I1)
+        vector = builder.CreateZExt(vector, vector_of(storage, vl));
+      builder.CreateMaskedScatter(
+          vector, builder.CreateGEP(storage, slot, index),
+          llvm::Align(llvm_backend::storage_bytes(element)));
+    };
+    counted_loop(i64(outer / vl), [&](llvm::Value *job) {
+      // Element 0 of each of the vl rows this job scans.
+      llvm::Value *row_starts = builder.CreateMul(
+          builder.CreateAdd(
+              splat(vl, builder.CreateTrunc(builder.CreateMul(job, i64(vl)),
+                                            builder.getInt32Ty())),
+              iota(vl)),
+          splat(vl, i32(length)));
+      counted_loop(i64(length), [&](llvm::Value *k) {
+        llvm::Value *index = builder.CreateAdd(
+            row_starts,
+            splat(vl, builder.CreateTrunc(position(k), builder.getInt32Ty())));
+        Chunk chunk{vl, {}};
+        std::vector<llvm::Value *> next =
+            evaluate_all(chunk, op, Lanes::general(index));
+        for (size_t i = 0; i < n; ++i)
+          if (!acc[i])
+            acc[i] = entry_variable(next[i]->getType());
+        llvm::Value *first = builder.CreateICmpEQ(k, i64(0));
+        std::vector<llvm::Value *> current;
+        for (size_t i = 0; i < n; ++i)
+          current.push_back(builder.CreateLoad(next[i]->getType(), acc[i]));
+        std::vector<llvm::Value *> combined = combine(op, current, next);
+        for (size_t i = 0; i < n; ++i) {
+          llvm::Value *v = builder.CreateSelect(first, next[i], combined[i]);
+          builder.CreateStore(v, acc[i]);
+          scatter(slots[i], op.result(i)->type().element(), index, v);
         }
       });
     });

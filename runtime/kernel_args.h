@@ -1,5 +1,5 @@
-// What a launch hands to whatever executes a kernel (the interpreter today,
-// the CPU and GPU backends later): the grid and one value per kernel
+// What a launch hands to whatever executes a kernel (the interpreter, the
+// CPU backend, the GPU backend): the grid and one value per kernel
 // argument. No IR or LLVM types here: the runtime depends on neither.
 #pragma once
 
@@ -45,6 +45,9 @@ struct KernelArg {
   size_t size_bytes = kUnknownSize;
   int64_t int_value = 0;  // integers of any width, sign- or zero-extended
   double float_value = 0; // f16 .. f64 scalars
+  /// Pointers: the GPU whose memory `pointer` addresses (a
+  /// blocc::DeviceBuffer), or -1 for host memory.
+  int device = -1;
 
   static KernelArg of_pointer(void *p, size_t bytes = kUnknownSize) {
     KernelArg a;

@@ -1,0 +1,158 @@
+#include "runtime/cuda/device.h"
+#include "runtime/cuda/context.h"
+
+#include "ir/error.h"
+
+#include <map>
+#include <mutex>
+
+namespace blocc::cuda {
+
+using namespace driver;
+
+namespace {
+
+/// The ordinal set_device chose on this thread (-1: none).
+thread_local int selected_device = -1;
+
+std::string gpu_name(int ordinal) { return "GPU " + std::to_string(ordinal); }
+
+/// The device of the thread's current context, or -1 when none is current.
+int device_of_current_context() {
+  const Api &a = api();
+  CUcontext current = nullptr;
+  check(a.cuCtxGetCurrent(&current), "cuCtxGetCurrent",
+        "the current CUDA context");
+  if (!current)
+    return -1;
+  CUdevice device = 0;
+  check(a.cuCtxGetDevice(&device), "cuCtxGetDevice",
+        "the current CUDA context");
+  return device;
+}
+
+} // namespace
+
+bool is_available() {
+  if (!driver::available())
+    return false;
+  int count = 0;
+  return api().cuDeviceGetCount(&count) == CUDA_SUCCESS && count > 0;
+}
+
+std::string unavailable_reason() {
+  std::string reason;
+  if (!driver::available(&reason))
+    return reason;
+  if (device_count() == 0)
+    return "the CUDA driver sees no GPU";
+  return "";
+}
+
+int device_count() {
+  if (!driver::available())
+    return 0;
+  int count = 0;
+  check(api().cuDeviceGetCount(&count), "cuDeviceGetCount", "the GPUs");
+  return count;
+}
+
+CUdevice device_handle(int ordinal) {
+  const Api &a = api();
+  int count = device_count();
+  if (ordinal < 0 || ordinal >= count)
+    throw Error(
+        "there is no GPU " + std::to_string(ordinal) +
+        ": this "
+        "machine has " +
+        std::to_string(count) + " GPU" + (count == 1 ? "" : "s") +
+        (count ? " (ordinals 0 to " + std::to_string(count - 1) + ")" : ""));
+  CUdevice device = 0;
+  check(a.cuDeviceGet(&device, ordinal), "cuDeviceGet", gpu_name(ordinal));
+  return device;
+}
+
+int current_device() {
+  if (selected_device >= 0)
+    return selected_device;
+  int device = device_of_current_context();
+  return device >= 0 ? device : 0;
+}
+
+void set_device(int ordinal) {
+  device_handle(ordinal); // checks the ordinal
+  selected_device = ordinal;
+}
+
+CUcontext context_for_device(int ordinal) {
+  const Api &a = api();
+  CUcontext current = nullptr;
+  check(a.cuCtxGetCurrent(&current), "cuCtxGetCurrent",
+        "the current CUDA context");
+  if (current && device_of_current_context() == ordinal)
+    return current;
+  static std::mutex mutex;
+  static std::map<int, CUcontext> primary;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = primary.find(ordinal);
+  if (it != primary.end())
+    return it->second;
+  CUdevice device = device_handle(ordinal);
+  CUcontext context = nullptr;
+  check(a.cuDevicePrimaryCtxRetain(&context, device),
+        "cuDevicePrimaryCtxRetain", gpu_name(ordinal));
+  primary.emplace(ordinal, context);
+  return context;
+}
+
+ContextScope::ContextScope(CUcontext context) {
+  const Api &a = api();
+  CUcontext current = nullptr;
+  check(a.cuCtxGetCurrent(&current), "cuCtxGetCurrent",
+        "the current CUDA context");
+  if (current != context) {
+    check(a.cuCtxPushCurrent(context), "cuCtxPushCurrent", "a CUDA context");
+    pushed_ = true;
+  }
+}
+
+ContextScope::~ContextScope() {
+  if (pushed_) {
+    CUcontext popped = nullptr;
+    api().cuCtxPopCurrent(&popped); // cannot fail for a context we pushed
+  }
+}
+
+DeviceProperties properties(int ordinal) {
+  const Api &a = api();
+  CUdevice device = device_handle(ordinal);
+  DeviceProperties p;
+  char name[256] = {};
+  check(a.cuDeviceGetName(name, sizeof name, device), "cuDeviceGetName",
+        gpu_name(ordinal));
+  p.name = name;
+  int major = 0, minor = 0;
+  check(a.cuDeviceGetAttribute(
+            &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device),
+        "cuDeviceGetAttribute", gpu_name(ordinal));
+  check(a.cuDeviceGetAttribute(
+            &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device),
+        "cuDeviceGetAttribute", gpu_name(ordinal));
+  p.compute_capability = major * 10 + minor;
+  check(a.cuDeviceGetAttribute(&p.multiprocessors,
+                               CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                               device),
+        "cuDeviceGetAttribute", gpu_name(ordinal));
+  return p;
+}
+
+void synchronize(int ordinal) {
+  if (ordinal < 0)
+    ordinal = current_device();
+  ContextScope scope(context_for_device(ordinal));
+  check(api().cuCtxSynchronize(), "cuCtxSynchronize",
+        "waiting for " + gpu_name(ordinal) +
+            " (a fault here comes from an earlier kernel launch)");
+}
+
+} // namespace blocc::cuda

@@ -1,0 +1,114 @@
+// The part of the CUDA Driver API blocc calls, declared here and resolved
+// at run time from libcuda.so.1 (dlopen on first use), so that blocc builds
+// without the CUDA toolkit and loads and runs on machines without a driver.
+//
+// The declarations mirror the driver's C ABI (cuda.h): opaque handles,
+// `CUresult` codes, and the versioned entry points (`cuMemAlloc_v2`, ...)
+// that the toolkit's macros name. Only what blocc uses is here. Internal to
+// runtime/ and backends/: public headers expose no CUDA types.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace blocc::cuda::driver {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+struct CUctx_st;
+struct CUmod_st;
+struct CUfunc_st;
+struct CUstream_st;
+struct CUevent_st;
+using CUcontext = CUctx_st *;
+using CUmodule = CUmod_st *;
+using CUfunction = CUfunc_st *;
+using CUstream = CUstream_st *;
+using CUevent = CUevent_st *;
+
+constexpr CUresult CUDA_SUCCESS = 0;
+constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
+
+// CUdevice_attribute values.
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y = 6;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7;
+constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+
+// CUpointer_attribute values.
+constexpr int CU_POINTER_ATTRIBUTE_CONTEXT = 1;
+constexpr int CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9;
+
+// CUjit_option values.
+constexpr int CU_JIT_INFO_LOG_BUFFER = 3;
+constexpr int CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4;
+constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
+constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
+
+/// The driver's entry points, resolved by `api()`.
+struct Api {
+  CUresult (*cuInit)(unsigned flags);
+  CUresult (*cuDriverGetVersion)(int *version);
+  CUresult (*cuGetErrorName)(CUresult error, const char **name);
+  CUresult (*cuGetErrorString)(CUresult error, const char **text);
+  CUresult (*cuDeviceGetCount)(int *count);
+  CUresult (*cuDeviceGet)(CUdevice *device, int ordinal);
+  CUresult (*cuDeviceGetName)(char *name, int length, CUdevice device);
+  CUresult (*cuDeviceGetAttribute)(int *value, int attribute, CUdevice device);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *context, CUdevice device);
+  CUresult (*cuCtxGetCurrent)(CUcontext *context);
+  CUresult (*cuCtxGetDevice)(CUdevice *device);
+  CUresult (*cuCtxPushCurrent)(CUcontext context);
+  CUresult (*cuCtxPopCurrent)(CUcontext *context);
+  CUresult (*cuCtxSynchronize)();
+  CUresult (*cuMemAlloc)(CUdeviceptr *pointer, size_t bytes);
+  CUresult (*cuMemFree)(CUdeviceptr pointer);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr destination, const void *source,
+                           size_t bytes);
+  CUresult (*cuMemcpyDtoH)(void *destination, CUdeviceptr source, size_t bytes);
+  CUresult (*cuMemcpyDtoD)(CUdeviceptr destination, CUdeviceptr source,
+                           size_t bytes);
+  CUresult (*cuMemsetD8)(CUdeviceptr destination, unsigned char value,
+                         size_t count);
+  CUresult (*cuPointerGetAttribute)(void *data, int attribute,
+                                    CUdeviceptr pointer);
+  CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image,
+                                 unsigned num_options, int *options,
+                                 void **option_values);
+  CUresult (*cuModuleGetFunction)(CUfunction *function, CUmodule module,
+                                  const char *name);
+  CUresult (*cuLaunchKernel)(CUfunction function, unsigned grid_x,
+                             unsigned grid_y, unsigned grid_z, unsigned block_x,
+                             unsigned block_y, unsigned block_z,
+                             unsigned shared_bytes, CUstream stream,
+                             void **parameters, void **extra);
+  CUresult (*cuEventCreate)(CUevent *event, unsigned flags);
+  CUresult (*cuEventDestroy)(CUevent event);
+  CUresult (*cuEventRecord)(CUevent event, CUstream stream);
+  CUresult (*cuEventSynchronize)(CUevent event);
+  CUresult (*cuEventElapsedTime)(float *milliseconds, CUevent start,
+                                 CUevent end);
+};
+
+/// The driver, loaded and initialized (cuInit) on the first call. Throws
+/// blocc::Error saying why when it cannot be: no libcuda.so.1 (no NVIDIA
+/// driver installed), a driver too old for an entry point, or cuInit
+/// failing (for instance no GPU). $BLOCC_CUDA_DRIVER names another file
+/// to load instead of libcuda.so.1.
+const Api &api();
+
+/// Whether `api()` succeeds; when not, `reason` says why. Never throws.
+bool available(std::string *reason = nullptr);
+
+/// "CUDA_ERROR_OUT_OF_MEMORY (out of memory)" for a driver result code.
+std::string describe(CUresult result);
+
+/// Throws blocc::Error "<what>: <call> failed: <describe(result)>" unless
+/// `result` is CUDA_SUCCESS. `what` names the object of the call (a kernel,
+/// a buffer), `call` the driver function.
+void check(CUresult result, const char *call, const std::string &what);
+
+} // namespace blocc::cuda::driver

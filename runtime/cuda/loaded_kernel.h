@@ -1,0 +1,52 @@
+// A compiled kernel's PTX and its launches: the module is loaded into each
+// CUDA context the kernel runs in on first use (cuModuleLoadDataEx, with
+// the JIT compiler's error log in the message when the driver rejects the
+// PTX) and its function cached per context; launches check the grid
+// against the device's limits first. Internal to runtime/ and backends/.
+#pragma once
+
+#include "runtime/cuda/driver_api.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace blocc::cuda {
+
+struct LaunchShape {
+  std::array<int64_t, 3> grid{1, 1, 1}; // programs along x, y, z
+  int threads = 128;                    // per program (CTA), along x
+  unsigned shared_bytes = 0;            // dynamic shared memory
+};
+
+class LoadedKernel {
+public:
+  /// `name` is the user's kernel name (for messages), `symbol` the PTX
+  /// entry's name.
+  LoadedKernel(std::string name, std::string ptx, std::string symbol);
+
+  const std::string &name() const { return name_; }
+  const std::string &ptx() const { return ptx_; }
+
+  /// Launches the kernel in `context` (asynchronously, on the context's
+  /// default stream). `parameters[i]` points at the value of the PTX
+  /// entry's parameter i. Throws blocc::Error naming the kernel for a grid
+  /// beyond the device's limits and for every driver error.
+  void launch(driver::CUcontext context, const LaunchShape &shape,
+              void **parameters) const;
+
+  /// The function in `context` (the context must be current).
+  driver::CUfunction function_in(driver::CUcontext context) const;
+
+private:
+  std::string name_, ptx_, symbol_;
+  mutable std::mutex mutex_;
+  mutable std::map<driver::CUcontext, driver::CUfunction> functions_;
+};
+
+/// The context device memory at `address` was allocated in.
+driver::CUcontext context_of_pointer(uint64_t address, const std::string &what);
+
+} // namespace blocc::cuda

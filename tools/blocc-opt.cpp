@@ -16,6 +16,9 @@
 #ifdef BLOCC_HAVE_CPU_BACKEND
 #include "backends/cpu/cpu_backend.h"
 #endif
+#ifdef BLOCC_HAVE_NVPTX_BACKEND
+#include "backends/nvptx/gpu_backend.h"
+#endif
 #include "ir/axis_info.h"
 #include "ir/error.h"
 #include "ir/parser.h"
@@ -37,6 +40,11 @@ constexpr bool kHaveCpuBackend = true;
 #else
 constexpr bool kHaveCpuBackend = false;
 #endif
+#ifdef BLOCC_HAVE_NVPTX_BACKEND
+constexpr bool kHaveNvptxBackend = true;
+#else
+constexpr bool kHaveNvptxBackend = false;
+#endif
 
 struct Options {
   std::vector<const ir::PassInfo *> passes;
@@ -45,6 +53,10 @@ struct Options {
   bool emit_llvm = false;
   bool emit_llvm_optimized = true;
   int vector_bits = 0;
+  // --emit-ptx[=ARCH] and --num-warps=N (GPU backend builds).
+  bool emit_ptx = false;
+  std::string gpu_arch = "sm_90";
+  int num_warps = 4;
   bool list_passes = false;
   bool split_input_file = false;
   bool help = false;
@@ -70,6 +82,9 @@ void usage(std::ostream &os) {
         "                     lowered, before -O3)\n"
         "  --vector-bits=N    lower for N-bit vectors (128, 256, 512)\n"
         "                     instead of the host's\n"
+        "  --emit-ptx[=ARCH]  print the GPU backend's PTX for ARCH (sm_80,\n"
+        "                     sm_86, sm_89, sm_90 (default), sm_90a)\n"
+        "  --num-warps=N      warps per program for --emit-ptx (default 4)\n"
         "  --list-passes      print the passes and what they do\n"
         "  --help             print this message\n";
 }
@@ -108,6 +123,19 @@ Options parse_options(int argc, char **argv) {
       if (bits != "128" && bits != "256" && bits != "512")
         throw Error("--vector-bits takes 128, 256 or 512, got '" + bits + "'");
       options.vector_bits = std::stoi(bits);
+    } else if (arg == "--emit-ptx" || arg.rfind("--emit-ptx=", 0) == 0) {
+      if (!kHaveNvptxBackend)
+        throw Error("--emit-ptx needs a blocc built with the GPU backend "
+                    "(-DBLOCC_NVPTX_BACKEND=ON)");
+      options.emit_ptx = true;
+      if (arg.size() > 10)
+        options.gpu_arch = arg.substr(11);
+    } else if (arg.rfind("--num-warps=", 0) == 0) {
+      std::string warps = arg.substr(12);
+      if (warps.empty() || warps.size() > 2 ||
+          warps.find_first_not_of("0123456789") != std::string::npos)
+        throw Error("--num-warps takes a number of warps, got '" + warps + "'");
+      options.num_warps = std::stoi(warps);
     } else if (arg == "--split-input-file") {
       options.split_input_file = true;
     } else if (arg == "--list-passes") {
@@ -178,6 +206,20 @@ std::string emit_llvm(const ir::Function &f, const Options &options) {
 #endif
 }
 
+/// The GPU backend's PTX for `f`.
+std::string emit_ptx(const ir::Function &f, const Options &options) {
+#ifdef BLOCC_HAVE_NVPTX_BACKEND
+  nvptx::CompileOptions gpu;
+  gpu.arch = nvptx::GpuArch::parse(options.gpu_arch);
+  gpu.num_warps = options.num_warps;
+  return nvptx::ptx_of(*nvptx::compile(f, gpu));
+#else
+  (void)f;
+  (void)options;
+  throw Error("internal: --emit-ptx without the GPU backend");
+#endif
+}
+
 /// Parses, verifies, transforms and prints one piece of input; throws
 /// blocc::Error on the first problem.
 std::string process(const Options &options, const std::string &text,
@@ -205,7 +247,9 @@ std::string process(const Options &options, const std::string &text,
       out += "\n";
     if (options.print_axis_info)
       out += as_comment(ir::print_axis_info(f));
-    if (options.emit_llvm)
+    if (options.emit_ptx)
+      out += emit_ptx(f, options);
+    else if (options.emit_llvm)
       out += emit_llvm(f, options);
     else
       out += ir::print(f);

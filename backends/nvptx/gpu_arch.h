@@ -1,0 +1,32 @@
+// The NVIDIA GPU architectures the NVPTX backend compiles for: sm_80,
+// sm_86, sm_89, sm_90 and sm_90a (Hopper's architecture-specific features,
+// such as wgmma, which run on sm_90 devices only). No LLVM here.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace blocc::nvptx {
+
+struct GpuArch {
+  int sm = 90;                // compute capability, major * 10 + minor
+  bool arch_specific = false; // the 'a' targets (sm_90a)
+
+  /// "sm_90", "sm_90a"
+  std::string name() const;
+  /// Parses "sm_80" .. "sm_90a" (also "80", "90a"); throws blocc::Error
+  /// listing the supported architectures otherwise.
+  static GpuArch parse(std::string_view text);
+  /// The architecture to compile for a device of compute capability `cc`
+  /// (major * 10 + minor): the newest supported one not newer than the
+  /// device (newer devices run its PTX through the driver's JIT). Throws
+  /// blocc::Error for devices older than sm_80.
+  static GpuArch for_compute_capability(int cc);
+
+  friend bool operator==(const GpuArch &, const GpuArch &) = default;
+};
+
+/// "sm_80, sm_86, sm_89, sm_90, sm_90a"
+std::string supported_archs();
+
+} // namespace blocc::nvptx

@@ -1,0 +1,237 @@
+#include "backends/nvptx/gpu_backend.h"
+
+#include "backends/llvm/optimize.h"
+#include "backends/nvptx/kernel_abi.h"
+#include "backends/nvptx/kernel_lowering.h"
+#include "backends/nvptx/ptx_codegen.h"
+#include "ir/error.h"
+#include "ir/printer.h"
+#include "runtime/cpu/compile_cache.h"
+#include "runtime/cuda/context.h"
+#include "runtime/cuda/device.h"
+#include "runtime/cuda/loaded_kernel.h"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <atomic>
+#include <bit>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <mutex>
+
+namespace blocc::nvptx {
+
+/// Bumped whenever generated code changes meaning (part of cache keys).
+constexpr const char *kCompilerVersion = "blocc-nvptx-1";
+
+class CompiledKernel {
+public:
+  CompiledKernel(std::string name, std::string ptx, std::string symbol,
+                 std::vector<ParameterKind> parameters, int num_warps)
+      : loaded(std::move(name), std::move(ptx), std::move(symbol)),
+        parameters(std::move(parameters)), num_warps(num_warps) {}
+  cuda::LoadedKernel loaded;
+  std::vector<ParameterKind> parameters;
+  int num_warps;
+};
+
+namespace {
+
+std::atomic<size_t> compiled_count{0};
+
+/// The PTX entry's name: the kernel's, made an identifier.
+std::string symbol_for(const std::string &name) {
+  std::string symbol = "blocc_";
+  for (char c : name)
+    symbol += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return symbol;
+}
+
+void check_options(const ir::Function &function, const CompileOptions &o) {
+  if (o.num_warps < 1 || o.num_warps > 32 || (o.num_warps & (o.num_warps - 1)))
+    throw Error("kernel '" + function.name() +
+                "': num_warps must be a power of two from 1 to 32 on the "
+                "GPU, got " +
+                std::to_string(o.num_warps));
+}
+
+struct Generated {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  std::unique_ptr<llvm::TargetMachine> machine;
+};
+
+Generated generate(const ir::Function &function, const CompileOptions &o) {
+  check_options(function, o);
+  Generated g;
+  g.context = std::make_unique<llvm::LLVMContext>();
+  g.module =
+      std::make_unique<llvm::Module>("blocc." + function.name(), *g.context);
+  g.machine = make_target_machine(o.arch);
+  prepare_module(*g.module, *g.machine);
+  KernelLowering lowering(function, *g.module, o.num_warps);
+  lowering.lower(symbol_for(function.name()));
+  return g;
+}
+
+runtime::cpu::CompileCache<CompiledKernel> &cache() {
+  static runtime::cpu::CompileCache<CompiledKernel> c;
+  return c;
+}
+
+std::string kind_name(KernelArg::Kind kind) {
+  switch (kind) {
+  case KernelArg::Kind::Pointer:
+    return "a pointer";
+  case KernelArg::Kind::Int:
+    return "an integer";
+  default:
+    return "a float";
+  }
+}
+
+} // namespace
+
+std::shared_ptr<const CompiledKernel> compile(const ir::Function &function,
+                                              const CompileOptions &options) {
+  check_options(function, options);
+  std::string key = std::string(kCompilerVersion) + "\n" + options.arch.name() +
+                    " warps=" + std::to_string(options.num_warps) + "\n" +
+                    ir::print(function);
+  return cache().get(key, [&] {
+    Generated g = generate(function, options);
+    std::string ptx = emit_ptx(*g.module, *g.machine);
+    if (options.dump_ptx)
+      std::cerr << "// blocc: PTX of " << function.name() << " for "
+                << options.arch.name() << "\n"
+                << ptx;
+    std::vector<ParameterKind> parameters;
+    for (size_t i = 0; i < function.num_arguments(); ++i)
+      parameters.push_back(parameter_kind(function.argument(i)->type()));
+    ++compiled_count;
+    return std::make_shared<const CompiledKernel>(
+        function.name(), std::move(ptx), symbol_for(function.name()),
+        std::move(parameters), options.num_warps);
+  });
+}
+
+const std::string &ptx_of(const CompiledKernel &kernel) {
+  return kernel.loaded.ptx();
+}
+
+std::string llvm_ir(const ir::Function &function, const CompileOptions &options,
+                    bool optimized) {
+  Generated g = generate(function, options);
+  if (optimized)
+    llvm_backend::optimize_module(*g.module, *g.machine);
+  else
+    llvm_backend::verify_module(*g.module);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  g.module->print(os, nullptr);
+  return os.str();
+}
+
+void run(const CompiledKernel &kernel, const Grid &grid,
+         const std::vector<KernelArg> &args) {
+  const std::string &name = kernel.loaded.name();
+  if (args.size() != kernel.parameters.size())
+    throw Error("kernel '" + name + "' takes " +
+                std::to_string(kernel.parameters.size()) +
+                " runtime arguments, got " + std::to_string(args.size()));
+  std::vector<uint64_t> slots(args.size(), 0);
+  std::vector<void *> parameters(args.size());
+  cuda::driver::CUcontext context = nullptr;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const KernelArg &a = args[i];
+    ParameterKind kind = kernel.parameters[i];
+    bool want_pointer = kind == ParameterKind::Pointer;
+    if (want_pointer != (a.kind == KernelArg::Kind::Pointer))
+      throw Error("kernel '" + name + "': runtime argument " +
+                  std::to_string(i) + " takes " +
+                  (want_pointer ? "a pointer" : "a number") + ", got " +
+                  kind_name(a.kind));
+    switch (kind) {
+    case ParameterKind::Pointer:
+      if (a.device < 0)
+        throw Error("kernel '" + name + "': runtime argument " +
+                    std::to_string(i) +
+                    " points to host memory, which a GPU kernel cannot "
+                    "read; pass a blocc::DeviceBuffer");
+      slots[i] = reinterpret_cast<uintptr_t>(a.pointer);
+      if (!context && a.pointer)
+        context = cuda::context_of_pointer(slots[i], "kernel '" + name + "'");
+      break;
+    case ParameterKind::Int32:
+    case ParameterKind::Int64: {
+      int64_t v = a.kind == KernelArg::Kind::Int
+                      ? a.int_value
+                      : static_cast<int64_t>(a.float_value);
+      if (kind == ParameterKind::Int32) {
+        uint32_t word = static_cast<uint32_t>(v);
+        std::memcpy(&slots[i], &word, sizeof word);
+      } else {
+        std::memcpy(&slots[i], &v, sizeof v);
+      }
+      break;
+    }
+    case ParameterKind::Float32: {
+      float f = static_cast<float>(a.kind == KernelArg::Kind::Float
+                                       ? a.float_value
+                                       : static_cast<double>(a.int_value));
+      std::memcpy(&slots[i], &f, sizeof f);
+      break;
+    }
+    case ParameterKind::Float64: {
+      double d = a.kind == KernelArg::Kind::Float
+                     ? a.float_value
+                     : static_cast<double>(a.int_value);
+      std::memcpy(&slots[i], &d, sizeof d);
+      break;
+    }
+    }
+    parameters[i] = &slots[i];
+  }
+  if (!context)
+    context = cuda::context_for_device(cuda::current_device());
+  cuda::LaunchShape shape;
+  shape.grid = {grid.x, grid.y, grid.z};
+  shape.threads = 32 * kernel.num_warps;
+  kernel.loaded.launch(context, shape, parameters.data());
+}
+
+GpuArch arch_for_device(int ordinal) {
+  if (const char *env = std::getenv("BLOCC_GPU_ARCH"); env && *env) {
+    try {
+      return GpuArch::parse(env);
+    } catch (const Error &e) {
+      throw Error(std::string("BLOCC_GPU_ARCH: ") + e.what());
+    }
+  }
+  static std::mutex mutex;
+  static std::map<int, GpuArch> archs;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = archs.find(ordinal);
+  if (it != archs.end())
+    return it->second;
+  cuda::DeviceProperties p = cuda::properties(ordinal);
+  GpuArch arch;
+  try {
+    arch = GpuArch::for_compute_capability(p.compute_capability);
+  } catch (const Error &e) {
+    throw Error("GPU " + std::to_string(ordinal) + " (" + p.name +
+                "): " + e.what());
+  }
+  archs.emplace(ordinal, arch);
+  return arch;
+}
+
+size_t num_compiled_kernels() { return compiled_count.load(); }
+
+} // namespace blocc::nvptx

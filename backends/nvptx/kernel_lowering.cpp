@@ -1,0 +1,295 @@
+#include "backends/nvptx/kernel_lowering.h"
+
+#include "backends/llvm/llvm_types.h"
+#include "backends/llvm/narrow_float.h"
+#include "backends/nvptx/kernel_abi.h"
+#include "ir/error.h"
+
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/Module.h>
+
+namespace blocc::nvptx {
+
+using ir::OpCode;
+using ir::Scalar;
+
+/// Global memory: where every pointer of the block IR points.
+constexpr unsigned kGlobalAddressSpace = 1;
+
+KernelLowering::KernelLowering(const ir::Function &kernel, llvm::Module &module,
+                               int num_warps)
+    : kernel(kernel), module(module), context(module.getContext()),
+      builder(module.getContext()),
+      axis_info(const_cast<ir::Function &>(kernel)), num_warps(num_warps) {
+  check_supported(kernel, axis_info);
+  layouts_ = std::make_unique<LayoutAssignment>(kernel, axis_info, num_warps);
+}
+
+llvm::Type *KernelLowering::value_type(const ir::Type &type) {
+  if (type.is_pointer())
+    return llvm::PointerType::get(context, kGlobalAddressSpace);
+  return llvm_backend::register_type(context, type.element());
+}
+
+llvm::Type *KernelLowering::storage_type(Scalar s) {
+  return llvm_backend::storage_type(context, s);
+}
+
+llvm::Function *KernelLowering::lower(const std::string &symbol) {
+  std::vector<llvm::Type *> parameters;
+  for (size_t i = 0; i < kernel.num_arguments(); ++i) {
+    switch (parameter_kind(kernel.argument(i)->type())) {
+    case ParameterKind::Pointer:
+      parameters.push_back(
+          llvm::PointerType::get(context, kGlobalAddressSpace));
+      break;
+    case ParameterKind::Int32:
+      parameters.push_back(builder.getInt32Ty());
+      break;
+    case ParameterKind::Int64:
+      parameters.push_back(builder.getInt64Ty());
+      break;
+    case ParameterKind::Float32:
+      parameters.push_back(builder.getFloatTy());
+      break;
+    case ParameterKind::Float64:
+      parameters.push_back(builder.getDoubleTy());
+      break;
+    }
+  }
+  auto *type = llvm::FunctionType::get(builder.getVoidTy(), parameters, false);
+  llvm::Function *f = llvm::Function::Create(
+      type, llvm::Function::ExternalLinkage, symbol, module);
+  f->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  // LLVM 19 reads the launch bounds (and, besides the calling convention,
+  // the kernel mark) from !nvvm.annotations; .maxntid lets ptxas budget
+  // registers for exactly this many threads.
+  llvm::NamedMDNode *annotations =
+      module.getOrInsertNamedMetadata("nvvm.annotations");
+  auto annotate = [&](const char *key, int value) {
+    llvm::Metadata *fields[] = {
+        llvm::ValueAsMetadata::get(f), llvm::MDString::get(context, key),
+        llvm::ConstantAsMetadata::get(builder.getInt32(value))};
+    annotations->addOperand(llvm::MDNode::get(context, fields));
+  };
+  annotate("kernel", 1);
+  annotate("maxntidx", kWarpSize * num_warps);
+
+  builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", f));
+  bind_arguments(f);
+  compute_thread_positions();
+  for (const auto &op : kernel.body().ops())
+    lower_op(*op);
+  if (!builder.GetInsertBlock()->getTerminator())
+    builder.CreateRetVoid();
+  return f;
+}
+
+void KernelLowering::bind_arguments(llvm::Function *f) {
+  for (size_t i = 0; i < kernel.num_arguments(); ++i) {
+    const ir::Value *argument = kernel.argument(i);
+    const ir::Type &type = argument->type();
+    llvm::Value *value = f->getArg(static_cast<unsigned>(i));
+    value->setName(kernel.argument_info(i).name);
+    if (!type.is_pointer()) {
+      Scalar s = type.element();
+      if (type.is_integer())
+        value = builder.CreateTrunc(value, value_type(type));
+      else if (s != Scalar::F32 && s != Scalar::F64)
+        value = llvm_backend::narrow_from_f64(builder, value, s);
+    }
+    scalars_[argument] = value;
+  }
+}
+
+void KernelLowering::compute_thread_positions() {
+  llvm::Value *thread = builder.CreateIntrinsic(
+      llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {}, nullptr, "thread");
+  llvm::Value *lane = builder.CreateAnd(thread, kWarpSize - 1, "lane");
+  llvm::Value *warp = builder.CreateLShr(thread, 5, "warp");
+  for (const BlockedLayout &p : layouts_->parents()) {
+    std::vector<llvm::Value *> offsets(p.rank());
+    llvm::Value *owner = builder.getTrue();
+    llvm::Value *lane_rest = lane, *warp_rest = warp;
+    for (int d = p.rank() - 1; d >= 0; --d) {
+      llvm::Value *lane_d = builder.CreateURem(
+          lane_rest, builder.getInt32(p.threads_per_warp[d]));
+      lane_rest = builder.CreateUDiv(lane_rest,
+                                     builder.getInt32(p.threads_per_warp[d]));
+      llvm::Value *warp_d =
+          builder.CreateURem(warp_rest, builder.getInt32(p.warps_per_cta[d]));
+      warp_rest =
+          builder.CreateUDiv(warp_rest, builder.getInt32(p.warps_per_cta[d]));
+      llvm::Value *position = builder.CreateAdd(
+          builder.CreateMul(warp_d, builder.getInt32(p.threads_per_warp[d])),
+          lane_d);
+      llvm::Value *first =
+          builder.CreateMul(position, builder.getInt32(p.size_per_thread[d]));
+      if (p.tile(d) > p.shape[d]) {
+        owner = builder.CreateAnd(
+            owner, builder.CreateICmpULT(first, builder.getInt32(p.shape[d])));
+        first = builder.CreateURem(first, builder.getInt32(p.shape[d]));
+      }
+      offsets[d] = first;
+    }
+    thread_offsets_.push_back(offsets);
+    owners_.push_back(owner);
+  }
+}
+
+int KernelLowering::layout_id(const Layout &layout) {
+  for (size_t i = 0; i < layout_ids_.size(); ++i)
+    if (layout_ids_[i] == layout)
+      return static_cast<int>(i);
+  layout_ids_.push_back(layout);
+  return static_cast<int>(layout_ids_.size() - 1);
+}
+
+llvm::Value *KernelLowering::scalar(const ir::Value *v) {
+  auto it = scalars_.find(v);
+  if (it == scalars_.end())
+    throw Error("internal: the GPU backend has no value for an operand of " +
+                (v->defining_op() ? v->defining_op()->describe()
+                                  : std::string("an argument")));
+  return it->second;
+}
+
+const KernelLowering::Registers &
+KernelLowering::registers(const ir::Value *v, const Layout &layout) {
+  auto it = blocks_.find({v, layout_id(layout)});
+  if (it == blocks_.end())
+    throw Error("internal: the GPU backend did not compute " +
+                (v->defining_op() ? v->defining_op()->describe()
+                                  : std::string("an argument")) +
+                " in layout " + describe(parent(layout), layout));
+  return it->second;
+}
+
+KernelLowering::Registers KernelLowering::per_register(
+    const Layout &layout,
+    const std::function<llvm::Value *(int64_t)> &element) {
+  const BlockedLayout &p = parent(layout);
+  Registers out(p.num_registers(), nullptr);
+  for (int64_t r = 0; r < p.num_registers(); ++r) {
+    int64_t canonical = canonical_register(p, layout, r);
+    out[r] = canonical == r ? element(r) : out[canonical];
+  }
+  return out;
+}
+
+llvm::Value *KernelLowering::element_index(const Layout &layout, int64_t r,
+                                           int k) {
+  if (layout.shape[k] == 1)
+    return builder.getInt32(0);
+  const BlockedLayout &p = parent(layout);
+  int d = layout.dims[k];
+  return builder.CreateAdd(thread_offsets_[layout.parent][d],
+                           builder.getInt32(p.register_offset(r)[d]));
+}
+
+llvm::Value *KernelLowering::owns_elements(const BlockedLayout &p) {
+  for (size_t i = 0; i < layouts_->parents().size(); ++i)
+    if (layouts_->parents()[i] == p)
+      return owners_[i];
+  throw Error("internal: unknown parent layout " + p.str());
+}
+
+void KernelLowering::lower_op(const ir::Operation &op) {
+  try {
+    switch (op.code()) {
+    case OpCode::Return:
+      builder.CreateRetVoid();
+      return;
+    case OpCode::Store:
+      if (stored_since_barrier_)
+        builder.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+      store(op);
+      stored_since_barrier_ = true;
+      return;
+    case OpCode::Load:
+      if (stored_since_barrier_) {
+        builder.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+        stored_since_barrier_ = false;
+      }
+      break;
+    default:
+      break;
+    }
+    const ir::Value *result = op.result();
+    if (!result->type().is_block()) {
+      scalars_[result] = lower_scalar(op);
+      return;
+    }
+    for (const Layout &layout : layouts_->layouts_of(result)) {
+      Registers values = lower_block(op, layout);
+      blocks_[{result, layout_id(layout)}] = std::move(values);
+    }
+  } catch (const Error &e) {
+    std::string message = e.what();
+    // Errors from shared code (element ops) do not know the op yet.
+    if (message.rfind(op.describe(), 0) == 0 ||
+        message.rfind("internal:", 0) == 0)
+      throw;
+    throw Error(op.describe() + ": " + message);
+  }
+}
+
+} // namespace blocc::nvptx
+
+namespace blocc::nvptx {
+
+namespace {
+
+bool is_hint(OpCode code) {
+  return code == OpCode::MultipleOf || code == OpCode::MaxContiguous ||
+         code == OpCode::MaxConstancy;
+}
+
+} // namespace
+
+llvm::Value *KernelLowering::lower_scalar(const ir::Operation &op) {
+  switch (op.code()) {
+  case OpCode::Constant:
+  case OpCode::ProgramId:
+  case OpCode::NumPrograms:
+    return creation_scalar(op);
+  case OpCode::Load:
+    return load_scalar(op);
+  default:
+    if (is_hint(op.code()))
+      return scalar(op.operand(0));
+    std::vector<llvm::Value *> operands;
+    for (const ir::Value *operand : op.operands())
+      operands.push_back(scalar(operand));
+    return elementwise(op, operands);
+  }
+}
+
+KernelLowering::Registers KernelLowering::lower_block(const ir::Operation &op,
+                                                      const Layout &layout) {
+  switch (op.code()) {
+  case OpCode::Constant:
+  case OpCode::Arange:
+  case OpCode::Splat:
+  case OpCode::Broadcast:
+  case OpCode::ExpandDims:
+    return creation_block(op, layout);
+  case OpCode::Load:
+    return load_block(op, layout);
+  default:
+    if (is_hint(op.code()))
+      return registers(op.operand(0), layout);
+    // Elementwise: every operand has the result's shape and layout.
+    std::vector<const Registers *> operands;
+    for (const ir::Value *operand : op.operands())
+      operands.push_back(&registers(operand, layout));
+    return per_register(layout, [&](int64_t r) {
+      std::vector<llvm::Value *> values;
+      for (const Registers *operand : operands)
+        values.push_back((*operand)[r]);
+      return elementwise(op, values);
+    });
+  }
+}
+
+} // namespace blocc::nvptx

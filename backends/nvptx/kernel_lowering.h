@@ -1,0 +1,117 @@
+// Lowering of one block-IR kernel specialization to one NVVM kernel (an
+// LLVM function with the PTX kernel calling convention) that runs one
+// program instance per CTA of 32 * num_warps threads.
+//
+// Every block value lives in the registers of the threads, distributed as
+// its layout says (layout.h, assign_layouts.h): a thread holds one LLVM
+// scalar per register of the layout's parent, and registers holding the
+// same element share one LLVM value. Scalars (rank 0) are LLVM scalars that
+// every thread computes alike. Elementwise ops therefore run register by
+// register with backends/llvm's element ops; broadcast and expand_dims
+// move nothing; loads and stores group a thread's consecutive registers
+// into one vector access where axis info proves the addresses contiguous
+// and aligned (lower_memory.cpp).
+//
+// Ops run in program order; a value needed in several layouts (index
+// arithmetic) is computed once per layout where it stands. Between a store
+// and any later memory access of the program a CTA barrier orders the
+// threads, so that a program reads what it wrote, as on the interpreter.
+//
+// Ops this first version does not lower (control flow, reductions, scans,
+// dot, atomics, shape permutations, debug ops) are reported, before any
+// code is generated, as a blocc::Error naming the op and its source line.
+//
+// Concerns live in separate files, each implementing part of this class:
+// kernel_lowering.cpp (the walk, values, threads), lower_elementwise.cpp,
+// lower_memory.cpp, lower_creation.cpp (constants, arange, program ids,
+// splat, broadcast, expand_dims), supported_ops.cpp.
+#pragma once
+
+#include "backends/nvptx/assign_layouts.h"
+#include "ir/axis_info.h"
+#include "ir/function.h"
+
+#include <llvm/IR/IRBuilder.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace blocc::nvptx {
+
+/// Throws blocc::Error naming the first op (in program order, regions
+/// included) that the GPU backend cannot lower yet.
+void check_supported(const ir::Function &function,
+                     const ir::AxisInfoAnalysis &axis_info);
+
+class KernelLowering {
+public:
+  KernelLowering(const ir::Function &kernel, llvm::Module &module,
+                 int num_warps);
+
+  /// Builds the kernel entry `symbol` in the module.
+  llvm::Function *lower(const std::string &symbol);
+
+  // ---- Shared by the lower_*.cpp files. ---------------------------------
+
+  /// One LLVM value per register of the layout's parent.
+  using Registers = std::vector<llvm::Value *>;
+
+  /// Register-form LLVM type of an element (pointers: global pointers).
+  llvm::Type *value_type(const ir::Type &type);
+  llvm::Type *storage_type(ir::Scalar s);
+
+  llvm::Value *scalar(const ir::Value *v);
+  const Registers &registers(const ir::Value *v, const Layout &layout);
+  const BlockedLayout &parent(const Layout &layout) const {
+    return layouts_->parent(layout);
+  }
+  const LayoutAssignment &layouts() const { return *layouts_; }
+  /// Registers for a value in `layout`, computing `element(r)` only for
+  /// canonical registers and sharing it with the others.
+  Registers per_register(const Layout &layout,
+                         const std::function<llvm::Value *(int64_t)> &element);
+
+  /// The index along value dimension k of register r's element (i32).
+  llvm::Value *element_index(const Layout &layout, int64_t r, int k);
+  /// True (i1) in threads that own the elements of `parent`'s registers
+  /// rather than hold replicas of them.
+  llvm::Value *owns_elements(const BlockedLayout &parent);
+
+  // Per-op lowering (lower_*.cpp).
+  llvm::Value *lower_scalar(const ir::Operation &op);
+  Registers lower_block(const ir::Operation &op, const Layout &layout);
+  llvm::Value *elementwise(const ir::Operation &op,
+                           const std::vector<llvm::Value *> &operands);
+  llvm::Value *creation_scalar(const ir::Operation &op);
+  Registers creation_block(const ir::Operation &op, const Layout &layout);
+  llvm::Value *load_scalar(const ir::Operation &op);
+  Registers load_block(const ir::Operation &op, const Layout &layout);
+  void store(const ir::Operation &op);
+
+  const ir::Function &kernel;
+  llvm::Module &module;
+  llvm::LLVMContext &context;
+  llvm::IRBuilder<> builder;
+  ir::AxisInfoAnalysis axis_info;
+  int num_warps;
+
+private:
+  void bind_arguments(llvm::Function *f);
+  void compute_thread_positions();
+  void lower_op(const ir::Operation &op);
+  int layout_id(const Layout &layout);
+
+  std::unique_ptr<LayoutAssignment> layouts_;
+  std::map<const ir::Value *, llvm::Value *> scalars_;
+  std::vector<Layout> layout_ids_;
+  std::map<std::pair<const ir::Value *, int>, Registers> blocks_;
+  // Per parent layout and dimension: the thread's first element (i32).
+  std::vector<std::vector<llvm::Value *>> thread_offsets_;
+  std::vector<llvm::Value *> owners_; // per parent layout (i1)
+  bool stored_since_barrier_ = false;
+};
+
+} // namespace blocc::nvptx

@@ -1,0 +1,113 @@
+#include "backends/nvptx/layout.h"
+
+#include <algorithm>
+
+namespace blocc::nvptx {
+
+namespace {
+
+std::string list(const std::vector<int64_t> &values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    out += (i ? "," : "") + std::to_string(values[i]);
+  return out + "]";
+}
+
+} // namespace
+
+int64_t BlockedLayout::registers_along(int d) const {
+  return std::max<int64_t>(1, shape[d] / tile(d)) * size_per_thread[d];
+}
+
+int64_t BlockedLayout::num_registers() const {
+  int64_t n = 1;
+  for (int d = 0; d < rank(); ++d)
+    n *= registers_along(d);
+  return n;
+}
+
+std::vector<int64_t> BlockedLayout::register_offset(int64_t r) const {
+  std::vector<int64_t> offset(rank());
+  // The last dimension varies fastest across register numbers.
+  for (int d = rank() - 1; d >= 0; --d) {
+    int64_t along = registers_along(d);
+    int64_t c = r % along;
+    r /= along;
+    offset[d] = (c / size_per_thread[d]) * tile(d) + c % size_per_thread[d];
+  }
+  return offset;
+}
+
+bool BlockedLayout::has_replicas() const {
+  for (int d = 0; d < rank(); ++d)
+    if (tile(d) > shape[d])
+      return true;
+  return false;
+}
+
+std::string BlockedLayout::str() const {
+  return "blocked<shape=" + list(shape) +
+         " per_thread=" + list(size_per_thread) +
+         " threads=" + list(threads_per_warp) +
+         " warps=" + list(warps_per_cta) + ">";
+}
+
+BlockedLayout choose_blocked_layout(const std::vector<int64_t> &shape,
+                                    int64_t vector_width, int num_warps) {
+  BlockedLayout l;
+  int rank = static_cast<int>(shape.size());
+  l.shape = shape;
+  l.size_per_thread.assign(rank, 1);
+  l.threads_per_warp.assign(rank, 1);
+  l.warps_per_cta.assign(rank, 1);
+  l.size_per_thread[rank - 1] = std::min(vector_width, shape[rank - 1]);
+  int64_t threads = kWarpSize, warps = num_warps;
+  for (int d = rank - 1; d >= 0; --d) {
+    int64_t room = std::max<int64_t>(1, shape[d] / l.size_per_thread[d]);
+    l.threads_per_warp[d] = std::min(threads, room);
+    threads /= l.threads_per_warp[d];
+  }
+  l.threads_per_warp[0] *= threads;
+  for (int d = rank - 1; d >= 0; --d) {
+    int64_t room = std::max<int64_t>(
+        1, shape[d] / (l.size_per_thread[d] * l.threads_per_warp[d]));
+    l.warps_per_cta[d] = std::min(warps, room);
+    warps /= l.warps_per_cta[d];
+  }
+  l.warps_per_cta[0] *= warps;
+  return l;
+}
+
+int64_t canonical_register(const BlockedLayout &parent, const Layout &layout,
+                           int64_t r) {
+  // Registers differing only along parent dimensions the value does not
+  // hold (sliced away or of size 1 in the value) hold the same element.
+  std::vector<bool> held(parent.rank(), false);
+  for (size_t k = 0; k < layout.dims.size(); ++k)
+    if (layout.shape[k] != 1)
+      held[layout.dims[k]] = true;
+  std::vector<int64_t> coordinate(parent.rank());
+  int64_t rest = r;
+  for (int d = parent.rank() - 1; d >= 0; --d) {
+    coordinate[d] = rest % parent.registers_along(d);
+    rest /= parent.registers_along(d);
+  }
+  int64_t canonical = 0;
+  for (int d = 0; d < parent.rank(); ++d)
+    canonical =
+        canonical * parent.registers_along(d) + (held[d] ? coordinate[d] : 0);
+  return canonical;
+}
+
+std::string describe(const BlockedLayout &parent, const Layout &layout) {
+  std::vector<int64_t> sliced;
+  for (int d = 0; d < parent.rank(); ++d)
+    if (std::find(layout.dims.begin(), layout.dims.end(), d) ==
+        layout.dims.end())
+      sliced.push_back(d);
+  if (sliced.empty())
+    return parent.str();
+  return "slice of " + parent.str() + " along " + list(sliced);
+}
+
+} // namespace blocc::nvptx

@@ -1,0 +1,87 @@
+// How the elements of a block value are spread over the threads of a CTA.
+//
+// A BlockedLayout distributes a shape over `num_warps` warps of 32 threads:
+// along each dimension d, each thread owns `size_per_thread[d]` consecutive
+// elements, `threads_per_warp[d]` threads of a warp and `warps_per_cta[d]`
+// warps sit side by side, and the resulting tile repeats until it covers
+// the shape. The last dimension is the fastest: a thread's elements along it
+// are adjacent in its registers, and consecutive threads of a warp own
+// consecutive runs, so a warp's accesses to contiguous memory coalesce and
+// a thread's run of 16 bytes becomes one vector access (ld.global.v4.f32).
+// When the tile is larger than the shape (a small block on many threads),
+// the surplus threads hold copies of elements owned by others ("replicas");
+// only owners write memory.
+//
+// A Layout is how one value uses a BlockedLayout (its *parent*): each of the
+// value's dimensions maps to a parent dimension (`dims`), where a value
+// dimension of size 1 holds index 0 for every thread (a value about to be
+// broadcast), and parent dimensions the value does not map to are sliced
+// away (a value about to be expanded: every thread along them holds the
+// same element). Registers are numbered as the parent's, so broadcast and
+// expand_dims move no data: a thread's register r of the operand is its
+// register r of the result. Registers whose elements coincide (because of
+// slicing or size-1 dimensions) share one value; `canonical_register` names
+// the first of each group.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace blocc::nvptx {
+
+constexpr int kWarpSize = 32;
+
+struct BlockedLayout {
+  std::vector<int64_t> shape;
+  std::vector<int64_t> size_per_thread;
+  std::vector<int64_t> threads_per_warp;
+  std::vector<int64_t> warps_per_cta;
+
+  int rank() const { return static_cast<int>(shape.size()); }
+  /// Elements one pass of all threads covers along d.
+  int64_t tile(int d) const {
+    return size_per_thread[d] * threads_per_warp[d] * warps_per_cta[d];
+  }
+  /// Registers a thread holds along d (repetitions of the tile times the
+  /// elements per thread).
+  int64_t registers_along(int d) const;
+  int64_t num_registers() const;
+  /// The offset of register r's element from the thread's first element,
+  /// per dimension.
+  std::vector<int64_t> register_offset(int64_t r) const;
+  /// True when some threads hold replicas (the tile exceeds the shape).
+  bool has_replicas() const;
+  /// "blocked<shape=[1024] per_thread=[4] threads=[32] warps=[4]>"
+  std::string str() const;
+
+  friend bool operator==(const BlockedLayout &,
+                         const BlockedLayout &) = default;
+};
+
+/// The blocked layout for `shape` on `num_warps` warps, with
+/// `vector_width` consecutive elements of the last dimension per thread
+/// (clamped to the shape): threads and then warps fill the dimensions from
+/// the last one, and what is left over replicates along the first.
+BlockedLayout choose_blocked_layout(const std::vector<int64_t> &shape,
+                                    int64_t vector_width, int num_warps);
+
+struct Layout {
+  int parent = 0;             // index into the layout assignment's parents
+  std::vector<int> dims;      // value dimension -> parent dimension
+  std::vector<int64_t> shape; // the value's shape
+
+  friend bool operator==(const Layout &, const Layout &) = default;
+  friend auto operator<=>(const Layout &, const Layout &) = default;
+};
+
+/// The first register of `parent` holding the same element of a value in
+/// `layout` as register r.
+int64_t canonical_register(const BlockedLayout &parent, const Layout &layout,
+                           int64_t r);
+
+/// "blocked<...>", or "slice of blocked<...> along [1]" for a value that
+/// drops parent dimensions, as messages name layouts.
+std::string describe(const BlockedLayout &parent, const Layout &layout);
+
+} // namespace blocc::nvptx

@@ -1,0 +1,86 @@
+#include "backends/nvptx/ptx_codegen.h"
+
+#include "backends/llvm/optimize.h"
+#include "ir/error.h"
+
+#include <llvm/ADT/SmallString.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/CodeGen.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+
+#include <mutex>
+
+extern "C" {
+void LLVMInitializeNVPTXTargetInfo();
+void LLVMInitializeNVPTXTarget();
+void LLVMInitializeNVPTXTargetMC();
+void LLVMInitializeNVPTXAsmPrinter();
+}
+
+namespace blocc::nvptx {
+
+namespace {
+
+constexpr const char *kTriple = "nvptx64-nvidia-cuda";
+
+void initialize_nvptx() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+} // namespace
+
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const GpuArch &arch) {
+  initialize_nvptx();
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(kTriple, error);
+  if (!target)
+    throw Error("LLVM's NVPTX target is not available: " + error);
+  // sm_90a needs PTX ISA 8.0; the other architectures get LLVM's default
+  // (the oldest PTX version that supports them).
+  std::string features = arch.arch_specific ? "+ptx80" : "";
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      kTriple, arch.name(), features, options, std::nullopt, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    throw Error("LLVM could not create an NVPTX target machine for " +
+                arch.name());
+  return machine;
+}
+
+void prepare_module(llvm::Module &module, llvm::TargetMachine &machine) {
+  module.setTargetTriple(kTriple);
+  module.setDataLayout(machine.createDataLayout());
+}
+
+std::string emit_ptx(llvm::Module &module, llvm::TargetMachine &machine) {
+  llvm_backend::optimize_module(module, machine);
+  // A call to anything but an intrinsic would be an unresolved symbol in
+  // the PTX (the C library's math functions do not exist on the GPU):
+  // fail here, naming it, rather than in the driver.
+  for (const llvm::Function &f : module)
+    if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty())
+      throw Error("internal: the GPU kernel calls '" + f.getName().str() +
+                  "', which does not exist on the GPU");
+  llvm::SmallString<0> ptx;
+  llvm::raw_svector_ostream os(ptx);
+  llvm::legacy::PassManager passes;
+  if (machine.addPassesToEmitFile(passes, os, nullptr,
+                                  llvm::CodeGenFileType::AssemblyFile))
+    throw Error("internal: LLVM's NVPTX target cannot emit PTX");
+  passes.run(module);
+  return std::string(ptx.str());
+}
+
+} // namespace blocc::nvptx

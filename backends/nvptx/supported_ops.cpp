@@ -1,0 +1,110 @@
+// What this version of the GPU backend lowers, checked before any code is
+// generated, so that a kernel it cannot compile fails with a message naming
+// the op and its line instead of compiling to something wrong.
+#include "backends/nvptx/kernel_lowering.h"
+
+#include "ir/error.h"
+
+namespace blocc::nvptx {
+
+using ir::OpCode;
+using ir::Scalar;
+
+namespace {
+
+/// Why `op` cannot be lowered, or "" when it can.
+std::string unsupported_reason(const ir::Operation &op,
+                               const ir::AxisInfoAnalysis &axis_info) {
+  Scalar element = op.num_operands()  ? op.operand(0)->type().element()
+                   : op.num_results() ? op.result()->type().element()
+                                      : Scalar::I32;
+  switch (op.code()) {
+  case OpCode::Constant:
+  case OpCode::ProgramId:
+  case OpCode::NumPrograms:
+  case OpCode::Arange:
+  case OpCode::Splat:
+  case OpCode::Broadcast:
+  case OpCode::ExpandDims:
+  case OpCode::Cast:
+  case OpCode::Bitcast:
+  case OpCode::PtrToInt:
+  case OpCode::IntToPtr:
+  case OpCode::Add:
+  case OpCode::Sub:
+  case OpCode::Mul:
+  case OpCode::And:
+  case OpCode::Or:
+  case OpCode::Xor:
+  case OpCode::Shl:
+  case OpCode::Shr:
+  case OpCode::Minimum:
+  case OpCode::Maximum:
+  case OpCode::Umulhi:
+  case OpCode::Cmp:
+  case OpCode::AddPtr:
+  case OpCode::Neg:
+  case OpCode::Not:
+  case OpCode::Abs:
+  case OpCode::Sqrt:
+  case OpCode::Rsqrt:
+  case OpCode::Floor:
+  case OpCode::Ceil:
+  case OpCode::Fma:
+  case OpCode::Select:
+  case OpCode::MultipleOf:
+  case OpCode::MaxContiguous:
+  case OpCode::MaxConstancy:
+  case OpCode::Return:
+    return "";
+  case OpCode::Div:
+  case OpCode::Rem: {
+    if (ir::is_float(element))
+      return op.code() == OpCode::Div
+                 ? ""
+                 : "float remainder (fmod) is not lowered by the GPU backend "
+                   "yet";
+    std::optional<int64_t> divisor =
+        axis_info.get(op.operand(1)).constant_value;
+    if (divisor && *divisor != 0)
+      return "";
+    return "integer division by a value not known when compiling is not "
+           "lowered by the GPU backend yet (it cannot report a division by "
+           "zero from the GPU yet); divide by a constant";
+  }
+  case OpCode::Exp:
+  case OpCode::Exp2:
+  case OpCode::Log:
+  case OpCode::Log2:
+    if (element == Scalar::F32 || element == Scalar::F16 ||
+        element == Scalar::BF16)
+      return "";
+    return std::string(op.name()) + " on " +
+           std::string(ir::scalar_name(element)) +
+           " is not lowered by the GPU backend yet (f32, f16 and bf16 are)";
+  case OpCode::Load:
+  case OpCode::Store:
+    if (op.operand(0)->type().pointee() == Scalar::Ptr)
+      return "loading and storing pointers is not lowered by the GPU "
+             "backend yet";
+    return "";
+  default:
+    return "'" + std::string(op.name()) +
+           "' is not lowered by the GPU backend yet";
+  }
+}
+
+} // namespace
+
+void check_supported(const ir::Function &function,
+                     const ir::AxisInfoAnalysis &axis_info) {
+  for (const auto &op : function.body().ops()) {
+    std::string reason = unsupported_reason(*op, axis_info);
+    if (!reason.empty())
+      throw Error(op->describe() + ": " + reason +
+                  "; run this kernel on host memory (CPU backend or "
+                  "interpreter) until it is");
+  }
+}
+
+} // namespace blocc::nvptx

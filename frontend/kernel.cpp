@@ -3,6 +3,7 @@
 #include "backends/interpreter/interpreter.h"
 #include "blocc/trace.h"
 #include "executor.h"
+#include "gpu_launch.h"
 #include "ir/passes.h"
 #include "ir/printer.h"
 #include "kernel_writes.h"
@@ -241,6 +242,9 @@ void KernelBase::launch(const Grid &grid, const std::vector<ArgValue> &args,
     }
   }
   if (grid.count() == 0)
+    return;
+  if (launch_on_gpu(name_, params_, args, *compiled.function, grid,
+                    runtime_args, options))
     return;
   execute(*compiled.function, grid, runtime_args, options.backend);
 }

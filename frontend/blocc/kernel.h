@@ -14,6 +14,7 @@
 
 #include "blocc/dtype.h"
 #include "blocc/tensor.h"
+#include "runtime/cuda/device_buffer.h"
 #include "runtime/kernel_args.h"
 
 #include <memory>
@@ -29,7 +30,9 @@
 
 namespace blocc {
 
-/// Which executor runs a launch. Auto follows $BLOCC_BACKEND
+/// Which executor runs a launch. Auto runs a launch with device buffers
+/// (blocc::DeviceBuffer) on the GPU backend, on the GPU they live on
+/// (frontend/gpu_launch.cpp); for host memory it follows $BLOCC_BACKEND
 /// (`interpreter` or `cpu`) when set, else picks the default executor for
 /// host memory: the interpreter until the CPU backend's checked mode (the
 /// bounds checks the interpreter always makes) lands (frontend/executor.cpp).
@@ -37,6 +40,7 @@ enum class Backend {
   Auto,        // the best available for the arguments' memory
   Interpreter, // the reference interpreter (element by element)
   Cpu,         // the CPU backend: LLVM-compiled vector code, OpenMP grid
+  Gpu,         // the GPU backend: PTX through LLVM's NVPTX target, CUDA
 };
 
 struct LaunchOptions {
@@ -65,6 +69,7 @@ struct ArgValue {
   int64_t int_value = 0;
   double float_value = 0;
   std::string cpp_type; // for messages: "std::vector<float>"
+  int device = -1;      // pointers into GPU memory: the GPU; -1: host memory
 };
 
 template <typename T> std::string cpp_name() {
@@ -98,6 +103,18 @@ template <typename T> ArgValue to_arg(const std::vector<T> &v) {
 template <typename T, size_t N> ArgValue to_arg(std::span<T, N> s) {
   return pointer_arg(s.data(), s.size(), std::is_const_v<T>,
                      "std::span<" + cpp_name<T>() + ">");
+}
+template <typename T> ArgValue to_arg(DeviceBuffer<T> &b) {
+  ArgValue a = pointer_arg(b.data(), b.size(), false,
+                           "blocc::DeviceBuffer<" + cpp_name<T>() + ">");
+  a.device = b.device();
+  return a;
+}
+template <typename T> ArgValue to_arg(const DeviceBuffer<T> &b) {
+  ArgValue a = pointer_arg(b.data(), b.size(), true,
+                           "const blocc::DeviceBuffer<" + cpp_name<T>() + ">");
+  a.device = b.device();
+  return a;
 }
 template <typename T>
 requires std::is_arithmetic_v<T> ArgValue to_arg(T v) {

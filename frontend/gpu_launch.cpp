@@ -1,0 +1,109 @@
+#include "gpu_launch.h"
+
+#include "blocc/trace.h"
+#include "ir/error.h"
+#include "runtime/cuda/device.h"
+
+#ifdef BLOCC_HAVE_NVPTX_BACKEND
+#include "backends/nvptx/gpu_backend.h"
+#endif
+
+#include <cstdlib>
+
+namespace blocc::detail {
+
+namespace {
+
+std::string argument_name(const std::string &kernel, size_t i,
+                          const ParamInfo &p) {
+  return "kernel '" + kernel + "', argument " + std::to_string(i + 1) + " (" +
+         p.type_name + ")";
+}
+
+const char *backend_name(Backend backend) {
+  return backend == Backend::Cpu ? "the CPU backend" : "the interpreter";
+}
+
+[[maybe_unused]] bool dump_ptx() {
+  const char *env = std::getenv("BLOCC_DUMP");
+  if (!env)
+    return false;
+  std::string stages = std::string(",") + env + ",";
+  return stages.find(",ptx,") != std::string::npos ||
+         stages.find(",all,") != std::string::npos;
+}
+
+} // namespace
+
+bool launch_on_gpu(const std::string &kernel,
+                   const std::vector<ParamInfo> &params,
+                   const std::vector<ArgValue> &args,
+                   const ir::Function &function, const Grid &grid,
+                   std::vector<KernelArg> runtime_args,
+                   const LaunchOptions &options) {
+  const std::string site =
+      grid.loc.line() ? where(grid.loc) + ": error: " : std::string();
+  int device = -1;
+  size_t device_arg = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ArgValue &a = args[i];
+    if (a.kind != ArgValue::Kind::Pointer || a.device < 0)
+      continue;
+    if (options.backend == Backend::Cpu ||
+        options.backend == Backend::Interpreter)
+      throw Error(site + argument_name(kernel, i, params[i]) + ": " +
+                  a.cpp_type + " lives on GPU " + std::to_string(a.device) +
+                  ", but the launch asks for " + backend_name(options.backend) +
+                  ", which runs on host memory; launch with Backend::Gpu or "
+                  "Backend::Auto, or copy the data to the host (to_host())");
+    if (device >= 0 && a.device != device)
+      throw Error(site + argument_name(kernel, i, params[i]) + ": " +
+                  a.cpp_type + " lives on GPU " + std::to_string(a.device) +
+                  ", but " +
+                  argument_name(kernel, device_arg, params[device_arg]) +
+                  " lives on GPU " + std::to_string(device) +
+                  "; a kernel runs on one GPU: copy the buffers to one device");
+    if (device < 0) {
+      device = a.device;
+      device_arg = i;
+    }
+  }
+  if (device < 0 && options.backend != Backend::Gpu)
+    return false;
+  // Every pointer must be device memory; mark each runtime argument with
+  // its GPU (runtime arguments leave constants out).
+  size_t runtime_index = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (params[i].kind == ParamInfo::Kind::Constant)
+      continue;
+    const ArgValue &a = args[i];
+    if (params[i].kind == ParamInfo::Kind::Pointer) {
+      if (a.device < 0)
+        throw Error(site + argument_name(kernel, i, params[i]) + ": " +
+                    a.cpp_type +
+                    " is host memory, but the launch runs on the GPU; pass "
+                    "a blocc::DeviceBuffer (blocc::DeviceBuffer<T>(host) "
+                    "copies host data to the GPU)");
+      runtime_args[runtime_index].device = a.device;
+    }
+    ++runtime_index;
+  }
+#ifdef BLOCC_HAVE_NVPTX_BACKEND
+  int ordinal = device >= 0 ? device : cuda::current_device();
+  nvptx::CompileOptions compile_options;
+  compile_options.num_warps = options.num_warps;
+  compile_options.arch = nvptx::arch_for_device(ordinal);
+  compile_options.dump_ptx = dump_ptx();
+  nvptx::run(*nvptx::compile(function, compile_options), grid, runtime_args);
+  return true;
+#else
+  (void)function;
+  (void)runtime_args;
+  throw Error(site + "kernel '" + kernel +
+              "': the GPU backend is not part of this build of blocc: "
+              "configure with LLVM >= 17 built with the NVPTX target "
+              "(llvm-19-dev) and -DBLOCC_NVPTX_BACKEND=ON");
+#endif
+}
+
+} // namespace blocc::detail

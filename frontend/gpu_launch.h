@@ -1,0 +1,29 @@
+// Launches on the GPU backend: the launches whose arguments live in device
+// memory (Backend::Auto) or that ask for Backend::Gpu. The rest of the
+// launch path (frontend/kernel.cpp, executor.h) is for host memory.
+#pragma once
+
+#include "blocc/kernel.h"
+#include "ir/function.h"
+#include "runtime/kernel_args.h"
+
+#include <string>
+#include <vector>
+
+namespace blocc::detail {
+
+/// Runs the launch on the GPU backend when it belongs there (a device
+/// buffer among `args`, or options.backend == Gpu) and returns true;
+/// returns false, doing nothing, for launches on host memory. `args` are
+/// the launch's arguments, `runtime_args` the values the kernel function
+/// takes (constants left out). Throws blocc::Error naming the argument for
+/// device memory on a host backend, host memory on the GPU backend, and
+/// buffers on two different GPUs.
+bool launch_on_gpu(const std::string &kernel,
+                   const std::vector<ParamInfo> &params,
+                   const std::vector<ArgValue> &args,
+                   const ir::Function &function, const Grid &grid,
+                   std::vector<KernelArg> runtime_args,
+                   const LaunchOptions &options);
+
+} // namespace blocc::detail

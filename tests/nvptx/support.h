@@ -1,0 +1,238 @@
+// Support for the GPU backend's tests: fresh random inputs, NaN-poisoned
+// outputs, comparisons of GPU results with the CPU backend's, PTX of a
+// kernel specialization, and ptxas (where it is on PATH) assembling that
+// PTX for sm_80 and sm_90, so that PTX the driver would reject fails here
+// even on a machine without a GPU.
+#pragma once
+
+#include "backends/nvptx/gpu_backend.h"
+#include "ir/error.h"
+#include "runtime/cuda/device.h"
+#include <blocc/blocc.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <unistd.h>
+#include <vector>
+
+namespace blocc::gpu_testing {
+
+// What the tests name without qualification.
+using ::blocc::Backend;
+using ::blocc::DeviceBuffer;
+using ::blocc::LaunchOptions;
+namespace cuda = ::blocc::cuda;
+namespace ir = ::blocc::ir;
+namespace nvptx = ::blocc::nvptx;
+
+inline LaunchOptions on(Backend backend, int num_warps = 4) {
+  LaunchOptions options;
+  options.backend = backend;
+  options.num_warps = num_warps;
+  return options;
+}
+inline const LaunchOptions kGpu = on(Backend::Gpu);
+inline const LaunchOptions kCpu = on(Backend::Cpu);
+
+/// Skips (reported as skipped, with the reason) where no GPU is present.
+#define BLOCC_REQUIRE_GPU()                                                    \
+  do {                                                                         \
+    if (!::blocc::cuda::is_available())                                        \
+      GTEST_SKIP() << "no GPU: " << ::blocc::cuda::unavailable_reason();       \
+  } while (0)
+
+/// Seeded differently in every run unless BLOCC_TEST_SEED is set.
+inline uint64_t seed() {
+  static const uint64_t s = [] {
+    if (const char *env = std::getenv("BLOCC_TEST_SEED"))
+      return static_cast<uint64_t>(std::strtoull(env, nullptr, 10));
+    return static_cast<uint64_t>(std::random_device{}());
+  }();
+  return s;
+}
+inline std::mt19937_64 &rng() {
+  static std::mt19937_64 engine(seed());
+  return engine;
+}
+#define BLOCC_SEED_TRACE()                                                     \
+  SCOPED_TRACE("BLOCC_TEST_SEED=" +                                            \
+               std::to_string(::blocc::gpu_testing::seed()))
+
+template <typename T>
+std::vector<T> random_values(size_t n, double lo, double hi) {
+  std::vector<T> v(n);
+  if constexpr (std::is_integral_v<T>) {
+    std::uniform_int_distribution<int64_t> d(static_cast<int64_t>(lo),
+                                             static_cast<int64_t>(hi));
+    for (auto &x : v)
+      x = static_cast<T>(d(rng()));
+  } else {
+    std::uniform_real_distribution<double> d(lo, hi);
+    for (auto &x : v)
+      x = static_cast<T>(static_cast<float>(d(rng())));
+  }
+  return v;
+}
+
+/// NaN for floats, a fixed odd pattern for integers: what an element no
+/// kernel wrote looks like.
+template <typename T> T poison() {
+  if constexpr (std::is_integral_v<T>) {
+    T v;
+    std::memset(&v, 0x5a, sizeof v);
+    return v;
+  } else {
+    return static_cast<T>(std::numeric_limits<float>::quiet_NaN());
+  }
+}
+template <typename T> std::vector<T> poisoned(size_t n) {
+  return std::vector<T>(n, poison<T>());
+}
+/// A device buffer of n poisoned elements.
+template <typename T> DeviceBuffer<T> poisoned_on_gpu(size_t n) {
+  DeviceBuffer<T> b(n);
+  b.fill(poison<T>());
+  return b;
+}
+
+template <typename T> double as_double(T x) {
+  return static_cast<double>(static_cast<float>(x));
+}
+inline double as_double(double x) { return x; }
+
+/// Bit-for-bit equality of the GPU's and the CPU backend's results.
+template <typename T>
+::testing::AssertionResult same_bits(const std::vector<T> &gpu,
+                                     const std::vector<T> &cpu) {
+  if (gpu.size() != cpu.size())
+    return ::testing::AssertionFailure()
+           << "sizes differ: gpu " << gpu.size() << ", cpu " << cpu.size();
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    if (std::memcmp(&gpu[i], &cpu[i], sizeof(T)) == 0)
+      continue;
+    if constexpr (std::is_integral_v<T>)
+      return ::testing::AssertionFailure()
+             << "element " << i << " of " << gpu.size() << ": gpu " << +gpu[i]
+             << ", cpu " << +cpu[i];
+    else
+      return ::testing::AssertionFailure()
+             << "element " << i << " of " << gpu.size() << ": gpu "
+             << as_double(gpu[i]) << ", cpu " << as_double(cpu[i]);
+  }
+  return ::testing::AssertionSuccess();
+}
+
+/// No element is the poison (checks that every element was written).
+template <typename T>
+::testing::AssertionResult all_written(const std::vector<T> &v) {
+  T p = poison<T>();
+  for (size_t i = 0; i < v.size(); ++i) {
+    bool unwritten;
+    if constexpr (std::is_integral_v<T>)
+      unwritten = std::memcmp(&v[i], &p, sizeof(T)) == 0;
+    else
+      unwritten = std::isnan(as_double(v[i]));
+    if (unwritten)
+      return ::testing::AssertionFailure()
+             << "element " << i << " of " << v.size() << " was not written";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+/// The message of the blocc::Error `f` throws ("" and a failure if none).
+template <typename F> std::string error_of(F &&f) {
+  try {
+    f();
+  } catch (const blocc::Error &e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a blocc::Error";
+  return {};
+}
+
+/// ptxas from PATH, if any.
+inline std::optional<std::string> ptxas() {
+  const char *path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos)
+      end = dirs.size();
+    std::filesystem::path candidate =
+        std::filesystem::path(dirs.substr(start, end - start)) / "ptxas";
+    if (!candidate.parent_path().empty() &&
+        access(candidate.c_str(), X_OK) == 0)
+      return candidate.string();
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
+/// Assembles `ptx` with ptxas for `arch`; "" when it assembles, else
+/// ptxas's complaint. Requires ptxas().
+inline std::string ptxas_errors(const std::string &ptx,
+                                const std::string &arch) {
+  std::string dir = std::filesystem::temp_directory_path().string();
+  std::string file = dir + "/blocc_ptx_XXXXXX";
+  int fd = mkstemp(file.data());
+  if (fd < 0)
+    return "cannot create a temporary file";
+  close(fd);
+  {
+    std::ofstream out(file);
+    out << ptx;
+  }
+  std::string command =
+      *ptxas() + " -arch=" + arch + " " + file + " -o /dev/null 2>&1";
+  std::string output;
+  FILE *pipe = popen(command.c_str(), "r");
+  char buffer[512];
+  while (pipe && fgets(buffer, sizeof buffer, pipe))
+    output += buffer;
+  int status = pipe ? pclose(pipe) : -1;
+  std::filesystem::remove(file);
+  return status == 0 ? "" : "ptxas -arch=" + arch + " failed:\n" + output;
+}
+
+/// The PTX the GPU backend generates for `function`.
+inline std::string ptx_for(const ir::Function &function,
+                           const std::string &arch = "sm_90",
+                           int num_warps = 4) {
+  nvptx::CompileOptions options;
+  options.arch = nvptx::GpuArch::parse(arch);
+  options.num_warps = num_warps;
+  return nvptx::ptx_of(*nvptx::compile(function, options));
+}
+
+/// Compiles `function` for sm_80 and sm_90 and, where ptxas is on PATH,
+/// checks that ptxas accepts both.
+inline void expect_ptx_assembles(const ir::Function &function,
+                                 int num_warps = 4) {
+  for (const char *arch : {"sm_80", "sm_90"}) {
+    std::string ptx = ptx_for(function, arch, num_warps);
+    if (ptxas()) {
+      EXPECT_EQ(ptxas_errors(ptx, arch), "") << ptx;
+    }
+  }
+}
+
+/// The traced specialization of `kernel` for these launch arguments.
+template <typename K, typename... A>
+const ir::Function &specialization(K &kernel, A &&...args) {
+  return kernel.specialize({detail::to_arg(std::forward<A>(args))...});
+}
+
+} // namespace blocc::gpu_testing

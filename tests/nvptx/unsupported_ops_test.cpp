@@ -1,0 +1,150 @@
+// What the GPU backend does not lower yet fails to compile with a message
+// naming the op, its source line and what to do; it never compiles to
+// something wrong. Also the compile options it rejects.
+#include "nvptx/support.h"
+
+namespace bl = blocc;
+using namespace blocc::gpu_testing;
+
+namespace {
+
+/// The message compiling `function` for the GPU throws.
+std::string gpu_compile_error(const ir::Function &function) {
+  return error_of([&] { ptx_for(function); });
+}
+
+std::string at_line(int line) {
+  return "unsupported_ops_test.cpp:" + std::to_string(line);
+}
+
+int sum_line = 0;
+auto row_sum = bl::kernel(
+    "row_sum", [](bl::Ptr<float> x, bl::Ptr<float> out, bl::Const<int> BLOCK) {
+      auto v = bl::load(x + bl::arange(0, BLOCK));
+      sum_line = __LINE__ + 1;
+      bl::store(out, bl::sum(v));
+    });
+
+TEST(UnsupportedOps, ReductionsNameTheOpAndLine) {
+  std::vector<float> x(64), out(1);
+  std::string message = gpu_compile_error(specialization(row_sum, x, out, 64));
+  EXPECT_THAT(message, ::testing::HasSubstr("reduce at " + at_line(sum_line)));
+  EXPECT_THAT(message, ::testing::HasSubstr("not lowered by the GPU backend"));
+  EXPECT_THAT(message, ::testing::HasSubstr("run this kernel on host memory"));
+}
+
+int loop_line = 0;
+auto looped = bl::kernel("looped", [](bl::Ptr<float> x, bl::i32 n,
+                                      bl::Const<int> BLOCK) {
+  auto offsets = bl::arange(0, BLOCK);
+  loop_line = __LINE__ + 1;
+  for (auto i : bl::range(0, n)) {
+    bl::store(x + offsets, bl::load(x + offsets) + bl::cast(i, bl::float32));
+  }
+});
+
+TEST(UnsupportedOps, LoopsNameTheOpAndLine) {
+  std::vector<float> x(64);
+  std::string message = gpu_compile_error(specialization(looped, x, 3, 64));
+  EXPECT_THAT(message, ::testing::HasSubstr("for at " + at_line(loop_line)));
+  EXPECT_THAT(message, ::testing::HasSubstr("'for' is not lowered"));
+}
+
+int atomic_line = 0;
+auto counting = bl::kernel("counting", [](bl::Ptr<int32_t> counter) {
+  atomic_line = __LINE__ + 1;
+  bl::atomic_add(counter, 1);
+});
+
+TEST(UnsupportedOps, AtomicsNameTheOpAndLine) {
+  std::vector<int32_t> counter(1);
+  std::string message = gpu_compile_error(specialization(counting, counter));
+  EXPECT_THAT(message,
+              ::testing::HasSubstr("atomic_rmw at " + at_line(atomic_line)));
+}
+
+int divide_line = 0;
+auto divide = bl::kernel(
+    "divide", [](bl::Ptr<int32_t> x, bl::i32 d, bl::Const<int> BLOCK) {
+      auto offsets = bl::arange(0, BLOCK);
+      divide_line = __LINE__ + 1;
+      bl::store(x + offsets, bl::load(x + offsets) / d);
+    });
+
+auto divide_by_constant = bl::kernel(
+    "divide_by_constant", [](bl::Ptr<int32_t> x, bl::Const<int> BLOCK) {
+      auto offsets = bl::arange(0, BLOCK);
+      bl::store(x + offsets,
+                bl::load(x + offsets) / 7 + bl::load(x + offsets) % 3);
+    });
+
+TEST(UnsupportedOps, IntegerDivisionOnlyByConstants) {
+  std::vector<int32_t> x(64);
+  std::string message = gpu_compile_error(specialization(divide, x, 5, 64));
+  EXPECT_THAT(message, ::testing::HasSubstr("div at " + at_line(divide_line)));
+  EXPECT_THAT(message, ::testing::HasSubstr("divide by a constant"));
+  // Constant divisors cannot be zero: those compile.
+  expect_ptx_assembles(specialization(divide_by_constant, x, 64));
+}
+
+int conversion_line = 0;
+auto two_layouts =
+    bl::kernel("two_layouts",
+               [](bl::Ptr<float> x, bl::Ptr<float> row, bl::Ptr<float> tile) {
+                 auto cols = bl::arange(0, 64);
+                 conversion_line = __LINE__ + 1;
+                 auto v = bl::load(x + cols);
+                 // As a row of 64 (one layout) and broadcast over a 16 x 64
+                 // tile (another): a layout conversion.
+                 bl::store(row + cols, v);
+                 auto r = bl::expand_dims(bl::arange(0, 16), 1);
+                 bl::store(tile + r * 64 + bl::expand_dims(cols, 0),
+                           bl::broadcast_to(bl::expand_dims(v, 0), {16, 64}));
+               });
+
+TEST(UnsupportedOps, LayoutConversionsNameTheLoad) {
+  std::vector<float> x(64), row(64), tile(16 * 64);
+  std::string message =
+      gpu_compile_error(specialization(two_layouts, x, row, tile));
+  EXPECT_THAT(message,
+              ::testing::HasSubstr("load at " + at_line(conversion_line)));
+  EXPECT_THAT(message, ::testing::HasSubstr("layout conversion"));
+}
+
+auto unary = bl::kernel("unary", [](bl::Ptr<float> x, bl::Const<int> BLOCK) {
+  auto offsets = bl::arange(0, BLOCK);
+  bl::store(x + offsets, bl::sin(bl::load(x + offsets)));
+});
+
+TEST(UnsupportedOps, MathWithoutAGpuImplementation) {
+  std::vector<float> x(64);
+  std::string message = gpu_compile_error(specialization(unary, x, 64));
+  EXPECT_THAT(message, ::testing::HasSubstr("'sin' is not lowered"));
+}
+
+TEST(GpuOptions, ArchitecturesOutsideTheListAreRejected) {
+  for (const char *bad : {"sm_75", "sm_100", "sm_80a", "compute_90", ""}) {
+    std::string message = error_of([&] { nvptx::GpuArch::parse(bad); });
+    EXPECT_THAT(message,
+                ::testing::HasSubstr("expected one of sm_80, sm_86, sm_89, "
+                                     "sm_90, sm_90a"))
+        << bad;
+  }
+  EXPECT_EQ(nvptx::GpuArch::parse("sm_90a").name(), "sm_90a");
+  EXPECT_EQ(nvptx::GpuArch::parse("86").name(), "sm_86");
+  EXPECT_EQ(nvptx::GpuArch::for_compute_capability(87).name(), "sm_86");
+  EXPECT_EQ(nvptx::GpuArch::for_compute_capability(100).name(), "sm_90");
+  EXPECT_THAT(error_of([] { nvptx::GpuArch::for_compute_capability(75); }),
+              ::testing::HasSubstr("compute capability 7.5"));
+}
+
+TEST(GpuOptions, NumWarpsBeyondACta) {
+  std::vector<int32_t> x(64);
+  std::string message = error_of(
+      [&] { ptx_for(specialization(divide_by_constant, x, 64), "sm_90", 64); });
+  EXPECT_THAT(message,
+              ::testing::HasSubstr("num_warps must be a power of two from 1 "
+                                   "to 32 on the GPU, got 64"));
+}
+
+} // namespace

@@ -13,3 +13,6 @@
 #include "blocc/tensor.h"
 // blocc::Error, which every mistake and runtime fault is reported as.
 #include "ir/error.h"
+// GPUs (blocc::cuda::is_available, set_device, ...); blocc::DeviceBuffer
+// comes with blocc/kernel.h.
+#include "runtime/cuda/device.h"

@@ -1,0 +1,201 @@
+// blocc_bench_gpu: vector add (f32) on the GPU backend next to the
+// device-to-device copy bandwidth measured in the same run (the ceiling for
+// a memory-bound kernel). Bandwidth counts bytes read plus written: 12
+// bytes per element for the add, 8 for the copy. Each figure is the median
+// of many samples, each sample the time of a burst of launches between two
+// CUDA events, after warm-up (compilation, module load, first touch).
+//
+//   blocc_bench_gpu [--log2n 26,28] [--samples 50] [--json FILE]
+//
+// Prints a table and, with --json, writes DESIGN.md's results format.
+#include "runtime/cuda/context.h"
+#include "runtime/cuda/driver_api.h"
+#include <blocc/blocc.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace bl = blocc;
+namespace driver = blocc::cuda::driver;
+
+namespace {
+
+auto add = bl::kernel("add", [](bl::Ptr<float> x, bl::Ptr<float> y,
+                                bl::Ptr<float> out, bl::i32 n,
+                                bl::Const<int> BLOCK) {
+  auto offsets = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
+  auto mask = offsets < n;
+  bl::store(out + offsets,
+            bl::load(x + offsets, mask) + bl::load(y + offsets, mask), mask);
+});
+
+/// Median milliseconds per call of `work`, timed with CUDA events around
+/// bursts of `burst` calls on the default stream.
+double median_ms(const std::function<void()> &work, int samples, int burst) {
+  const driver::Api &api = driver::api();
+  driver::CUevent start = nullptr, stop = nullptr;
+  driver::check(api.cuEventCreate(&start, 0), "cuEventCreate", "benchmark");
+  driver::check(api.cuEventCreate(&stop, 0), "cuEventCreate", "benchmark");
+  for (int i = 0; i < burst; ++i) // warm-up
+    work();
+  std::vector<double> times;
+  for (int s = 0; s < samples; ++s) {
+    driver::check(api.cuEventRecord(start, nullptr), "cuEventRecord",
+                  "benchmark");
+    for (int i = 0; i < burst; ++i)
+      work();
+    driver::check(api.cuEventRecord(stop, nullptr), "cuEventRecord",
+                  "benchmark");
+    driver::check(api.cuEventSynchronize(stop), "cuEventSynchronize",
+                  "benchmark");
+    float ms = 0;
+    driver::check(api.cuEventElapsedTime(&ms, start, stop),
+                  "cuEventElapsedTime", "benchmark");
+    times.push_back(ms / burst);
+  }
+  api.cuEventDestroy(start);
+  api.cuEventDestroy(stop);
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+struct Record {
+  std::string kernel, config;
+  int64_t n;
+  double blocc_gbs, peer_gbs;
+};
+
+std::vector<int> parse_list(const std::string &text) {
+  std::vector<int> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    out.push_back(std::stoi(item));
+  return out;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<int> log2ns = {26};
+  int samples = 50;
+  std::string json;
+  std::string command = argv[0];
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    command += " " + arg;
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << arg << " needs a value\n";
+        std::exit(2);
+      }
+      command += std::string(" ") + argv[i + 1];
+      return argv[++i];
+    };
+    if (arg == "--log2n")
+      log2ns = parse_list(value());
+    else if (arg == "--samples")
+      samples = std::stoi(value());
+    else if (arg == "--json")
+      json = value();
+    else {
+      std::cerr << "usage: blocc_bench_gpu [--log2n 26,28] [--samples N] "
+                   "[--json FILE]\n";
+      return 2;
+    }
+  }
+  try {
+    if (!bl::cuda::is_available()) {
+      std::cerr << "blocc_bench_gpu: no GPU: " << bl::cuda::unavailable_reason()
+                << "\n";
+      return 1;
+    }
+    // The primary context current for the whole run, as in a program that
+    // uses the CUDA runtime API: events need one, and launches then find
+    // their context current.
+    bl::cuda::ContextScope context(bl::cuda::context_for_device(0));
+    bl::cuda::DeviceProperties device = bl::cuda::properties(0);
+    std::printf("device: %s (sm_%d, %d SMs)\n", device.name.c_str(),
+                device.compute_capability, device.multiprocessors);
+    std::vector<Record> records;
+    std::mt19937 rng(12345);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    for (int log2n : log2ns) {
+      int64_t n = int64_t{1} << log2n;
+      std::vector<float> x(n), y(n);
+      for (auto &v : x)
+        v = dist(rng);
+      for (auto &v : y)
+        v = dist(rng);
+      bl::DeviceBuffer<float> dx(x), dy(y), dout(n), dcopy(n);
+      // The ceiling: a device-to-device copy of n floats (8n bytes moved).
+      double copy_ms = median_ms([&] { dcopy.copy_from(dx); }, samples, 10);
+      double copy_gbs = 8.0 * n / (copy_ms * 1e6);
+      std::printf("\nn = 2^%d: device-to-device copy %.3f ms, %.1f GB/s "
+                  "(the ceiling)\n",
+                  log2n, copy_ms, copy_gbs);
+      std::printf("%-24s %10s %10s %8s\n", "vector add f32", "ms", "GB/s",
+                  "ratio");
+      for (int block : {1024, 2048, 4096}) {
+        for (int warps : {4, 8}) {
+          bl::LaunchOptions options;
+          options.num_warps = warps;
+          auto launch = [&] {
+            add[{bl::cdiv(n, block)}].with(options)(dx, dy, dout,
+                                                    static_cast<int>(n), block);
+          };
+          dout.fill(std::nanf(""));
+          double ms = median_ms(launch, samples, 10);
+          double gbs = 12.0 * n / (ms * 1e6);
+          // Check the result of the timed launches.
+          std::vector<float> out = dout.to_host();
+          for (int64_t i = 0; i < n; ++i)
+            if (out[i] != x[i] + y[i]) {
+              std::fprintf(stderr, "wrong result at %lld: %g != %g\n",
+                           static_cast<long long>(i), out[i], x[i] + y[i]);
+              return 1;
+            }
+          std::string config = "BLOCK=" + std::to_string(block) +
+                               " warps=" + std::to_string(warps);
+          std::printf("%-24s %10.3f %10.1f %8.3f\n", config.c_str(), ms, gbs,
+                      gbs / copy_gbs);
+          records.push_back({"vector_add", config, n, gbs, copy_gbs});
+        }
+      }
+    }
+    if (!json.empty()) {
+      std::time_t now = std::time(nullptr);
+      char date[32];
+      std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+      std::ofstream out(json);
+      out << "{\"suite\": \"gpu\", \"hardware\": \"" << device.name
+          << "\", \"date\": \"" << date << "\", \"command\": \"" << command
+          << "\",\n \"results\": [\n";
+      for (size_t i = 0; i < records.size(); ++i) {
+        const Record &r = records[i];
+        out << "  {\"kernel\": \"" << r.kernel << "\", \"config\": \""
+            << r.config << "\", \"shape\": [" << r.n
+            << "], \"dtype\": \"f32\", \"metric\": \"GB/s\", \"blocc\": "
+            << r.blocc_gbs
+            << ", \"peer\": \"cuMemcpyDtoD (ceiling)\", \"peer_value\": "
+            << r.peer_gbs << ", \"ratio\": " << r.blocc_gbs / r.peer_gbs << "}"
+            << (i + 1 < records.size() ? "," : "") << "\n";
+      }
+      out << "]}\n";
+    }
+  } catch (const bl::Error &e) {
+    std::cerr << "blocc_bench_gpu: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -59,7 +59,12 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{65537, 1024, 4}, Case{1000003, 1024, 4},
                       Case{1000003, 4096, 8}, Case{99991, 256, 1},
                       Case{99991, 2048, 2}, Case{65536, 64, 4},
-                      Case{77777, 16, 4}));
+                      Case{77777, 16, 4}),
+    [](const ::testing::TestParamInfo<Case> &info) {
+      return "n" + std::to_string(info.param.n) + "_block" +
+             std::to_string(info.param.block) + "_warps" +
+             std::to_string(info.param.num_warps);
+    });
 
 TEST(GpuVectorAdd, OutputAliasingAnInputUpdatesInPlace) {
   BLOCC_REQUIRE_GPU();

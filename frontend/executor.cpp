@@ -63,18 +63,42 @@ Backend resolve_backend(Backend requested) {
   return requested;
 }
 
+Check resolve_check(Check requested) {
+  if (requested != Check::Default)
+    return requested;
+  const char *env = std::getenv("BLOCC_CHECK");
+  std::string value = env ? env : "";
+  if (value.empty() || value == "0" || value == "off")
+    return Check::Off;
+  if (value == "1" || value == "bounds")
+    return Check::Bounds;
+  if (value == "races")
+    return Check::Races;
+  throw Error("BLOCC_CHECK='" + value +
+              "' is not a check mode; expected '1' or 'bounds' (bounds "
+              "checks), 'races' (bounds checks and write-race detection), "
+              "or '0' (off)");
+}
+
 void execute(const ir::Function &function, const Grid &grid,
-             const std::vector<KernelArg> &args, Backend requested) {
-  switch (resolve_backend(requested)) {
+             const std::vector<KernelArg> &args, Backend backend, Check check) {
+  Backend resolved = resolve_backend(backend);
+  check = resolve_check(check);
+  switch (resolved) {
   case Backend::Cpu:
 #ifdef BLOCC_HAVE_CPU_BACKEND
-    cpu::run(*cpu::compile(function, {.dump_llvm = dump_llvm()}), grid, args);
+    cpu::run(*cpu::compile(function, {.dump_llvm = dump_llvm(),
+                                      .check_bounds = check != Check::Off,
+                                      .detect_races = check == Check::Races}),
+             grid, args);
     return;
 #else
     cpu_backend_missing();
 #endif
   default:
-    interp::interpret(function, grid, args);
+    // The interpreter checks bounds whatever the mode.
+    interp::interpret(function, grid, args,
+                      {.detect_races = check == Check::Races});
     return;
   }
 }

@@ -17,9 +17,15 @@ namespace blocc::detail {
 /// default. Asking for the CPU backend where it is not built is an error.
 Backend resolve_backend(Backend requested);
 
-/// Runs `function` over `grid` on the executor `requested` resolves to.
+/// The checks `requested` resolves to: Default becomes $BLOCC_CHECK when
+/// set ("0"/"off", "1"/"bounds", "races"; anything else is an error), else
+/// Off. Never Default.
+Check resolve_check(Check requested);
+
+/// Runs `function` over `grid` on the executor `backend` resolves to, with
+/// the checks `check` resolves to.
 void execute(const ir::Function &function, const Grid &grid,
-             const std::vector<KernelArg> &args, Backend requested);
+             const std::vector<KernelArg> &args, Backend backend, Check check);
 
 /// The CPU backend's optimized LLVM IR for `function`.
 std::string cpu_llvm_ir(const ir::Function &function);

@@ -246,7 +246,8 @@ void KernelBase::launch(const Grid &grid, const std::vector<ArgValue> &args,
   if (launch_on_gpu(name_, params_, args, *compiled.function, grid,
                     runtime_args, options))
     return;
-  execute(*compiled.function, grid, runtime_args, options.backend);
+  execute(*compiled.function, grid, runtime_args, options.backend,
+          options.check);
 }
 
 std::string KernelBase::llvm_ir(const std::vector<ArgValue> &args) {

@@ -53,6 +53,9 @@ struct Options {
   bool emit_llvm = false;
   bool emit_llvm_optimized = true;
   int vector_bits = 0;
+  // --check=bounds|races: the checked variant (BLOCC_CHECK).
+  bool check_bounds = false;
+  bool detect_races = false;
   // --emit-ptx[=ARCH] and --num-warps=N (GPU backend builds).
   bool emit_ptx = false;
   std::string gpu_arch = "sm_90";
@@ -82,6 +85,8 @@ void usage(std::ostream &os) {
         "                     lowered, before -O3)\n"
         "  --vector-bits=N    lower for N-bit vectors (128, 256, 512)\n"
         "                     instead of the host's\n"
+        "  --check=MODE       with --emit-llvm: the checked variant, as\n"
+        "                     BLOCC_CHECK=MODE compiles it (bounds, races)\n"
         "  --emit-ptx[=ARCH]  print the GPU backend's PTX for ARCH (sm_80,\n"
         "                     sm_86, sm_89, sm_90 (default), sm_90a)\n"
         "  --num-warps=N      warps per program for --emit-ptx (default 4)\n"
@@ -123,6 +128,12 @@ Options parse_options(int argc, char **argv) {
       if (bits != "128" && bits != "256" && bits != "512")
         throw Error("--vector-bits takes 128, 256 or 512, got '" + bits + "'");
       options.vector_bits = std::stoi(bits);
+    } else if (arg.rfind("--check=", 0) == 0) {
+      std::string mode = arg.substr(8);
+      if (mode != "bounds" && mode != "races")
+        throw Error("--check takes bounds or races, got '" + mode + "'");
+      options.check_bounds = true;
+      options.detect_races = mode == "races";
     } else if (arg == "--emit-ptx" || arg.rfind("--emit-ptx=", 0) == 0) {
       if (!kHaveNvptxBackend)
         throw Error("--emit-ptx needs a blocc built with the GPU backend "
@@ -198,6 +209,8 @@ std::string emit_llvm(const ir::Function &f, const Options &options) {
   cpu::LlvmIrOptions llvm_options;
   llvm_options.optimized = options.emit_llvm_optimized;
   llvm_options.vector_bits = options.vector_bits;
+  llvm_options.check_bounds = options.check_bounds;
+  llvm_options.detect_races = options.detect_races;
   return cpu::llvm_ir(f, llvm_options);
 #else
   (void)f;

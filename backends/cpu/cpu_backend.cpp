@@ -93,16 +93,43 @@ uint64_t slot_of(const std::string &kernel, size_t i, const ir::Type &type,
   return std::bit_cast<uint64_t>(arg.float_value);
 }
 
+/// The buffers a checked launch checks against, and its race records.
+LaunchChecks launch_checks(const KernelInfo &info,
+                           const std::vector<KernelArg> &args) {
+  LaunchChecks checks;
+  checks.bounds.resize(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const KernelArg &arg = args[i];
+    if (arg.kind != KernelArg::Kind::Pointer)
+      continue;
+    checks.bounds[i] =
+        arg.size_bytes == KernelArg::kUnknownSize
+            ? runtime::cpu::BufferBounds::unknown_extent()
+            : runtime::cpu::BufferBounds{
+                  reinterpret_cast<uint64_t>(arg.pointer), arg.size_bytes};
+  }
+  if (info.detect_races)
+    checks.races = std::make_unique<runtime::cpu::WriteRaceDetector>();
+  return checks;
+}
+
 } // namespace
 
 std::shared_ptr<const CompiledKernel> compile(const ir::Function &function,
                                               const CompileOptions &options) {
   std::string ir_text = ir::print(function);
+  const bool check_bounds = options.check_bounds || options.detect_races;
+  // Checked kernels are specializations of their own.
+  std::string checks = options.detect_races ? "checks=races\n"
+                       : check_bounds       ? "checks=bounds\n"
+                                            : "";
   std::string key = std::string(kCompilerVersion) + "\n" + host_target().key() +
-                    "\n" + ir_text;
+                    "\n" + checks + ir_text;
   return cache().get(key, [&]() -> std::shared_ptr<const CompiledKernel> {
     auto kernel = std::make_shared<CompiledKernel>();
     kernel->info.name = function.name();
+    kernel->info.check_bounds = check_bounds;
+    kernel->info.detect_races = options.detect_races;
     for (size_t i = 0; i < function.num_arguments(); ++i)
       kernel->argument_types.push_back(function.argument(i)->type());
     // One JIT holds every kernel: symbols must be unique.
@@ -141,6 +168,12 @@ void run(const CompiledKernel &kernel, Grid grid,
   launch.args = slots.data();
   launch.scratch_bytes = kernel.info.scratch_bytes;
   launch.kernel = &kernel.info;
+  LaunchChecks checks;
+  if (kernel.info.check_bounds) {
+    checks = launch_checks(kernel.info, args);
+    launch.bounds = checks.bounds.data();
+    launch.launch_checks = &checks;
+  }
   runtime::cpu::run_grid(grid, launch);
 }
 
@@ -148,6 +181,8 @@ std::string llvm_ir(const ir::Function &function,
                     const LlvmIrOptions &options) {
   KernelInfo info;
   info.name = function.name();
+  info.check_bounds = options.check_bounds || options.detect_races;
+  info.detect_races = options.detect_races;
   HostTarget target = host_target();
   if (options.vector_bits > 0)
     target.vector_bits = options.vector_bits;

@@ -24,6 +24,18 @@ class CompiledKernel;
 struct CompileOptions {
   /// Print the optimized LLVM IR to stderr when compiling (BLOCC_DUMP=llvm).
   bool dump_llvm = false;
+  /// Checked mode (BLOCC_CHECK, lower_checks.cpp): every active lane of
+  /// every load, store and atomic is checked against the buffer of the
+  /// argument its pointer derives from before it touches memory, and a
+  /// failing access stops its program with the interpreter's message.
+  /// Arguments passed as raw pointers (unknown extent) are checked only
+  /// for null and misaligned addresses. A checked kernel is a separate
+  /// specialization (cache key); unchecked code is unaffected.
+  bool check_bounds = false;
+  /// Bounds checks, and a store by one program of a value different from
+  /// what another program of the launch stored at that address is
+  /// reported as a write race (runtime/cpu/write_race_detector.h).
+  bool detect_races = false;
 };
 
 /// The compiled form of `function`, from the in-memory cache when the same
@@ -36,7 +48,9 @@ compile(const ir::Function &function, const CompileOptions &options = {});
 /// bind to the function's arguments in order, as for the interpreter
 /// (backends/interpreter/interpreter.h). Throws blocc::Error for arguments
 /// that do not match and, naming the kernel, program and op, for runtime
-/// faults (integer division by zero, a failed assert, a zero loop step).
+/// faults (integer division by zero, a failed assert, a zero loop step;
+/// checked kernels: out-of-bounds, null and misaligned accesses, write
+/// races). Programs that ran before the failing one keep their effects.
 void run(const CompiledKernel &kernel, Grid grid,
          const std::vector<KernelArg> &args);
 
@@ -46,6 +60,9 @@ struct LlvmIrOptions {
   /// Lower for vectors of this many bits instead of the host's (golden
   /// tests pin it so that their output does not depend on the machine).
   int vector_bits = 0;
+  /// The checked variant (CompileOptions).
+  bool check_bounds = false;
+  bool detect_races = false;
 };
 
 /// The LLVM IR the backend generates for `function`.

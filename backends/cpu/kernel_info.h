@@ -3,11 +3,19 @@
 // site that generated code passes to a runtime hook), and how much scratch
 // memory a program needs. Messages name the kernel, the program and the op
 // exactly as the reference interpreter does.
+//
+// Checked kernels (BLOCC_CHECK, see lower_checks.cpp) also number their
+// memory accesses (AccessSite): a lane that fails its bounds check, and a
+// store that races with another program's, is reported through the access
+// hooks (check_hooks.cpp), which find the launch's buffers in LaunchChecks.
 #pragma once
 
 #include "ir/type.h"
+#include "runtime/cpu/program_abi.h"
+#include "runtime/cpu/write_race_detector.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,14 +45,49 @@ struct PrintSite {
   std::vector<std::vector<int64_t>> shapes;
 };
 
+/// A load, store or atomic of a checked kernel.
+struct AccessSite {
+  enum class Kind { Load, Store, Atomic };
+  Kind kind = Kind::Load;
+  std::string op; // "store at kernel.cpp:12"
+  ir::Scalar element = ir::Scalar::F32;
+  int bytes = 4;              // of one element in memory
+  std::vector<int64_t> shape; // of the access (empty for scalars)
+  /// The pointer arguments the address derives from (pointer_provenance.h);
+  /// `by_address`: it (also) comes from an integer, and is checked against
+  /// every pointer argument's buffer, as the interpreter does.
+  std::vector<int> arguments;
+  bool by_address = false;
+};
+
 struct KernelInfo {
   std::string name;
   std::vector<FaultSite> faults;
   std::vector<PrintSite> prints;
   size_t scratch_bytes = 0;
+  /// What the kernel was compiled to check (part of its cache key).
+  bool check_bounds = false;
+  bool detect_races = false; // implies check_bounds
+  std::vector<AccessSite> accesses;
+  /// Per kernel argument: its name ("arg2") and whether it is a pointer.
+  std::vector<std::string> argument_names;
+  std::vector<bool> pointer_arguments;
+};
+
+/// What the hooks of a checked kernel know about its launch
+/// (ProgramState::launch).
+struct LaunchChecks {
+  std::vector<runtime::cpu::BufferBounds> bounds;         // per kernel argument
+  std::unique_ptr<runtime::cpu::WriteRaceDetector> races; // when detecting
 };
 
 /// "lane 5" or, for blocks of rank 2 and more, "lane 5 (index (1, 1))".
 std::string describe_lane(int64_t lane, const std::vector<int64_t> &shape);
+
+/// One element in storage form, as the interpreter's print op writes it.
+std::string format_element(const unsigned char *p, ir::Scalar s, bool hex);
+
+/// "kernel 'add', program (3, 0, 0)", as the interpreter names a program.
+std::string program_str(const runtime::cpu::ProgramState *state);
 
 } // namespace blocc::cpu

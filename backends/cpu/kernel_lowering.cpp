@@ -486,6 +486,12 @@ llvm::Function *KernelLowering::lower(const std::string &symbol) {
   builder.CreateRet(builder.getInt32(1));
   builder.SetInsertPoint(entry);
   lower_arguments();
+  for (size_t i = 0; i < kernel.num_arguments(); ++i) {
+    info.argument_names.push_back(kernel.argument_info(i).name);
+    info.pointer_arguments.push_back(kernel.argument(i)->type().is_pointer());
+  }
+  if (info.check_bounds)
+    load_argument_bounds();
   lower_block(kernel.body());
   if (!builder.GetInsertBlock()->getTerminator())
     builder.CreateRet(builder.getInt32(0));

@@ -209,6 +209,8 @@ public:
   void lower_scalar_load(const ir::Operation &op);
   void lower_scalar_store(const ir::Operation &op);
   void lower_atomic(const ir::Operation &op);
+  /// v is a lazy block whose tree holds a load.
+  bool lazily_reads_memory(const ir::Value *v);
 
   void lower_for(const ir::Operation &op);
   void lower_if(const ir::Operation &op);
@@ -237,6 +239,29 @@ public:
   void lower_print(const ir::Operation &op);
   void lower_assert(const ir::Operation &op);
 
+  // Checked mode (lower_checks.cpp), emitted only when info.check_bounds:
+  // kernels compiled without checks are exactly as before.
+  /// Loads every pointer argument's bounds from the program state.
+  void load_argument_bounds();
+  /// The number of load/store/atomic `op`'s AccessSite (one per op).
+  int access_site(const ir::Operation &op);
+  /// Checks every active lane of one chunk of access `site` to `addresses`
+  /// (<vl x ptr>; `mask` <vl x i1> or null) and stops the program with a
+  /// report before memory is touched. `contiguous`: lane k is at
+  /// addresses[0] + k elements, so that the first and last active lanes
+  /// decide.
+  void check_chunk(int site, llvm::Value *addresses, llvm::Value *mask,
+                   const Lanes &lanes, int vl, bool contiguous);
+  /// The same for one element at `address` (a ptr), lane `lane` (i64) of
+  /// the access, when `active` (i1, or null for always).
+  void check_lane(int site, llvm::Value *address, llvm::Value *active,
+                  llvm::Value *lane);
+  /// Race detection: hands the active lanes of one chunk of store `site`
+  /// (`data` in storage form) to the launch's shadow map and stops the
+  /// program when another program stored a different value there.
+  void record_stores(int site, llvm::Value *addresses, llvm::Value *data,
+                     llvm::Value *mask, const Lanes &lanes, int vl);
+
   // ---- State. -----------------------------------------------------------
   const ir::Function &kernel;
   llvm::Module &module;
@@ -263,6 +288,19 @@ public:
   const ir::Block *current_block = nullptr;
   /// Position (Liveness numbering) of the op being lowered.
   int current_position = 0;
+
+  /// Checked kernels: each argument's buffer bounds, loaded in the entry
+  /// block (null for non-pointer arguments).
+  struct ArgumentBounds {
+    llvm::Value *begin = nullptr; // i64
+    llvm::Value *size = nullptr;  // i64
+  };
+  std::vector<ArgumentBounds> argument_bounds;
+  std::unordered_map<const ir::Operation *, int> access_sites;
+  /// Set while a store's loop evaluates the trees its check loop already
+  /// checked: their loads need no second check when their addresses and
+  /// masks read no memory (the same lanes give the same addresses).
+  bool loads_prechecked = false;
 
 private:
   void lower_arguments();

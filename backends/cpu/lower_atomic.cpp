@@ -124,6 +124,11 @@ void KernelLowering::lower_atomic(const ir::Operation &op) {
     llvm::Value *address = scalar(op.operand(0));
     llvm::Value *value = scalar(op.operand(is_cas ? 2 : 1));
     llvm::Value *compare = is_cas ? scalar(op.operand(1)) : nullptr;
+    if (info.check_bounds)
+      check_lane(access_site(op), address,
+                 is_cas || op.num_operands() < 3 ? nullptr
+                                                 : scalar(op.operand(2)),
+                 i64(0));
     if (is_cas || op.num_operands() < 3)
       return set_scalar(op.result(), apply(address, value, compare));
     llvm::BasicBlock *before = builder.GetInsertBlock();
@@ -150,13 +155,23 @@ void KernelLowering::lower_atomic(const ir::Operation &op) {
                                     Lanes::uniform(lane), 1);
     return builder.CreateExtractElement(vector, uint64_t{0});
   };
+  bool masked = !is_cas && op.num_operands() > 2;
+  if (info.check_bounds) {
+    // Every lane is checked before the first one is applied.
+    int site = access_site(op);
+    counted_loop(i64(pointer_type.num_elements()), [&](llvm::Value *i) {
+      llvm::Value *lane = builder.CreateTrunc(i, builder.getInt32Ty());
+      check_lane(site, lane_of(0, lane), masked ? lane_of(2, lane) : nullptr,
+                 i);
+    });
+  }
   counted_loop(i64(pointer_type.num_elements()), [&](llvm::Value *i) {
     llvm::Value *lane = builder.CreateTrunc(i, builder.getInt32Ty());
     llvm::Value *address = lane_of(0, lane);
     llvm::Value *value = lane_of(is_cas ? 2 : 1, lane);
     llvm::Value *compare = is_cas ? lane_of(1, lane) : nullptr;
     llvm::Value *old;
-    if (!is_cas && op.num_operands() > 2) {
+    if (masked) {
       llvm::BasicBlock *before = builder.GetInsertBlock();
       auto *active =
           llvm::BasicBlock::Create(context, "atomic.active", function);

@@ -33,6 +33,13 @@ bool provably_all_true(const ir::AxisInfoAnalysis &axis_info,
 
 } // namespace
 
+bool KernelLowering::lazily_reads_memory(const ir::Value *v) {
+  if (!v->type().is_block())
+    return false;
+  const BlockState &s = state(v);
+  return !s.slot && s.reads_memory;
+}
+
 static AccessPattern access_pattern(const ir::AxisInfoAnalysis &axis_info,
                                     const ir::Value *pointer,
                                     const Lanes &lanes, int vl, int bytes) {
@@ -76,6 +83,11 @@ llvm::Value *KernelLowering::load_vector(Chunk &chunk, const ir::Operation &op,
   if (element == Scalar::I1)
     other = builder.CreateZExt(other, vector);
   AccessPattern pattern = access_pattern(axis_info, pointer, lanes, vl, bytes);
+  if (info.check_bounds &&
+      !(loads_prechecked && !lazily_reads_memory(pointer) &&
+        !(op.num_operands() > 1 && lazily_reads_memory(op.operand(1)))))
+    check_chunk(access_site(op), addresses, mask, lanes, vl,
+                pattern.contiguous);
   llvm::Value *loaded;
   if (pattern.contiguous) {
     llvm::Value *first = builder.CreateExtractElement(addresses, uint64_t{0});
@@ -104,7 +116,26 @@ void KernelLowering::lower_store(const ir::Operation &op) {
     unsupported(op, "storing pointers is not supported");
   int vl = vector_width(value->type());
   int bytes = llvm_backend::storage_bytes(element);
-  chunk_loop(value->type().num_elements(), vl, [&](llvm::Value *base) {
+  int64_t elements = value->type().num_elements();
+  if (info.check_bounds) {
+    // Every chunk is checked before the first element is written, and so
+    // are the loads the stored values come from (their loaded values are
+    // unused here: LLVM keeps only their checks).
+    int site = access_site(op);
+    chunk_loop(elements, vl, [&](llvm::Value *base) {
+      Chunk chunk{vl, {}};
+      Lanes lanes = Lanes::contiguous(base);
+      evaluate(chunk, value, lanes);
+      llvm::Value *addresses = evaluate(chunk, pointer, lanes);
+      llvm::Value *mask =
+          mask_value ? evaluate(chunk, mask_value, lanes) : nullptr;
+      check_chunk(
+          site, addresses, mask, lanes, vl,
+          access_pattern(axis_info, pointer, lanes, vl, bytes).contiguous);
+    });
+  }
+  loads_prechecked = info.check_bounds;
+  chunk_loop(elements, vl, [&](llvm::Value *base) {
     Chunk chunk{vl, {}};
     Lanes lanes = Lanes::contiguous(base);
     llvm::Value *addresses = evaluate(chunk, pointer, lanes);
@@ -113,6 +144,8 @@ void KernelLowering::lower_store(const ir::Operation &op) {
         mask_value ? evaluate(chunk, mask_value, lanes) : nullptr;
     if (element == Scalar::I1)
       data = builder.CreateZExt(data, vector_of(storage_type(element), vl));
+    if (info.detect_races)
+      record_stores(access_site(op), addresses, data, mask, lanes, vl);
     AccessPattern pattern =
         access_pattern(axis_info, pointer, lanes, vl, bytes);
     if (pattern.contiguous) {
@@ -128,6 +161,7 @@ void KernelLowering::lower_store(const ir::Operation &op) {
       builder.CreateMaskedScatter(data, addresses, pattern.align, mask);
     }
   });
+  loads_prechecked = false;
 }
 
 void KernelLowering::lower_scalar_load(const ir::Operation &op) {
@@ -138,6 +172,8 @@ void KernelLowering::lower_scalar_load(const ir::Operation &op) {
   llvm::Align align(llvm_backend::storage_bytes(element));
   llvm::Value *address = scalar(op.operand(0));
   auto load = [&]() -> llvm::Value * {
+    if (info.check_bounds)
+      check_lane(access_site(op), address, nullptr, i64(0));
     llvm::Value *raw = builder.CreateAlignedLoad(storage, address, align);
     if (element == Scalar::I1)
       return builder.CreateICmpNE(raw, llvm::Constant::getNullValue(storage));
@@ -172,15 +208,22 @@ void KernelLowering::lower_scalar_store(const ir::Operation &op) {
   llvm::Value *value = scalar(op.operand(1));
   if (element == Scalar::I1)
     value = builder.CreateZExt(value, storage_type(element));
-  if (op.num_operands() == 2) {
-    builder.CreateAlignedStore(value, scalar(op.operand(0)), align);
-    return;
-  }
+  llvm::Value *address = scalar(op.operand(0));
+  auto store = [&] {
+    if (info.check_bounds)
+      check_lane(access_site(op), address, nullptr, i64(0));
+    if (info.detect_races)
+      record_stores(access_site(op), splat(1, address), splat(1, value),
+                    nullptr, Lanes::uniform(i32(0)), 1);
+    builder.CreateAlignedStore(value, address, align);
+  };
+  if (op.num_operands() == 2)
+    return store();
   auto *active = llvm::BasicBlock::Create(context, "store.active", function);
   auto *after = llvm::BasicBlock::Create(context, "store.done", function);
   builder.CreateCondBr(scalar(op.operand(2)), active, after);
   builder.SetInsertPoint(active);
-  builder.CreateAlignedStore(value, scalar(op.operand(0)), align);
+  store();
   builder.CreateBr(after);
   builder.SetInsertPoint(after);
 }

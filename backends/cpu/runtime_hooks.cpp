@@ -37,14 +37,6 @@ const KernelInfo &info_of(const ProgramState *state) {
   return *static_cast<const KernelInfo *>(state->kernel);
 }
 
-/// "kernel 'add', program (3, 0, 0)", as the interpreter names a program.
-std::string program_str(const ProgramState *state) {
-  return "kernel '" + info_of(state).name + "', program (" +
-         std::to_string(state->program[0]) + ", " +
-         std::to_string(state->program[1]) + ", " +
-         std::to_string(state->program[2]) + ")";
-}
-
 /// The exact value of f16 bits (every f16 is a float).
 float half_to_float(uint16_t h) {
   uint32_t sign = (h & 0x8000u) << 16;
@@ -61,8 +53,16 @@ float half_to_float(uint16_t h) {
   return sign ? -magnitude : magnitude;
 }
 
-/// One element in storage form, formatted as the interpreter's print op
-/// does: signed/unsigned decimal, the shortest float text that reads back
+} // namespace
+
+std::string program_str(const ProgramState *state) {
+  return "kernel '" + info_of(state).name + "', program (" +
+         std::to_string(state->program[0]) + ", " +
+         std::to_string(state->program[1]) + ", " +
+         std::to_string(state->program[2]) + ")";
+}
+
+/// Signed/unsigned decimal, the shortest float text that reads back
 /// exactly, or with `hex` (and for pointers) the bit pattern.
 std::string format_element(const unsigned char *p, ir::Scalar s, bool hex) {
   int bits = s == ir::Scalar::Ptr ? 64 : ir::scalar_bits(s);
@@ -109,12 +109,14 @@ std::string format_element(const unsigned char *p, ir::Scalar s, bool hex) {
   return std::string(buffer, end.ptr);
 }
 
-} // namespace
-
 const RuntimeHook *runtime_hooks(int *count) {
   static const RuntimeHook hooks[] = {
       {"blocc_cpu_fault", reinterpret_cast<void *>(&blocc_cpu_fault)},
       {"blocc_cpu_print", reinterpret_cast<void *>(&blocc_cpu_print)},
+      {"blocc_cpu_access_fault",
+       reinterpret_cast<void *>(&blocc_cpu_access_fault)},
+      {"blocc_cpu_record_stores",
+       reinterpret_cast<void *>(&blocc_cpu_record_stores)},
   };
   *count = static_cast<int>(sizeof hooks / sizeof hooks[0]);
   return hooks;

@@ -18,6 +18,20 @@ void blocc_cpu_fault(blocc::runtime::cpu::ProgramState *state, int32_t site,
 /// Print op `site`: `operands[k]` points at operand k's elements.
 void blocc_cpu_print(blocc::runtime::cpu::ProgramState *state, int32_t site,
                      const void *const *operands);
+
+/// Checked kernels (check_hooks.cpp): access `site` failed its bounds
+/// checks in lane `lane`, at `address`.
+void blocc_cpu_access_fault(blocc::runtime::cpu::ProgramState *state,
+                            int32_t site, int64_t lane, uint64_t address);
+
+/// Race detection: store `site` writes the `count` elements `bits` (zero-
+/// extended) at `addresses` where `active`, lanes `lanes` of its block.
+/// Returns nonzero, with the program's error set, when another program of
+/// the launch stored a different value at one of them.
+int32_t blocc_cpu_record_stores(blocc::runtime::cpu::ProgramState *state,
+                                int32_t site, int32_t count,
+                                const uint64_t *addresses, const uint64_t *bits,
+                                const uint8_t *active, const int32_t *lanes);
 }
 
 namespace blocc::cpu {

@@ -3,6 +3,7 @@
 #include "backends/interpreter/element.h"
 #include "backends/interpreter/memory.h"
 #include "backends/interpreter/program_executor.h"
+#include "backends/interpreter/write_races.h"
 #include "ir/error.h"
 
 #include <bit>
@@ -80,10 +81,13 @@ void interpret(const ir::Function &f, Grid grid,
                   std::to_string(axis) + " is negative (" +
                   std::to_string(grid[axis]) + ")");
   Memory memory(f, args);
+  WriteRaces races;
+  WriteRaces *detect = options.detect_races ? &races : nullptr;
   for (int64_t z = 0; z < grid.z; ++z)
     for (int64_t y = 0; y < grid.y; ++y)
       for (int64_t x = 0; x < grid.x; ++x) {
-        ProgramExecutor program(f, memory, ProgramId{x, y, z}, grid, options);
+        ProgramExecutor program(f, memory, ProgramId{x, y, z}, grid, options,
+                                detect);
         program.run(arguments);
       }
 }

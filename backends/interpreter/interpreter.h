@@ -16,6 +16,9 @@ namespace blocc::interp {
 struct InterpretOptions {
   /// Where the print op writes; nullptr means std::cout.
   std::ostream *print_stream = nullptr;
+  /// Report a program storing a value different from what another program
+  /// of the launch stored at the same address (write_races.h).
+  bool detect_races = false;
 };
 
 /// Runs `f` for every program id of `grid` (x fastest, then y, then z),
@@ -27,7 +30,9 @@ struct InterpretOptions {
 /// Throws blocc::Error, naming the kernel, for arguments that do not match,
 /// and, naming also the program id and the op with its source line, for
 /// every runtime fault: an out-of-bounds or misaligned access (checked
-/// before memory is touched), integer division by zero, a failed assert.
+/// before memory is touched), integer division by zero, a failed assert,
+/// and with `detect_races` a write race (found when the second store runs,
+/// before it writes).
 /// Memory written by program instances before the fault stays written.
 void interpret(const ir::Function &f, Grid grid,
                const std::vector<KernelArg> &args,

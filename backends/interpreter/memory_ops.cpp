@@ -4,6 +4,7 @@
 #include "backends/interpreter/element_ops.h"
 #include "backends/interpreter/elementwise.h"
 #include "backends/interpreter/memory.h"
+#include "backends/interpreter/write_races.h"
 #include "ir/function.h"
 
 namespace blocc::interp {
@@ -112,7 +113,8 @@ RuntimeValue eval_load(const ExecutionSite &site, const Memory &memory,
 }
 
 void eval_store(const ExecutionSite &site, const Memory &memory,
-                const std::vector<const RuntimeValue *> &operands) {
+                const std::vector<const RuntimeValue *> &operands,
+                WriteRaces *races) {
   expect_operands(site, operands, 2, 3);
   const RuntimeValue &value = *operands[1];
   const RuntimeValue *mask = operands.size() > 2 ? operands[2] : nullptr;
@@ -120,8 +122,12 @@ void eval_store(const ExecutionSite &site, const Memory &memory,
   expect_element(site, value, a, "value");
   check_all(site, memory, a, AccessKind::Store); // before any write
   for (int64_t lane = 0; lane < a.lanes; ++lane)
-    if (a.active(lane))
+    if (a.active(lane)) {
+      if (races)
+        races->record(site, memory, lane, a.pointer->at(lane), a.bytes,
+                      a.pointee, value.at(lane));
       write_element(a, lane, value.at(lane));
+    }
 }
 
 RuntimeValue

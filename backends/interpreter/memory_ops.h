@@ -16,9 +16,13 @@ class Memory;
 /// (ptr [, mask [, other]]): masked-off lanes read `other`, or 0.
 RuntimeValue eval_load(const ExecutionSite &site, const Memory &memory,
                        const std::vector<const RuntimeValue *> &operands);
-/// (ptr, value [, mask])
+class WriteRaces;
+
+/// (ptr, value [, mask]); each written lane is recorded in `races` (when
+/// not null) before it is written.
 void eval_store(const ExecutionSite &site, const Memory &memory,
-                const std::vector<const RuntimeValue *> &operands);
+                const std::vector<const RuntimeValue *> &operands,
+                WriteRaces *races = nullptr);
 /// (ptr, value [, mask]) {kind: add|max|min|and|or|xor|xchg}: the old
 /// values (0 in masked-off lanes). `add` on floats is a float add; max and
 /// min follow the maximum/minimum ops (signedness, NaN-ignoring).

@@ -19,9 +19,10 @@ using ir::Scalar;
 
 ProgramExecutor::ProgramExecutor(const ir::Function &kernel,
                                  const Memory &memory, ProgramId program,
-                                 Grid grid, const InterpretOptions &options)
+                                 Grid grid, const InterpretOptions &options,
+                                 WriteRaces *races)
     : kernel_(kernel), memory_(memory), program_(program), grid_(grid),
-      options_(options) {}
+      options_(options), races_(races) {}
 
 void ProgramExecutor::run(std::vector<RuntimeValue> arguments) {
   run_block(kernel_.body(), std::move(arguments));
@@ -239,7 +240,7 @@ void ProgramExecutor::run_op(const ir::Operation &op) {
   case OpCode::Load:
     return define(op, {eval_load(s, memory_, operands)});
   case OpCode::Store:
-    return eval_store(s, memory_, operands);
+    return eval_store(s, memory_, operands, races_);
   case OpCode::AtomicRmw:
     return define(op, {eval_atomic_rmw(s, memory_, operands)});
   case OpCode::AtomicCas:

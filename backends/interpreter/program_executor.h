@@ -14,12 +14,14 @@
 namespace blocc::interp {
 
 class Memory;
+class WriteRaces;
 
 class ProgramExecutor {
 public:
+  /// `races`: where stores are recorded for race detection (or null).
   ProgramExecutor(const ir::Function &kernel, const Memory &memory,
-                  ProgramId program, Grid grid,
-                  const InterpretOptions &options);
+                  ProgramId program, Grid grid, const InterpretOptions &options,
+                  WriteRaces *races = nullptr);
 
   /// Runs the body with its arguments bound to `arguments`.
   void run(std::vector<RuntimeValue> arguments);
@@ -50,6 +52,7 @@ private:
   ProgramId program_;
   Grid grid_;
   const InterpretOptions &options_;
+  WriteRaces *races_;
   std::unordered_map<const ir::Value *, RuntimeValue> values_;
   bool returned_ = false; // a return ran: stop everything
 };

@@ -43,10 +43,41 @@ enum class Backend {
   Gpu,         // the GPU backend: PTX through LLVM's NVPTX target, CUDA
 };
 
+/// What a launch checks while it runs (checked mode). Default follows
+/// $BLOCC_CHECK: `1` or `bounds` is Bounds, `races` is Races, `0`, `off`
+/// or unset is Off; any other value is an error.
+///
+/// Bounds: every active lane of every load, store and atomic is checked
+/// against the buffer of the kernel argument its pointer derives from,
+/// before it touches memory; a violation is a blocc::Error naming the
+/// kernel, the program id, the op and its source line, the lane, the
+/// address and the buffer's bounds. Only buffers passed with their extent
+/// (std::vector, std::span, a sized buffer) are checked; a raw pointer's
+/// extent is unknown, so accesses through it are checked only for null and
+/// misaligned addresses. A failing store writes nothing; what other
+/// programs of the launch (and earlier ops of the failing one) wrote stays
+/// written.
+///
+/// Races: Bounds, and a program storing a value different from what another
+/// program of the same launch stored at that address is reported as a
+/// write race (storing the same value is benign; atomics never race).
+///
+/// The interpreter always checks bounds. On the CPU backend a checked
+/// kernel is compiled separately (unchecked kernels pay nothing); checks
+/// cost a few compares per vector of a contiguous access, race detection a
+/// shadow-map update per stored element.
+enum class Check {
+  Default, // $BLOCC_CHECK, else Off
+  Off,
+  Bounds,
+  Races,
+};
+
 struct LaunchOptions {
   int num_warps = 4;
   int num_stages = 3;
   Backend backend = Backend::Auto;
+  Check check = Check::Default;
 };
 
 namespace detail {

@@ -78,6 +78,8 @@ void run_grid(const Grid &grid, const GridLaunch &launch) {
     state.grid[1] = grid.y;
     state.grid[2] = grid.z;
     state.kernel = launch.kernel;
+    state.bounds = launch.bounds;
+    state.launch = launch.launch_checks;
     void *scratch = thread_scratch(launch.scratch_bytes);
     if (!scratch && launch.scratch_bytes > 0)
       failure.record(-1, "cannot allocate " +

@@ -15,6 +15,10 @@ struct GridLaunch {
   const uint64_t *args = nullptr; // see program_abi.h
   size_t scratch_bytes = 0;
   const void *kernel = nullptr; // handed to the kernel's runtime hooks
+  // Checked kernels only (program_abi.h): per-argument buffer bounds and
+  // the launch's state for the hooks.
+  const BufferBounds *bounds = nullptr;
+  const void *launch_checks = nullptr;
 };
 
 /// Runs launch.function for every program id of `grid` (any order, in

@@ -354,7 +354,8 @@ void KernelLowering::set_lazy_from_operands(const ir::Operation &op,
 
 void KernelLowering::define_block_result(const ir::Operation &op) {
   for (const ir::Value *r : op.results())
-    if (r->type().is_block() && !is_materialized(r) && should_materialize(r))
+    if (r->type().is_block() && !is_materialized(r) && should_materialize(r) &&
+        !materialized_by_next_reduce(r))
       materialize(r);
 }
 

@@ -205,6 +205,10 @@ public:
 
   llvm::Value *load_vector(Chunk &chunk, const ir::Operation &op,
                            const Lanes &lanes);
+  /// The address of the first of contiguous `lanes` of block `pointer`
+  /// (masked_access.cpp).
+  llvm::Value *first_lane_address(Chunk &chunk, const ir::Value *pointer,
+                                  const Lanes &lanes);
   void lower_store(const ir::Operation &op);
   void lower_scalar_load(const ir::Operation &op);
   void lower_scalar_store(const ir::Operation &op);
@@ -216,6 +220,10 @@ public:
   void lower_if(const ir::Operation &op);
 
   void lower_reduce(const ir::Operation &op);
+  /// Whether v is the operand of the reduce right after v's definition,
+  /// along the innermost axis: then that reduce writes v's slot in the
+  /// loop that folds it, and v is not materialized before.
+  bool materialized_by_next_reduce(const ir::Value *v) const;
   void lower_scan(const ir::Operation &op);
   /// Runs a combine region on register-form values (scalars or vectors).
   std::vector<llvm::Value *> combine(const ir::Operation &op,

@@ -25,6 +25,33 @@ int64_t bytes_of(const ir::Type &type) {
   return type.num_elements() * llvm_backend::storage_bytes(type.element());
 }
 
+/// Whether evaluating `v` chunk by chunk may write its chunks straight into
+/// the slot of carried block `own` (v the value yielded for it): v's lazy
+/// tree (walked through values `is_lazy` says are not materialized) reads
+/// `own` only through elementwise ops and loads, so at the lanes it is
+/// computing, and reads no other carried block of `carried`. Then the
+/// chunk being written is never read again, and the yield needs neither a
+/// temporary nor a copy (an accumulator `acc = acc + x`).
+template <typename IsLazy>
+bool yields_in_place(const ir::Value *v, const ir::Value *own,
+                     const std::vector<const ir::Value *> &carried,
+                     IsLazy is_lazy, bool same_lanes = true) {
+  if (v == own)
+    return same_lanes;
+  if (std::find(carried.begin(), carried.end(), v) != carried.end())
+    return false;
+  const ir::Operation *op = v->defining_op();
+  if (!v->type().is_block() || !op || !is_lazy(v))
+    return true; // a scalar, or elements in a slot of their own
+  bool elementwise =
+      ir::is_elementwise(op->code()) || op->code() == ir::OpCode::Load;
+  for (const ir::Value *operand : op->operands())
+    if (!yields_in_place(operand, own, carried, is_lazy,
+                         same_lanes && elementwise))
+      return false;
+  return true;
+}
+
 } // namespace
 
 void KernelLowering::lower_for(const ir::Operation &op) {
@@ -114,12 +141,26 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   lower_block(body);
 
   // The yield: scalars feed the phis; blocks are copied into their slots
-  // once every yielded block has been computed.
+  // once every yielded block has been computed, except those evaluated in
+  // place (yields_in_place), which are written after the others are
+  // computed and before the copies.
   const ir::Operation *yield = body.terminator();
+  std::vector<const ir::Value *> carried_blocks;
+  for (size_t k = 0; k < carried; ++k)
+    if (!phis[k])
+      carried_blocks.push_back(body.argument(1 + k));
+  auto is_lazy = [&](const ir::Value *v) { return !is_materialized(v); };
+  std::vector<bool> in_place(carried, false);
+  for (size_t k = 0; k < carried; ++k) {
+    const ir::Value *yielded = yield->operand(k);
+    in_place[k] =
+        !phis[k] && yielded != body.argument(1 + k) && is_lazy(yielded) &&
+        yields_in_place(yielded, body.argument(1 + k), carried_blocks, is_lazy);
+  }
   std::vector<std::pair<llvm::Value *, llvm::Value *>> copies; // slot, source
   for (size_t k = 0; k < carried; ++k) {
     const ir::Value *yielded = yield->operand(k);
-    if (phis[k])
+    if (phis[k] || in_place[k])
       continue;
     if (yielded == body.argument(1 + k))
       continue; // unchanged
@@ -137,8 +178,11 @@ void KernelLowering::lower_for(const ir::Operation &op) {
     }
     copies.emplace_back(slots[k], source);
   }
+  for (size_t k = 0; k < carried; ++k)
+    if (in_place[k])
+      evaluate_into(yield->operand(k), slots[k]);
   for (size_t k = 0, c = 0; k < carried; ++k) {
-    if (phis[k])
+    if (phis[k] || in_place[k])
       continue;
     const ir::Value *yielded = yield->operand(k);
     if (yielded == body.argument(1 + k))

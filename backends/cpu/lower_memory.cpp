@@ -6,6 +6,7 @@
 // Masked-off lanes touch no memory; a load gives `other` (or 0) there.
 // Booleans occupy a byte; any nonzero byte loads as true.
 #include "backends/cpu/kernel_lowering.h"
+#include "backends/cpu/masked_access.h"
 
 #include "backends/llvm/llvm_types.h"
 #include "ir/error.h"
@@ -90,10 +91,10 @@ llvm::Value *KernelLowering::load_vector(Chunk &chunk, const ir::Operation &op,
                 pattern.contiguous);
   llvm::Value *loaded;
   if (pattern.contiguous) {
-    llvm::Value *first = builder.CreateExtractElement(addresses, uint64_t{0});
+    llvm::Value *first = first_lane_address(chunk, pointer, lanes);
     if (mask)
-      loaded =
-          builder.CreateMaskedLoad(vector, first, pattern.align, mask, other);
+      loaded = masked_load_fast_when_full(builder, vector, first, pattern.align,
+                                          mask, other);
     else
       loaded = builder.CreateAlignedLoad(vector, first, pattern.align);
   } else {
@@ -149,9 +150,9 @@ void KernelLowering::lower_store(const ir::Operation &op) {
     AccessPattern pattern =
         access_pattern(axis_info, pointer, lanes, vl, bytes);
     if (pattern.contiguous) {
-      llvm::Value *first = builder.CreateExtractElement(addresses, uint64_t{0});
+      llvm::Value *first = first_lane_address(chunk, pointer, lanes);
       if (mask)
-        builder.CreateMaskedStore(data, first, pattern.align, mask);
+        masked_store_fast_when_full(builder, data, first, pattern.align, mask);
       else
         builder.CreateAlignedStore(data, first, pattern.align);
     } else {

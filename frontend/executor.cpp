@@ -42,6 +42,30 @@ constexpr bool kCpuBackendBuilt =
               "on the interpreter (BLOCC_BACKEND=interpreter)");
 }
 
+#ifdef BLOCC_HAVE_CPU_BACKEND
+/// The CPU backend's kernel for `function` under `check`: the one `cache`
+/// holds, else compiled (or found in the backend's compile cache) and
+/// kept there.
+std::shared_ptr<const cpu::CompiledKernel>
+cpu_kernel(const ir::Function &function, Check check, ExecutorCache *cache) {
+  const int index = static_cast<int>(check);
+  if (cache) {
+    std::lock_guard<std::mutex> lock(cache->mutex);
+    if (cache->cpu[index])
+      return std::static_pointer_cast<const cpu::CompiledKernel>(
+          cache->cpu[index]);
+  }
+  auto kernel = cpu::compile(function, {.dump_llvm = dump_llvm(),
+                                        .check_bounds = check != Check::Off,
+                                        .detect_races = check == Check::Races});
+  if (cache) {
+    std::lock_guard<std::mutex> lock(cache->mutex);
+    cache->cpu[index] = kernel;
+  }
+  return kernel;
+}
+#endif
+
 } // namespace
 
 Backend resolve_backend(Backend requested) {
@@ -81,16 +105,14 @@ Check resolve_check(Check requested) {
 }
 
 void execute(const ir::Function &function, const Grid &grid,
-             const std::vector<KernelArg> &args, Backend backend, Check check) {
+             const std::vector<KernelArg> &args, Backend backend, Check check,
+             ExecutorCache *cache) {
   Backend resolved = resolve_backend(backend);
   check = resolve_check(check);
   switch (resolved) {
   case Backend::Cpu:
 #ifdef BLOCC_HAVE_CPU_BACKEND
-    cpu::run(*cpu::compile(function, {.dump_llvm = dump_llvm(),
-                                      .check_bounds = check != Check::Off,
-                                      .detect_races = check == Check::Races}),
-             grid, args);
+    cpu::run(*cpu_kernel(function, check, cache), grid, args);
     return;
 #else
     cpu_backend_missing();

@@ -7,6 +7,8 @@
 #include "ir/function.h"
 #include "runtime/kernel_args.h"
 
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -22,10 +24,21 @@ Backend resolve_backend(Backend requested);
 /// Off. Never Default.
 Check resolve_check(Check requested);
 
+/// What executors keep for one specialization between its launches, so
+/// that a relaunch skips the compile cache's lookup (whose key is the
+/// printed IR: several microseconds): the CPU backend's compiled kernel,
+/// per check mode. Owned by the frontend's specialization.
+struct ExecutorCache {
+  std::mutex mutex;
+  std::shared_ptr<const void> cpu[4]; // indexed by the resolved Check
+};
+
 /// Runs `function` over `grid` on the executor `backend` resolves to, with
-/// the checks `check` resolves to.
+/// the checks `check` resolves to; `cache` (optional) must belong to
+/// `function`.
 void execute(const ir::Function &function, const Grid &grid,
-             const std::vector<KernelArg> &args, Backend backend, Check check);
+             const std::vector<KernelArg> &args, Backend backend, Check check,
+             ExecutorCache *cache = nullptr);
 
 /// The CPU backend's optimized LLVM IR for `function`.
 std::string cpu_llvm_ir(const ir::Function &function);

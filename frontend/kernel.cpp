@@ -20,6 +20,7 @@ struct KernelBase::Compiled {
   std::unique_ptr<ir::Function> function;
   std::vector<bool> written; // per parameter: does the kernel write through it
   std::string ir_text;
+  mutable ExecutorCache executors; // compiled code, reused by every launch
 };
 
 namespace {
@@ -77,30 +78,31 @@ void KernelBase::check_arguments(const std::vector<ArgValue> &args) const {
   for (size_t i = 0; i < args.size(); ++i) {
     const ParamInfo &p = params_[i];
     const ArgValue &a = args[i];
-    std::string who = argument_name(name_, i, p);
+    // Built only for a message: launches check arguments every time.
+    auto who = [&] { return argument_name(name_, i, p); };
     switch (p.kind) {
     case ParamInfo::Kind::Pointer:
       if (a.kind != ArgValue::Kind::Pointer)
-        throw Error(who + ": expected a pointer to " +
+        throw Error(who() + ": expected a pointer to " +
                     std::string(ir::scalar_name(p.dtype)) +
                     " (T*, std::span<T> or std::vector<T>), got " + a.cpp_type);
       if (a.dtype != p.dtype)
-        throw Error(who + ": expected " +
+        throw Error(who() + ": expected " +
                     std::string(ir::scalar_name(p.dtype)) + " elements, got " +
                     a.cpp_type);
       break;
     case ParamInfo::Kind::Scalar:
     case ParamInfo::Kind::Constant: {
       if (a.kind == ArgValue::Kind::Pointer)
-        throw Error(who + ": expected a " +
+        throw Error(who() + ": expected a " +
                     std::string(ir::scalar_name(p.dtype)) + " value, got " +
                     a.cpp_type);
       bool want_int = ir::is_integer(p.dtype);
       if (want_int && a.kind == ArgValue::Kind::Float)
-        throw Error(who + ": expected an integer, got the float " +
+        throw Error(who() + ": expected an integer, got the float " +
                     std::to_string(a.float_value));
       if (want_int && !fits(a.int_value, p.dtype))
-        throw Error(who + ": the value " + std::to_string(a.int_value) +
+        throw Error(who() + ": the value " + std::to_string(a.int_value) +
                     " does not fit in " +
                     std::string(ir::scalar_name(p.dtype)));
       break;
@@ -247,7 +249,7 @@ void KernelBase::launch(const Grid &grid, const std::vector<ArgValue> &args,
                     runtime_args, options))
     return;
   execute(*compiled.function, grid, runtime_args, options.backend,
-          options.check);
+          options.check, &compiled.executors);
 }
 
 std::string KernelBase::llvm_ir(const std::vector<ArgValue> &args) {

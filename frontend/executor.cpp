@@ -14,17 +14,18 @@ namespace blocc::detail {
 
 namespace {
 
-/// What Auto means when $BLOCC_BACKEND is not set. The interpreter checks
-/// every memory access against its buffer; the CPU backend will do so in
-/// its checked mode (BLOCC_CHECK=1), and becomes the default then.
-constexpr Backend kDefaultBackend = Backend::Interpreter;
-
 constexpr bool kCpuBackendBuilt =
 #ifdef BLOCC_HAVE_CPU_BACKEND
     true;
 #else
     false;
 #endif
+
+/// What Auto means for host memory when $BLOCC_BACKEND is not set: the CPU
+/// backend where it is built (it checks accesses in checked mode,
+/// BLOCC_CHECK=1), else the interpreter (which always checks them).
+constexpr Backend kDefaultBackend =
+    kCpuBackendBuilt ? Backend::Cpu : Backend::Interpreter;
 
 [[maybe_unused]] bool dump_llvm() {
   const char *env = std::getenv("BLOCC_DUMP");

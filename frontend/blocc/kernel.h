@@ -33,9 +33,10 @@ namespace blocc {
 /// Which executor runs a launch. Auto runs a launch with device buffers
 /// (blocc::DeviceBuffer) on the GPU backend, on the GPU they live on
 /// (frontend/gpu_launch.cpp); for host memory it follows $BLOCC_BACKEND
-/// (`interpreter` or `cpu`) when set, else picks the default executor for
-/// host memory: the interpreter until the CPU backend's checked mode (the
-/// bounds checks the interpreter always makes) lands (frontend/executor.cpp).
+/// (`interpreter` or `cpu`) when set, else runs on the CPU backend where
+/// blocc was built with it, and on the interpreter elsewhere
+/// (frontend/executor.cpp). The CPU backend checks memory accesses only in
+/// checked mode (Check below, BLOCC_CHECK=1); the interpreter always does.
 enum class Backend {
   Auto,        // the best available for the arguments' memory
   Interpreter, // the reference interpreter (element by element)

@@ -1,7 +1,11 @@
-// Faults the reference interpreter finds while running a kernel: accesses
-// outside the buffer an argument points into, division by zero. The message
-// names the kernel, the program, the op with its line, the lane, the address
-// and the buffer's bounds; a faulting access touches no memory.
+// Faults found while a kernel runs: accesses outside the buffer an argument
+// points into, division by zero. They are found by every executor that
+// checks accesses: the reference interpreter (always) and the default
+// executor in checked mode (LaunchOptions::check, BLOCC_CHECK=1; the CPU
+// backend where it is built), each test running on both with the same
+// expectations. The message names the kernel, the program, the op with its
+// line, the lane, the address and the buffer's bounds; a faulting access
+// touches no memory.
 #include "error/support.h"
 
 #include <cstdio>
@@ -11,6 +15,27 @@ using namespace blocc::error_testing;
 using ::testing::HasSubstr;
 
 namespace {
+
+/// The executors under test: the interpreter, and whatever Auto picks for
+/// host memory with bounds checks on.
+class Bounds : public ::testing::TestWithParam<bl::LaunchOptions> {};
+
+bl::LaunchOptions executor(bl::Backend backend, bl::Check check) {
+  bl::LaunchOptions o;
+  o.backend = backend;
+  o.check = check;
+  return o;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Executors, Bounds,
+    ::testing::Values(executor(bl::Backend::Interpreter, bl::Check::Default),
+                      executor(bl::Backend::Auto, bl::Check::Bounds)),
+    [](const ::testing::TestParamInfo<bl::LaunchOptions> &info) {
+      return std::string(info.param.backend == bl::Backend::Interpreter
+                             ? "Interpreter"
+                             : "DefaultChecked");
+    });
 
 std::string hex(const void *p) {
   char buffer[32];
@@ -26,7 +51,7 @@ template <typename T> std::string bounds(const std::vector<T> &v) {
          std::to_string(v.size() * sizeof(T)) + " bytes";
 }
 
-TEST(InterpreterBounds, LoadPastTheEnd) {
+TEST_P(Bounds, LoadPastTheEnd) {
   static int line;
   // No mask: lanes 12..15 read past the 12-element input.
   auto k = bl::kernel("oob_load", [](bl::Ptr<float> x, bl::Ptr<float> out) {
@@ -36,7 +61,7 @@ TEST(InterpreterBounds, LoadPastTheEnd) {
   });
   std::vector<float> x(12, 1.f);
   auto out = poisoned<float>(16);
-  std::string msg = error_of([&] { k[{1}](x, out); });
+  std::string msg = error_of([&] { k[{1}].with(GetParam())(x, out); });
   EXPECT_THAT(msg, HasSubstr("kernel 'oob_load', program (0, 0, 0), load at " +
                              where(line) + ": "));
   EXPECT_THAT(msg, HasSubstr("out-of-bounds load: lane 12 reads 4 bytes at " +
@@ -47,7 +72,7 @@ TEST(InterpreterBounds, LoadPastTheEnd) {
   EXPECT_TRUE(untouched(out));
 }
 
-TEST(InterpreterBounds, StorePastTheEnd) {
+TEST_P(Bounds, StorePastTheEnd) {
   static int line;
   // The mask is computed against the wrong bound (n + 4).
   auto k = bl::kernel("oob_store", [](bl::Ptr<float> out, bl::i32 n) {
@@ -55,7 +80,7 @@ TEST(InterpreterBounds, StorePastTheEnd) {
     (line = __LINE__, bl::store(out + offs, 2.f, offs < n + 4));
   });
   auto out = poisoned<float>(10);
-  std::string msg = error_of([&] { k[{1}](out, 10); });
+  std::string msg = error_of([&] { k[{1}].with(GetParam())(out, 10); });
   EXPECT_THAT(msg, HasSubstr("kernel 'oob_store', program (0, 0, 0), store "
                              "at " +
                              where(line) + ": "));
@@ -68,14 +93,14 @@ TEST(InterpreterBounds, StorePastTheEnd) {
   EXPECT_TRUE(untouched(out));
 }
 
-TEST(InterpreterBounds, StoreBeforeTheStart) {
+TEST_P(Bounds, StoreBeforeTheStart) {
   static int line;
   auto k = bl::kernel("negative_offset", [](bl::Ptr<float> out) {
     auto offs = bl::arange(0, 16) - 1;
     (line = __LINE__, bl::store(out + offs, 3.f));
   });
   auto out = poisoned<float>(16);
-  std::string msg = error_of([&] { k[{1}](out); });
+  std::string msg = error_of([&] { k[{1}].with(GetParam())(out); });
   EXPECT_THAT(msg, HasSubstr("store at " + where(line)));
   EXPECT_THAT(msg, HasSubstr("out-of-bounds store: lane 0 writes 4 bytes at " +
                              hex(out.data() - 1)));
@@ -83,7 +108,7 @@ TEST(InterpreterBounds, StoreBeforeTheStart) {
   EXPECT_TRUE(untouched(out));
 }
 
-TEST(InterpreterBounds, NamesTheFaultingProgram) {
+TEST_P(Bounds, NamesTheFaultingProgram) {
   static int line;
   // 4 programs of 16 over 60 elements, no mask: program 3 runs off the end.
   auto k =
@@ -94,7 +119,7 @@ TEST(InterpreterBounds, NamesTheFaultingProgram) {
       });
   std::vector<float> x(60, 1.f);
   auto out = poisoned<float>(64);
-  std::string msg = error_of([&] { k[{4}](x, out); });
+  std::string msg = error_of([&] { k[{4}].with(GetParam())(x, out); });
   EXPECT_THAT(msg, HasSubstr("kernel 'unmasked_tail', program (3, 0, 0), load "
                              "at " +
                              where(line)));
@@ -105,7 +130,7 @@ TEST(InterpreterBounds, NamesTheFaultingProgram) {
   EXPECT_TRUE(untouched(tail));
 }
 
-TEST(InterpreterBounds, TwoDimensionalLaneIndex) {
+TEST_P(Bounds, TwoDimensionalLaneIndex) {
   static int line;
   auto k = bl::kernel("oob_2d", [](bl::Ptr<float> x, bl::Ptr<float> out) {
     // offs[i][j] = 2 j: up to 14 in a buffer of 8; lane (0, 4) is first out.
@@ -115,14 +140,14 @@ TEST(InterpreterBounds, TwoDimensionalLaneIndex) {
   });
   std::vector<float> x(8, 1.f);
   auto out = poisoned<float>(8);
-  std::string msg = error_of([&] { k[{1}](x, out); });
+  std::string msg = error_of([&] { k[{1}].with(GetParam())(x, out); });
   EXPECT_THAT(msg, HasSubstr("load at " + where(line)));
   EXPECT_THAT(msg,
               HasSubstr("out-of-bounds load: lane 4 (index (0, 4)) reads"));
   EXPECT_TRUE(untouched(out));
 }
 
-TEST(InterpreterBounds, DivisionByZero) {
+TEST_P(Bounds, DivisionByZero) {
   static int line;
   auto k = bl::kernel("div_zero", [](bl::Ptr<int> x, bl::Ptr<int> out) {
     auto offs = bl::arange(0, 16);
@@ -133,7 +158,7 @@ TEST(InterpreterBounds, DivisionByZero) {
   std::vector<int> x(16, 1);
   x[5] = 0;
   auto out = poisoned<int>(16);
-  std::string msg = error_of([&] { k[{1}](x, out); });
+  std::string msg = error_of([&] { k[{1}].with(GetParam())(x, out); });
   EXPECT_THAT(msg, HasSubstr("kernel 'div_zero', program (0, 0, 0), div at " +
                              where(line)));
   EXPECT_THAT(msg, HasSubstr("lane 5"));

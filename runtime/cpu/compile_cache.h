@@ -6,8 +6,8 @@
 //
 // Keys are the full text that determines the result (the IR, the target,
 // the compiler version), so two different kernels never share an entry;
-// `digest` gives a short stable name for one (symbol names today, file
-// names of the planned disk cache, which will verify content on read).
+// `digest` gives a short stable name for one (the file names of the disk
+// cache, runtime/cpu/disk_cache.h, which sits behind this cache).
 #pragma once
 
 #include <cstdint>
@@ -21,14 +21,20 @@
 
 namespace blocc::runtime::cpu {
 
-/// 64-bit FNV-1a of `text`, as 16 hex digits. Stable across runs and
-/// machines; not a cryptographic hash.
-inline std::string digest(std::string_view text) {
-  uint64_t h = 0xcbf29ce484222325ull;
+/// 64-bit FNV-1a of `text`, continuing from `h` (hash several pieces as
+/// one). Stable across runs and machines; not a cryptographic hash.
+inline uint64_t fnv1a(std::string_view text,
+                      uint64_t h = 0xcbf29ce484222325ull) {
   for (unsigned char c : text) {
     h ^= c;
     h *= 0x100000001b3ull;
   }
+  return h;
+}
+
+/// `fnv1a(text)` as 16 hex digits.
+inline std::string digest(std::string_view text) {
+  uint64_t h = fnv1a(text);
   static const char hex[] = "0123456789abcdef";
   std::string out(16, '0');
   for (int i = 15; i >= 0; --i, h >>= 4)
@@ -45,15 +51,17 @@ public:
     std::promise<std::shared_ptr<const T>> promise;
     std::shared_future<std::shared_ptr<const T>> result;
     bool compile_here = false;
+    uint64_t ticket = 0;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = entries_.find(key);
       if (it == entries_.end()) {
         result = promise.get_future().share();
-        entries_.emplace(key, result);
+        ticket = ++tickets_;
+        entries_.emplace(key, Entry{result, ticket});
         compile_here = true;
       } else {
-        result = it->second;
+        result = it->second.result;
       }
     }
     if (compile_here) {
@@ -61,13 +69,23 @@ public:
         promise.set_value(compile());
       } catch (...) {
         {
+          // Only this compile's entry (clear() may have replaced it).
           std::lock_guard<std::mutex> lock(mutex_);
-          entries_.erase(key);
+          auto it = entries_.find(key);
+          if (it != entries_.end() && it->second.ticket == ticket)
+            entries_.erase(it);
         }
         promise.set_exception(std::current_exception());
       }
     }
     return result.get(); // rethrows the compile's error
+  }
+
+  /// Forgets every entry (kernels already handed out stay valid): a test
+  /// hook, so that a process can see what a fresh one would.
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    entries_.clear();
   }
 
   size_t size() const {
@@ -76,9 +94,13 @@ public:
   }
 
 private:
+  struct Entry {
+    std::shared_future<std::shared_ptr<const T>> result;
+    uint64_t ticket; // which compile made it
+  };
   mutable std::mutex mutex_;
-  std::unordered_map<std::string, std::shared_future<std::shared_ptr<const T>>>
-      entries_;
+  std::unordered_map<std::string, Entry> entries_;
+  uint64_t tickets_ = 0;
 };
 
 } // namespace blocc::runtime::cpu

@@ -1,5 +1,6 @@
 #include "backends/cpu/cpu_backend.h"
 
+#include "backends/cpu/compiler_version.h"
 #include "backends/cpu/host_target.h"
 #include "backends/cpu/jit.h"
 #include "backends/cpu/kernel_info.h"
@@ -8,6 +9,7 @@
 #include "ir/error.h"
 #include "ir/printer.h"
 #include "runtime/cpu/compile_cache.h"
+#include "runtime/cpu/disk_cache.h"
 #include "runtime/cpu/grid_executor.h"
 
 #include <llvm/IR/LLVMContext.h>
@@ -15,13 +17,11 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <atomic>
 #include <bit>
 #include <iostream>
 
 namespace blocc::cpu {
-
-/// Bumped whenever generated code changes meaning (part of cache keys).
-constexpr const char *kCompilerVersion = "blocc-cpu-1";
 
 class CompiledKernel {
 public:
@@ -33,6 +33,7 @@ public:
 namespace {
 
 struct Generated {
+  std::unique_ptr<llvm::TargetMachine> machine;
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
 };
@@ -44,13 +45,13 @@ Generated generate(const ir::Function &function, KernelInfo &info,
   g.context = std::make_unique<llvm::LLVMContext>();
   g.module =
       std::make_unique<llvm::Module>("blocc." + function.name(), *g.context);
-  std::unique_ptr<llvm::TargetMachine> machine = make_host_target_machine();
-  g.module->setTargetTriple(machine->getTargetTriple().str());
-  g.module->setDataLayout(machine->createDataLayout());
+  g.machine = make_host_target_machine();
+  g.module->setTargetTriple(g.machine->getTargetTriple().str());
+  g.module->setDataLayout(g.machine->createDataLayout());
   KernelLowering lowering(function, *g.module, target, info);
   lowering.lower(symbol);
   if (optimized)
-    llvm_backend::optimize_module(*g.module, *machine);
+    llvm_backend::optimize_module(*g.module, *g.machine);
   else
     llvm_backend::verify_module(*g.module);
   return g;
@@ -66,6 +67,71 @@ std::string text_of(const llvm::Module &module) {
 runtime::cpu::CompileCache<CompiledKernel> &cache() {
   static runtime::cpu::CompileCache<CompiledKernel> c;
   return c;
+}
+
+struct Counters {
+  std::atomic<size_t> jit_compiles{0}, disk_hits{0}, disk_rejected{0},
+      disk_writes{0}, disk_write_failures{0};
+};
+Counters &counters() {
+  static Counters c;
+  return c;
+}
+
+/// The disk cache the environment selects now (read at every in-memory
+/// miss, so tests and programs may change BLOCC_CACHE_DIR), or nullptr.
+std::shared_ptr<const runtime::cpu::DiskCache> disk_cache() {
+  std::optional<std::string> directory =
+      runtime::cpu::cache_directory_from_environment();
+  return directory ? runtime::cpu::DiskCache::open(*directory) : nullptr;
+}
+
+/// The entry point of `function`'s program: object code from the disk cache
+/// when it holds a verified entry for `key`, else compiled now (and stored
+/// there). `info` is filled either way by lowering `function`; a disk hit
+/// lowers without optimizing or generating code, so that entries hold
+/// nothing but object code and the fault, print and access sites the code
+/// numbers always come from the lowering that numbered them (lowering is
+/// deterministic: sites are numbered in the order of the ops).
+void *machine_code(const ir::Function &function, const std::string &key,
+                   const std::string &symbol, const CompileOptions &options,
+                   KernelInfo &info) {
+  std::shared_ptr<const runtime::cpu::DiskCache> disk = disk_cache();
+  const KernelInfo before_lowering = info;
+  std::string object;
+  // BLOCC_DUMP=llvm prints the optimized IR, which only a compile makes.
+  if (disk && !options.dump_llvm) {
+    switch (disk->load(key, object)) {
+    case runtime::cpu::CacheLookup::Hit:
+      generate(function, info, symbol, /*optimized=*/false, host_target());
+      try {
+        void *entry = load_object(object, symbol, function.name());
+        ++counters().disk_hits;
+        return entry;
+      } catch (const Error &) {
+        // Verified bytes that do not link: compile them again.
+        info = before_lowering;
+        ++counters().disk_rejected;
+      }
+      break;
+    case runtime::cpu::CacheLookup::Rejected:
+      ++counters().disk_rejected;
+      break;
+    case runtime::cpu::CacheLookup::Missing:
+      break;
+    }
+  }
+  Generated g = generate(function, info, symbol, true, host_target());
+  if (options.dump_llvm)
+    std::cerr << "// blocc: LLVM IR of " << function.name() << " ("
+              << host_target().describe() << ")\n"
+              << text_of(*g.module);
+  object = emit_object(*g.module, *g.machine);
+  ++counters().jit_compiles;
+  if (disk)
+    ++(disk->store(key, object) ? counters().disk_writes
+                                : counters().disk_write_failures);
+  return load_object(object, symbol, function.name());
 }
 
 /// One argument as a 64-bit slot (runtime/cpu/program_abi.h).
@@ -123,8 +189,10 @@ std::shared_ptr<const CompiledKernel> compile(const ir::Function &function,
   std::string checks = options.detect_races ? "checks=races\n"
                        : check_bounds       ? "checks=bounds\n"
                                             : "";
-  std::string key = std::string(kCompilerVersion) + "\n" + host_target().key() +
-                    "\n" + checks + ir_text;
+  // Everything that decides the generated code (see disk_cache.h).
+  std::string key = compiler_version() + "\n" + host_target().key() + ";" +
+                    std::to_string(host_target().vector_bits) + "-bit\n" +
+                    checks + ir_text;
   return cache().get(key, [&]() -> std::shared_ptr<const CompiledKernel> {
     auto kernel = std::make_shared<CompiledKernel>();
     kernel->info.name = function.name();
@@ -132,17 +200,10 @@ std::shared_ptr<const CompiledKernel> compile(const ir::Function &function,
     kernel->info.detect_races = options.detect_races;
     for (size_t i = 0; i < function.num_arguments(); ++i)
       kernel->argument_types.push_back(function.argument(i)->type());
-    // One JIT holds every kernel: symbols must be unique.
-    static std::atomic<uint64_t> counter{0};
-    std::string symbol =
-        "blocc_" + runtime::cpu::digest(key) + "_" + std::to_string(counter++);
-    Generated g = generate(function, kernel->info, symbol, true, host_target());
-    if (options.dump_llvm)
-      std::cerr << "// blocc: LLVM IR of " << function.name() << " ("
-                << host_target().describe() << ")\n"
-                << text_of(*g.module);
+    // Each kernel's object is a JITDylib of its own (jit.h).
+    std::string symbol = "blocc_" + runtime::cpu::digest(key);
     kernel->entry = reinterpret_cast<runtime::cpu::ProgramFunction>(
-        jit_compile(std::move(g.module), std::move(g.context), symbol));
+        machine_code(function, key, symbol, options, kernel->info));
     return kernel;
   });
 }
@@ -192,6 +253,19 @@ std::string llvm_ir(const ir::Function &function,
 }
 
 size_t num_compiled_kernels() { return cache().size(); }
+
+CacheCounters cache_counters() {
+  const Counters &c = counters();
+  return {c.jit_compiles.load(), c.disk_hits.load(), c.disk_rejected.load(),
+          c.disk_writes.load(), c.disk_write_failures.load()};
+}
+
+std::string disk_cache_directory() {
+  std::shared_ptr<const runtime::cpu::DiskCache> disk = disk_cache();
+  return disk ? disk->directory() : std::string();
+}
+
+void clear_memory_cache_for_testing() { cache().clear(); }
 
 std::string target_description() { return host_target().describe(); }
 

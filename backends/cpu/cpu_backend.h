@@ -39,7 +39,10 @@ struct CompileOptions {
 };
 
 /// The compiled form of `function`, from the in-memory cache when the same
-/// IR was compiled before for this machine by this version of blocc.
+/// IR was compiled before for this machine by this version of blocc, else
+/// from the disk cache (runtime/cpu/disk_cache.h; $BLOCC_CACHE_DIR, default
+/// $XDG_CACHE_HOME/blocc or ~/.cache/blocc, `off` turns it off) when an
+/// earlier process compiled it, else compiled now and stored there.
 /// Throws blocc::Error naming the op for IR the backend cannot compile.
 std::shared_ptr<const CompiledKernel>
 compile(const ir::Function &function, const CompileOptions &options = {});
@@ -69,8 +72,27 @@ struct LlvmIrOptions {
 std::string llvm_ir(const ir::Function &function,
                     const LlvmIrOptions &options = {});
 
-/// Number of distinct kernels compiled so far in this process.
+/// Number of distinct kernels in the in-memory cache (compiled, or loaded
+/// from the disk cache, by this process).
 size_t num_compiled_kernels();
+
+/// What the compile caches did in this process (for tests and tools).
+struct CacheCounters {
+  size_t jit_compiles = 0;  // kernels compiled to machine code
+  size_t disk_hits = 0;     // kernels loaded from the disk cache instead
+  size_t disk_rejected = 0; // entries that failed verification (recompiled)
+  size_t disk_writes = 0;   // entries written
+  size_t disk_write_failures = 0; // entries that could not be written
+};
+CacheCounters cache_counters();
+
+/// The disk cache directory compiles use now, or "" when it is off or
+/// unusable (why is written to stderr once).
+std::string disk_cache_directory();
+
+/// Test hook: forgets the in-memory cache, so that the next compile of a
+/// kernel behaves as in a fresh process (kernels handed out stay valid).
+void clear_memory_cache_for_testing();
 
 /// "x86_64-pc-linux-gnu skylake-avx512 (512-bit vectors)"
 std::string target_description();

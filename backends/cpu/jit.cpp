@@ -8,11 +8,15 @@
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
-#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
-#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/SubtargetFeature.h>
+
+#include <atomic>
 
 namespace blocc::cpu {
 
@@ -29,9 +33,13 @@ std::unique_ptr<llvm::orc::LLJIT> create_jit() {
   llvm::SubtargetFeatures features(host.features);
   machine.addFeatures(features.getFeatures());
   machine.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  // No concurrent-compilation support (LLJIT's thread pool): kernels arrive
+  // as object code (emit_object), so LLJIT never compiles IR, and linking
+  // an object on the thread that loads it (the in-place dispatcher) avoids
+  // a hand-off to a pool thread on every load. ORC's sessions, JITDylibs
+  // and the linking layer serve loads from many threads at once either way.
   auto jit = llvm::orc::LLJITBuilder()
                  .setJITTargetMachineBuilder(std::move(machine))
-                 .setSupportConcurrentCompilation(true)
                  .create();
   if (!jit)
     throw Error("the CPU backend cannot start LLVM's JIT: " +
@@ -66,19 +74,42 @@ llvm::orc::LLJIT &the_jit() {
 
 } // namespace
 
-void *jit_compile(std::unique_ptr<llvm::Module> module,
-                  std::unique_ptr<llvm::LLVMContext> context,
-                  const std::string &symbol) {
+// Kernels reach the JIT as object code, not as IR given to LLJIT's own
+// compile layer (or its ObjectCache hook): the bytes the disk cache stores
+// are then exactly the bytes every process links, so a cold run exercises
+// the same linking path as a warm one, and a cache failure is reported by
+// blocc, not lost inside a compile callback that cannot return errors.
+std::string emit_object(llvm::Module &module, llvm::TargetMachine &machine) {
+  llvm::SmallVector<char, 0> bytes;
+  llvm::raw_svector_ostream stream(bytes);
+  llvm::legacy::PassManager passes;
+  if (machine.addPassesToEmitFile(passes, stream, nullptr,
+                                  llvm::CodeGenFileType::ObjectFile))
+    throw Error("the CPU backend cannot emit object code for " +
+                machine.getTargetTriple().str());
+  passes.run(module);
+  return std::string(bytes.data(), bytes.size());
+}
+
+void *load_object(std::string_view object, const std::string &symbol,
+                  const std::string &kernel) {
   llvm::orc::LLJIT &jit = the_jit();
-  module->setDataLayout(jit.getDataLayout());
-  llvm::orc::ThreadSafeModule unit(std::move(module), std::move(context));
-  if (auto error = jit.addIRModule(std::move(unit)))
-    throw Error("the CPU backend could not add a kernel to the JIT: " +
-                message_of(std::move(error)));
-  auto address = jit.lookup(symbol);
+  static std::atomic<uint64_t> loaded{0};
+  auto library = jit.createJITDylib("blocc.kernel." + std::to_string(loaded++));
+  if (!library)
+    throw Error("the CPU backend cannot load kernel '" + kernel +
+                "': " + message_of(library.takeError()));
+  // Runtime hooks and the C library resolve through the main JITDylib.
+  library->addToLinkOrder(jit.getMainJITDylib());
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
+      llvm::StringRef(object.data(), object.size()), symbol);
+  if (auto error = jit.addObjectFile(*library, std::move(buffer)))
+    throw Error("the CPU backend cannot load kernel '" + kernel +
+                "': " + message_of(std::move(error)));
+  auto address = jit.lookup(*library, symbol);
   if (!address)
-    throw Error("the CPU backend could not compile kernel symbol '" + symbol +
-                "': " + message_of(address.takeError()));
+    throw Error("the CPU backend cannot link kernel '" + kernel + "' (" +
+                symbol + "): " + message_of(address.takeError()));
   return address->toPtr<void *>();
 }
 

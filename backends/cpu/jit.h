@@ -1,23 +1,31 @@
-// The process-wide JIT (LLVM ORC's LLJIT) that turns optimized LLVM modules
-// into machine code for the host. Compiled code stays loaded for the life
-// of the process (kernels are cached, never unloaded).
+// The process-wide JIT (LLVM ORC's LLJIT) that runs compiled kernels, and
+// the step before it: optimized LLVM modules become relocatable object
+// code for the host (emit_object), which is what the disk cache stores and
+// what the JIT links (load_object), whether it was just compiled or read
+// back from disk. Loaded code stays for the life of the process (kernels
+// are cached, never unloaded).
 #pragma once
 
-#include <memory>
 #include <string>
+#include <string_view>
 
 namespace llvm {
-class LLVMContext;
 class Module;
+class TargetMachine;
 } // namespace llvm
 
 namespace blocc::cpu {
 
-/// Compiles `module` (already optimized; it owns its context) and returns
-/// the address of its function `symbol`. Thread-safe: modules may be added
-/// from several threads at once. Throws blocc::Error on failure.
-void *jit_compile(std::unique_ptr<llvm::Module> module,
-                  std::unique_ptr<llvm::LLVMContext> context,
-                  const std::string &symbol);
+/// Machine code of `module` (already optimized for `machine`, which
+/// host_target.h made) as an ELF relocatable object. Throws blocc::Error.
+std::string emit_object(llvm::Module &module, llvm::TargetMachine &machine);
+
+/// Links `object` (from emit_object, in this process or an earlier one)
+/// into the JIT and returns the address of its function `symbol`. Each
+/// object gets a JITDylib of its own, so symbol names need only be unique
+/// within one object and the same object may be loaded twice. Thread-safe.
+/// Throws blocc::Error naming `kernel` when the object cannot be linked.
+void *load_object(std::string_view object, const std::string &symbol,
+                  const std::string &kernel);
 
 } // namespace blocc::cpu

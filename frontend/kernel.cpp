@@ -85,11 +85,16 @@ void KernelBase::check_arguments(const std::vector<ArgValue> &args) const {
       if (a.kind != ArgValue::Kind::Pointer)
         throw Error(who() + ": expected a pointer to " +
                     std::string(ir::scalar_name(p.dtype)) +
-                    " (T*, std::span<T> or std::vector<T>), got " + a.cpp_type);
+                    " (T*, std::span<T>, std::vector<T>, "
+                    "blocc::HostBuffer<T> or blocc::DeviceBuffer<T>), got " +
+                    a.cpp_type);
       if (a.dtype != p.dtype)
         throw Error(who() + ": expected " +
                     std::string(ir::scalar_name(p.dtype)) + " elements, got " +
-                    a.cpp_type);
+                    a.cpp_type + "; pass a buffer of " +
+                    std::string(ir::scalar_name(p.dtype)) +
+                    ", or declare the parameter bl::Ptr<" +
+                    std::string(ir::scalar_name(a.dtype)) + ">");
       break;
     case ParamInfo::Kind::Scalar:
     case ParamInfo::Kind::Constant: {

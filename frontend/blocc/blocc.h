@@ -16,3 +16,6 @@
 // GPUs (blocc::cuda::is_available, set_device, ...); blocc::DeviceBuffer
 // comes with blocc/kernel.h.
 #include "runtime/cuda/device.h"
+// blocc::HostBuffer: aligned, owning host memory kernels launch on (it comes
+// with blocc/kernel.h too).
+#include "runtime/host_buffer.h"

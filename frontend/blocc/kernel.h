@@ -15,6 +15,7 @@
 #include "blocc/dtype.h"
 #include "blocc/tensor.h"
 #include "runtime/cuda/device_buffer.h"
+#include "runtime/host_buffer.h"
 #include "runtime/kernel_args.h"
 
 #include <memory>
@@ -120,9 +121,14 @@ ArgValue pointer_arg(T *p, size_t count, bool read_only, std::string what) {
   return a;
 }
 
+/// "const " for read-only element types, in messages.
+template <typename T> std::string const_prefix() {
+  return std::is_const_v<T> ? "const " : "";
+}
+
 template <typename T> ArgValue to_arg(T *p) {
   return pointer_arg(p, KernelArg::kUnknownSize, std::is_const_v<T>,
-                     cpp_name<T>() + "*");
+                     const_prefix<T>() + cpp_name<T>() + "*");
 }
 template <typename T> ArgValue to_arg(std::vector<T> &v) {
   return pointer_arg(v.data(), v.size(), false,
@@ -133,8 +139,10 @@ template <typename T> ArgValue to_arg(const std::vector<T> &v) {
                      "const std::vector<" + cpp_name<T>() + ">");
 }
 template <typename T, size_t N> ArgValue to_arg(std::span<T, N> s) {
+  std::string extent = N == std::dynamic_extent ? "" : ", " + std::to_string(N);
   return pointer_arg(s.data(), s.size(), std::is_const_v<T>,
-                     "std::span<" + cpp_name<T>() + ">");
+                     "std::span<" + const_prefix<T>() + cpp_name<T>() + extent +
+                         ">");
 }
 template <typename T> ArgValue to_arg(DeviceBuffer<T> &b) {
   ArgValue a = pointer_arg(b.data(), b.size(), false,
@@ -147,6 +155,14 @@ template <typename T> ArgValue to_arg(const DeviceBuffer<T> &b) {
                            "const blocc::DeviceBuffer<" + cpp_name<T>() + ">");
   a.device = b.device();
   return a;
+}
+template <typename T> ArgValue to_arg(HostBuffer<T> &b) {
+  return pointer_arg(b.data(), b.size(), false,
+                     "blocc::HostBuffer<" + cpp_name<T>() + ">");
+}
+template <typename T> ArgValue to_arg(const HostBuffer<T> &b) {
+  return pointer_arg(b.data(), b.size(), true,
+                     "const blocc::HostBuffer<" + cpp_name<T>() + ">");
 }
 template <typename T>
 requires std::is_arithmetic_v<T> ArgValue to_arg(T v) {

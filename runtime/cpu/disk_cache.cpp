@@ -15,6 +15,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -265,11 +266,18 @@ bool DiskCache::store(std::string_view key, std::string_view content) const {
   bytes.append(key);
   bytes.append(content);
 
-  // Unique among processes (pid) and among this process's threads.
+  // Unique among processes (a random token: pids repeat across the PID
+  // namespaces of containers sharing a directory) and among this process's
+  // threads (a counter). O_EXCL below would refuse a clash anyway.
+  // The pid is read each time: a forked child keeps the token.
+  static const std::string token = [] {
+    std::random_device random;
+    return digest(std::to_string(random()) + std::to_string(random()));
+  }();
   static std::atomic<uint64_t> stores{0};
   const std::string name = entry_name(key);
   const std::string temporary = ".tmp-" + name + "-" +
-                                std::to_string(::getpid()) + "-" +
+                                std::to_string(::getpid()) + "-" + token + "-" +
                                 std::to_string(stores++);
   std::string problem;
   int fd = ::openat(descriptor_, temporary.c_str(),

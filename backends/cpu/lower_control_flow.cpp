@@ -165,6 +165,8 @@ void KernelLowering::lower_for(const ir::Operation &op) {
     if (yielded == body.argument(1 + k))
       continue; // unchanged
     llvm::Value *source = nullptr;
+    if (is_materialized(yielded) && state(yielded).slot == slots[k])
+      continue; // computed in its carried slot (a dot's accumulator)
     if (is_materialized(yielded)) {
       llvm::Value *own = state(yielded).slot;
       bool is_carried_slot =
@@ -186,6 +188,8 @@ void KernelLowering::lower_for(const ir::Operation &op) {
       continue;
     const ir::Value *yielded = yield->operand(k);
     if (yielded == body.argument(1 + k))
+      continue;
+    if (is_materialized(yielded) && state(yielded).slot == slots[k])
       continue;
     auto [slot, source] = copies[c++];
     builder.CreateMemCpy(slot, llvm::MaybeAlign(64), source,

@@ -50,8 +50,21 @@ void KernelLowering::lower_dot(const ir::Operation &op) {
   };
   llvm::Value *a = converted(op.operand(0));
   llvm::Value *b = converted(op.operand(1));
-  llvm::Value *c = allocate_slot_for(c_type);
-  evaluate_into(op.operand(2), c);
+  // C starts as acc. When acc is in a slot that only this dot reads (a
+  // loop-carried accumulator, acc = dot(a, b, acc)), C is accumulated in
+  // that slot: no copy in, and the loop's yield finds the result in its
+  // carried slot already. Each element is read before it is written, by
+  // the same tile, so the order of every sum is unchanged.
+  const ir::Value *acc = op.operand(2);
+  const auto &acc_users = liveness.users(acc);
+  llvm::Value *c;
+  if (is_materialized(acc) && acc_users.size() == 1 && acc_users[0] == &op &&
+      liveness.last_use(acc) == current_position) {
+    c = state(acc).slot;
+  } else {
+    c = allocate_slot_for(c_type);
+    evaluate_into(acc, c);
+  }
 
   llvm::Type *storage = storage_type(t);
   int vl = static_cast<int>(std::min<int64_t>(

@@ -80,6 +80,17 @@ std::string empty_cache_dir() {
   return pattern;
 }
 
+/// The numpy timing script: in the source tree the program was built
+/// from, else (the program copied to another machine) under the current
+/// directory, when that is a checkout of blocc.
+std::string numpy_script() {
+  std::string built = BLOCC_BENCH_SOURCE_DIR "/cpu/numpy_peer.py";
+  std::string here = "benchmarks/cpu/numpy_peer.py";
+  return std::filesystem::exists(built) || !std::filesystem::exists(here)
+             ? built
+             : std::filesystem::absolute(here).string();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -123,8 +134,7 @@ int main(int argc, char **argv) {
               report.hardware.c_str(), report.threads,
               static_cast<unsigned long long>(seed));
 
-  bench::NumpyPeer numpy(BLOCC_BENCH_SOURCE_DIR "/cpu/numpy_peer.py",
-                         report.threads);
+  bench::NumpyPeer numpy(numpy_script(), report.threads);
   if (!options.numpy)
     numpy.disable("--no-numpy");
   bench::Suite suite(report, numpy, plan, seed);

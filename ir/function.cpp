@@ -1,5 +1,7 @@
 #include "ir/function.h"
 
+#include <atomic>
+
 #include "ir/error.h"
 
 #include <algorithm>
@@ -184,6 +186,11 @@ bool Function::has_uses(const Value *v) {
       used |= (o == v);
   });
   return used;
+}
+
+uint64_t Function::next_unique_id() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
 }
 
 } // namespace blocc::ir

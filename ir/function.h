@@ -9,6 +9,7 @@
 #include "ir/opcode.h"
 #include "ir/type.h"
 
+#include <cstdint>
 #include <functional>
 #include <list>
 #include <map>
@@ -176,6 +177,9 @@ public:
   explicit Function(std::string name) : name_(std::move(name)) {}
 
   const std::string &name() const { return name_; }
+  /// A number no other Function of this process has, so that a cache may
+  /// remember what it compiled from this one (it must not change after).
+  uint64_t unique_id() const { return unique_id_; }
   Block &body() { return body_; }
   const Block &body() const { return body_; }
 
@@ -198,7 +202,10 @@ public:
   bool has_uses(const Value *v);
 
 private:
+  static uint64_t next_unique_id();
+
   std::string name_;
+  uint64_t unique_id_ = next_unique_id();
   Block body_;
   std::vector<ArgumentInfo> argument_infos_;
 };

@@ -4,6 +4,7 @@
 #include "ir/error.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace blocc::nvptx {
 
@@ -11,34 +12,41 @@ using ir::OpCode;
 
 namespace {
 
-bool is_anchor(const ir::Operation &op) {
-  return op.code() == OpCode::Store && op.operand(1)->type().is_block();
+/// Calls f on every op of `block` and of the regions nested in it.
+void for_each_op(const ir::Block &block,
+                 const std::function<void(const ir::Operation &)> &f) {
+  for (const auto &op : block.ops()) {
+    f(*op);
+    for (size_t i = 0; i < op->num_regions(); ++i)
+      for_each_op(*op->region(i), f);
+  }
 }
 
-/// Whether v's value comes from memory (a load, or anything computed from
-/// one): such a value exists in the layout it was loaded in only.
-bool depends_on_load(const ir::Value *v,
-                     std::map<const ir::Value *, bool> &memo) {
-  auto it = memo.find(v);
-  if (it != memo.end())
-    return it->second;
-  const ir::Operation *op = v->defining_op();
-  bool result = false;
-  if (op) {
-    if (op->code() == OpCode::Load)
-      result = true;
-    else
-      for (const ir::Value *operand : op->operands())
-        if (depends_on_load(operand, memo)) {
-          result = true;
-          break;
-        }
-  }
-  memo[v] = result;
-  return result;
+std::vector<int> all_dims(size_t rank) {
+  std::vector<int> dims;
+  for (size_t d = 0; d < rank; ++d)
+    dims.push_back(static_cast<int>(d));
+  return dims;
 }
 
 } // namespace
+
+Layout reshaped_operand_layout(const ir::Operation &reshape,
+                               const Layout &layout) {
+  // Size-1 dimensions hold index 0 whichever parent dimension they name.
+  Layout operand{layout.parent, {}, reshape.operand(0)->type().shape()};
+  size_t k = 0;
+  for (int64_t size : operand.shape) {
+    if (size == 1) {
+      operand.dims.push_back(layout.dims.front());
+      continue;
+    }
+    while (layout.shape[k] == 1)
+      ++k;
+    operand.dims.push_back(layout.dims[k++]);
+  }
+  return operand;
+}
 
 int64_t access_vector_width(const ir::Operation &op,
                             const ir::AxisInfoAnalysis &axis_info, int dim) {
@@ -62,74 +70,185 @@ LayoutAssignment::LayoutAssignment(const ir::Function &function,
                                    const ir::AxisInfoAnalysis &axis_info,
                                    int num_warps)
     : axis_info_(axis_info), num_warps_(num_warps) {
-  const ir::Block &body = function.body();
   // The vector width of each anchor shape: the widest access of that shape.
-  for (const auto &op : body.ops()) {
-    if (op->code() != OpCode::Load && op->code() != OpCode::Store)
-      continue;
-    const ir::Type &type = op->operand(0)->type();
+  for_each_op(function.body(), [&](const ir::Operation &op) {
+    if (op.code() != OpCode::Load && op.code() != OpCode::Store)
+      return;
+    const ir::Type &type = op.operand(0)->type();
     if (!type.is_block())
-      continue;
+      return;
     int64_t &width = vector_width_[type.shape()];
-    width = std::max<int64_t>({width, 1, access_vector_width(*op, axis_info)});
-  }
+    width = std::max<int64_t>({width, 1, access_vector_width(op, axis_info)});
+  });
+  // Layouts only accumulate, and there are finitely many: this ends.
+  do {
+    changed_ = false;
+    visit(function.body());
+  } while (changed_);
+}
+
+void LayoutAssignment::visit(const ir::Block &block) {
   // Users come after their operands: walking backwards, every use of a
-  // value has been seen before the op defining it.
-  for (auto it = body.ops().rbegin(); it != body.ops().rend(); ++it) {
-    const ir::Operation &op = **it;
-    if (is_anchor(op)) {
-      std::vector<int64_t> shape = op.operand(1)->type().shape();
-      Layout full{parent_for(shape), {}, shape};
-      for (int d = 0; d < static_cast<int>(shape.size()); ++d)
-        full.dims.push_back(d);
+  // value in this block has been seen before the op defining it.
+  for (auto it = block.ops().rbegin(); it != block.ops().rend(); ++it)
+    visit_op(**it);
+}
+
+void LayoutAssignment::visit_op(const ir::Operation &op) {
+  switch (op.code()) {
+  case OpCode::Store:
+    if (op.operand(1)->type().is_block()) {
+      Layout full = anchor(op.operand(1)->type().shape());
       for (const ir::Value *operand : op.operands())
         require(operand, full);
       store_layouts_.emplace(&op, full);
-      continue;
     }
-    if (op.num_results() != 1 || !op.result()->type().is_block())
+    return;
+  case OpCode::Reduce:
+    visit_reduce(op);
+    return;
+  case OpCode::For:
+    visit_for(op);
+    return;
+  case OpCode::If:
+    visit_if(op);
+    return;
+  default:
+    break;
+  }
+  if (op.num_results() != 1 || !op.result()->type().is_block())
+    return;
+  const ir::Value *result = op.result();
+  if (op.code() == OpCode::Load) {
+    // A load nobody uses still runs (it may fault): in its own layout.
+    if (layouts_of(result).empty())
+      require(result, anchor(result->type().shape()));
+    set_home(result, layouts_of(result).front());
+    propagate_to_operands(op, *home(result));
+    return;
+  }
+  std::vector<Layout> layouts = layouts_of(result);
+  for (const Layout &layout : layouts)
+    propagate_to_operands(op, layout);
+}
+
+void LayoutAssignment::visit_reduce(const ir::Operation &op) {
+  const ir::Value *first = op.operand(0);
+  if (!first->type().is_block())
+    return;
+  size_t axis = static_cast<size_t>(op.int_attr("axis"));
+  std::vector<int64_t> shape = first->type().shape();
+  if (!reduce_layouts_.count(&op)) {
+    std::optional<Layout> chosen;
+    // A layout a user needs of a result, with the reduced dimension put
+    // back: then the reduction's own result layout is that one.
+    for (size_t i = 0; i < op.num_results() && !chosen; ++i)
+      for (const Layout &r : layouts_of(op.result(i))) {
+        const BlockedLayout &p = parents_[r.parent];
+        if (p.rank() != static_cast<int>(shape.size()))
+          continue;
+        for (int d = 0; d < p.rank(); ++d) {
+          if (std::find(r.dims.begin(), r.dims.end(), d) != r.dims.end() ||
+              p.shape[d] != shape[axis])
+            continue;
+          Layout candidate{r.parent, r.dims, shape};
+          candidate.dims.insert(candidate.dims.begin() + axis, d);
+          chosen = candidate;
+          break;
+        }
+        if (chosen)
+          break;
+      }
+    if (!chosen)
+      for (const ir::Value *operand : op.operands())
+        if (!layouts_of(operand).empty()) {
+          chosen = layouts_of(operand).front();
+          break;
+        }
+    if (!chosen)
+      chosen = anchor(shape);
+    reduce_layouts_.emplace(&op, *chosen);
+    changed_ = true;
+  }
+  const Layout &operands = reduce_layouts_.at(&op);
+  Layout sliced = operands;
+  sliced.dims.erase(sliced.dims.begin() + axis);
+  sliced.shape.erase(sliced.shape.begin() + axis);
+  for (size_t i = 0; i < op.num_results(); ++i)
+    if (op.result(i)->type().is_block())
+      set_home(op.result(i), sliced);
+  for (const ir::Value *operand : op.operands())
+    require(operand, operands);
+}
+
+void LayoutAssignment::visit_for(const ir::Operation &op) {
+  const ir::Block &body = *op.region(0);
+  const ir::Operation *yield = body.terminator();
+  size_t carried = op.num_results();
+  bool undecided = false;
+  for (size_t k = 0; k < carried; ++k) {
+    const ir::Value *result = op.result(k);
+    if (!result->type().is_block() || home(result))
       continue;
-    const ir::Value *result = op.result();
-    if (op.code() == OpCode::Load && !layouts_.count(result)) {
-      // A load nobody uses still runs (it may fault): in its own layout.
-      std::vector<int64_t> shape = result->type().shape();
-      Layout full{parent_for(shape), {}, shape};
-      for (int d = 0; d < static_cast<int>(shape.size()); ++d)
-        full.dims.push_back(d);
-      require(result, full);
+    if (!layouts_of(result).empty())
+      set_home(result, layouts_of(result).front());
+    else
+      undecided = true;
+  }
+  if (undecided) {
+    // Let the body say which layouts it needs the carried values in.
+    visit(body);
+    for (size_t k = 0; k < carried; ++k) {
+      const ir::Value *result = op.result(k);
+      if (!result->type().is_block() || home(result))
+        continue;
+      const ir::Value *argument = body.argument(1 + k);
+      set_home(result, layouts_of(argument).empty()
+                           ? anchor(result->type().shape())
+                           : layouts_of(argument).front());
     }
-    auto found = layouts_.find(result);
-    if (found == layouts_.end())
-      continue; // unused
-    std::vector<Layout> layouts = found->second;
-    for (const Layout &layout : layouts)
-      propagate_to_operands(op, layout);
   }
-  std::map<const ir::Value *, bool> memo;
-  for (const auto &op : body.ops()) {
-    if (op->num_results() != 1)
+  for (size_t k = 0; k < carried; ++k) {
+    const ir::Value *result = op.result(k);
+    if (!result->type().is_block())
       continue;
-    const std::vector<Layout> &layouts = layouts_of(op->result());
-    if (layouts.size() > 1 && depends_on_load(op->result(), memo))
-      throw Error(op->describe() + ": this value is needed in " +
-                  std::to_string(layouts.size()) +
-                  " different thread layouts (" +
-                  describe(parent(layouts[0]), layouts[0]) + " and " +
-                  describe(parent(layouts[1]), layouts[1]) +
-                  "), which needs a layout conversion through shared "
-                  "memory; the GPU backend does not lower layout "
-                  "conversions yet");
+    Layout h = *home(result);
+    set_home(body.argument(1 + k), h);
+    require(op.operand(3 + k), h);
+    require(yield->operand(k), h);
   }
+  visit(body);
+}
+
+void LayoutAssignment::visit_if(const ir::Operation &op) {
+  for (size_t k = 0; k < op.num_results(); ++k) {
+    const ir::Value *result = op.result(k);
+    if (!result->type().is_block())
+      continue;
+    if (!home(result))
+      set_home(result, layouts_of(result).empty()
+                           ? anchor(result->type().shape())
+                           : layouts_of(result).front());
+    for (size_t i = 0; i < op.num_regions(); ++i)
+      require(op.region(i)->terminator()->operand(k), *home(result));
+  }
+  for (size_t i = 0; i < op.num_regions(); ++i)
+    visit(*op.region(i));
+}
+
+Layout LayoutAssignment::anchor(const std::vector<int64_t> &shape) {
+  return Layout{parent_for(shape), all_dims(shape.size()), shape};
 }
 
 int LayoutAssignment::parent_for(const std::vector<int64_t> &shape) {
-  auto width = vector_width_.find(shape);
-  BlockedLayout layout = choose_blocked_layout(
-      shape, width == vector_width_.end() ? 1 : width->second, num_warps_);
+  auto found = vector_width_.find(shape);
+  int64_t width = found == vector_width_.end() ? 1 : found->second;
+  BlockedLayout layout = choose_blocked_layout(shape, width, num_warps_);
   for (size_t i = 0; i < parents_.size(); ++i)
     if (parents_[i] == layout)
       return static_cast<int>(i);
   parents_.push_back(layout);
+  changed_ = true;
   return static_cast<int>(parents_.size() - 1);
 }
 
@@ -137,8 +256,15 @@ void LayoutAssignment::require(const ir::Value *v, const Layout &layout) {
   if (!v->type().is_block())
     return;
   std::vector<Layout> &layouts = layouts_[v];
-  if (std::find(layouts.begin(), layouts.end(), layout) == layouts.end())
+  if (std::find(layouts.begin(), layouts.end(), layout) == layouts.end()) {
     layouts.push_back(layout);
+    changed_ = true;
+  }
+}
+
+void LayoutAssignment::set_home(const ir::Value *v, const Layout &layout) {
+  if (homes_.emplace(v, layout).second)
+    changed_ = true;
 }
 
 void LayoutAssignment::propagate_to_operands(const ir::Operation &op,
@@ -158,6 +284,9 @@ void LayoutAssignment::propagate_to_operands(const ir::Operation &op,
     require(operand, sliced);
     return;
   }
+  case OpCode::Reshape: // one that only adds size-1 dimensions
+    require(op.operand(0), reshaped_operand_layout(op, layout));
+    return;
   default:
     // Elementwise ops, loads and hints: operands of the result's shape.
     for (const ir::Value *operand : op.operands())
@@ -175,11 +304,24 @@ const Layout &LayoutAssignment::store_layout(const ir::Operation &store) const {
   return it->second;
 }
 
+const Layout &
+LayoutAssignment::reduce_layout(const ir::Operation &reduce) const {
+  auto it = reduce_layouts_.find(&reduce);
+  if (it == reduce_layouts_.end())
+    throw Error("internal: no layout for " + reduce.describe());
+  return it->second;
+}
+
 const std::vector<Layout> &
 LayoutAssignment::layouts_of(const ir::Value *v) const {
   static const std::vector<Layout> none;
   auto it = layouts_.find(v);
   return it == layouts_.end() ? none : it->second;
+}
+
+const Layout *LayoutAssignment::home(const ir::Value *v) const {
+  auto it = homes_.find(v);
+  return it == homes_.end() ? nullptr : &it->second;
 }
 
 } // namespace blocc::nvptx

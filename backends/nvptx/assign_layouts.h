@@ -5,16 +5,32 @@
 // elements per thread along the last dimension as the widest access of
 // that shape may move at once (16 bytes at most, limited by the contiguity
 // and alignment the axis-info analysis proves for its addresses). The
-// anchors' layouts then flow backwards to the operands: elementwise ops,
-// loads and hints give their operands their own layout, broadcast keeps
-// the parent (size-1 dimensions hold index 0), expand_dims slices the new
+// anchors' layouts then flow backwards to the operands: elementwise ops
+// and hints give their operands their own layout, broadcast keeps the
+// parent (size-1 dimensions hold index 0), expand_dims slices the new
 // dimension away.
 //
 // A value may be needed in several layouts. Values computed from
-// arguments, constants, program ids and index arithmetic are then simply
-// computed once per layout; a value that depends on a load would need a
-// layout conversion through shared memory, which this backend does not
-// lower yet, and is reported as an error naming the op.
+// arguments, constants, program ids and index arithmetic (and elementwise
+// ops on anything) are simply computed once per layout. Values that cannot
+// be recomputed — loads, reduction results, loop-carried values and the
+// results of for and if — are produced in one *home* layout and converted
+// through shared memory to the other layouts they are needed in, right
+// where they are defined (lower_convert.cpp):
+//   - a load: the first layout its users need;
+//   - a reduction: its operands' home is the layout whose slice along the
+//     reduced dimension is the layout a user needs of the result (so that
+//     `x - max(x, 1)[:, None]` converts nothing), else a layout the
+//     operand already has, else the anchor of the operand's shape; the
+//     results' home is that layout's slice along the reduced dimension;
+//   - a loop-carried value: the first layout the loop's result is needed
+//     in, else the first layout the body needs the carried value in; the
+//     init and the yielded value are needed in it;
+//   - an if's result: the first layout it is needed in; both branches
+//     yield it in that layout.
+// Because loop bodies need their yielded values in the carried layout and
+// the carried values in layouts found inside the body, the walk is
+// repeated until nothing changes.
 #pragma once
 
 #include "backends/nvptx/layout.h"
@@ -28,8 +44,7 @@ namespace blocc::nvptx {
 
 class LayoutAssignment {
 public:
-  /// Assigns layouts to the block values of `function`'s body (which must
-  /// hold no regions; the lowering rejects those first).
+  /// Assigns layouts to the block values of `function` (regions included).
   LayoutAssignment(const ir::Function &function,
                    const ir::AxisInfoAnalysis &axis_info, int num_warps);
 
@@ -39,21 +54,42 @@ public:
   }
   /// The layouts `v` is needed in (none for scalars and unused values).
   const std::vector<Layout> &layouts_of(const ir::Value *v) const;
+  /// The one layout `v` is produced in, for values that are produced once
+  /// and converted (see above); nullptr for values computed per layout.
+  const Layout *home(const ir::Value *v) const;
   /// The layout a store of a block writes from (its anchor).
   const Layout &store_layout(const ir::Operation &store) const;
+  /// The layout a reduction reads its operands in.
+  const Layout &reduce_layout(const ir::Operation &reduce) const;
 
 private:
+  void visit(const ir::Block &block);
+  void visit_op(const ir::Operation &op);
+  void visit_reduce(const ir::Operation &op);
+  void visit_for(const ir::Operation &op);
+  void visit_if(const ir::Operation &op);
+  Layout anchor(const std::vector<int64_t> &shape);
   int parent_for(const std::vector<int64_t> &shape);
   void require(const ir::Value *v, const Layout &layout);
+  void set_home(const ir::Value *v, const Layout &layout);
   void propagate_to_operands(const ir::Operation &op, const Layout &layout);
 
   const ir::AxisInfoAnalysis &axis_info_;
   int num_warps_;
+  bool changed_ = false;
   std::map<std::vector<int64_t>, int64_t> vector_width_; // per anchor shape
   std::vector<BlockedLayout> parents_;
   std::map<const ir::Value *, std::vector<Layout>> layouts_;
+  std::map<const ir::Value *, Layout> homes_;
   std::map<const ir::Operation *, Layout> store_layouts_;
+  std::map<const ir::Operation *, Layout> reduce_layouts_;
 };
+
+/// The layout of the operand of a reshape that only adds size-1
+/// dimensions (the only reshape lowered), given the result's layout: the
+/// same registers, like expand_dims.
+Layout reshaped_operand_layout(const ir::Operation &reshape,
+                               const Layout &layout);
 
 /// Consecutive elements along the last dimension one thread may access as
 /// one vector for `op` (a load or store of a block): a power of two, at

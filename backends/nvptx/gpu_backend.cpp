@@ -24,6 +24,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 namespace blocc::nvptx {
 
@@ -98,8 +99,36 @@ std::string kind_name(KernelArg::Kind kind) {
 
 } // namespace
 
+/// The compiled form of `function`, from the cache keyed by its IR text.
+static std::shared_ptr<const CompiledKernel>
+compile_by_text(const ir::Function &function, const CompileOptions &options);
+
 std::shared_ptr<const CompiledKernel> compile(const ir::Function &function,
                                               const CompileOptions &options) {
+  // The launch fast path: a Function compiled before with these options
+  // (kernel launches pass the same specialization every time) skips
+  // printing its IR for the cache key.
+  static std::mutex seen_mutex;
+  static std::map<std::tuple<uint64_t, std::string, int, bool>,
+                  std::shared_ptr<const CompiledKernel>>
+      seen;
+  auto seen_key = std::make_tuple(function.unique_id(), options.arch.name(),
+                                  options.num_warps, options.dump_ptx);
+  {
+    std::lock_guard<std::mutex> lock(seen_mutex);
+    auto it = seen.find(seen_key);
+    if (it != seen.end())
+      return it->second;
+  }
+  std::shared_ptr<const CompiledKernel> kernel =
+      compile_by_text(function, options);
+  std::lock_guard<std::mutex> lock(seen_mutex);
+  seen.emplace(seen_key, kernel);
+  return kernel;
+}
+
+static std::shared_ptr<const CompiledKernel>
+compile_by_text(const ir::Function &function, const CompileOptions &options) {
   check_options(function, options);
   std::string key = std::string(kCompilerVersion) + "\n" + options.arch.name() +
                     " warps=" + std::to_string(options.num_warps) + "\n" +

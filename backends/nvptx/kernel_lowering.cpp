@@ -82,6 +82,19 @@ llvm::Function *KernelLowering::lower(const std::string &symbol) {
     lower_op(*op);
   if (!builder.GetInsertBlock()->getTerminator())
     builder.CreateRetVoid();
+  if (shared_) {
+    // Now that every user has reserved its bytes: the real buffer.
+    auto *type = llvm::ArrayType::get(builder.getInt8Ty(),
+                                      static_cast<uint64_t>(shared_bytes_));
+    auto *buffer = new llvm::GlobalVariable(
+        module, type, false, llvm::GlobalValue::InternalLinkage,
+        llvm::UndefValue::get(type), "blocc_shared", nullptr,
+        llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    buffer->setAlignment(llvm::Align(16));
+    shared_->replaceAllUsesWith(buffer);
+    shared_->eraseFromParent();
+    shared_ = nullptr;
+  }
   return f;
 }
 
@@ -105,8 +118,8 @@ void KernelLowering::bind_arguments(llvm::Function *f) {
 void KernelLowering::compute_thread_positions() {
   llvm::Value *thread = builder.CreateIntrinsic(
       llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {}, nullptr, "thread");
-  llvm::Value *lane = builder.CreateAnd(thread, kWarpSize - 1, "lane");
-  llvm::Value *warp = builder.CreateLShr(thread, 5, "warp");
+  lane = builder.CreateAnd(thread, kWarpSize - 1, "lane");
+  warp = builder.CreateLShr(thread, 5, "warp");
   for (const BlockedLayout &p : layouts_->parents()) {
     std::vector<llvm::Value *> offsets(p.rank());
     llvm::Value *owner = builder.getTrue();
@@ -202,22 +215,33 @@ void KernelLowering::lower_op(const ir::Operation &op) {
       return;
     case OpCode::Store:
       if (stored_since_barrier_)
-        builder.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+        barrier();
       store(op);
       stored_since_barrier_ = true;
       return;
     case OpCode::Load:
-      if (stored_since_barrier_) {
-        builder.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
-        stored_since_barrier_ = false;
-      }
+      if (stored_since_barrier_)
+        barrier();
       break;
+    case OpCode::Reduce:
+      lower_reduce(op);
+      return;
+    case OpCode::For:
+      lower_for(op);
+      return;
+    case OpCode::If:
+      lower_if(op);
+      return;
     default:
       break;
     }
     const ir::Value *result = op.result();
     if (!result->type().is_block()) {
       scalars_[result] = lower_scalar(op);
+      return;
+    }
+    if (const Layout *home = layouts_->home(result)) {
+      define_block(result, *home, lower_block(op, *home));
       return;
     }
     for (const Layout &layout : layouts_->layouts_of(result)) {
@@ -273,6 +297,7 @@ KernelLowering::Registers KernelLowering::lower_block(const ir::Operation &op,
   case OpCode::Splat:
   case OpCode::Broadcast:
   case OpCode::ExpandDims:
+  case OpCode::Reshape:
     return creation_block(op, layout);
   case OpCode::Load:
     return load_block(op, layout);

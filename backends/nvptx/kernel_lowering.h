@@ -13,24 +13,36 @@
 // and aligned (lower_memory.cpp).
 //
 // Ops run in program order; a value needed in several layouts (index
-// arithmetic) is computed once per layout where it stands. Between a store
-// and any later memory access of the program a CTA barrier orders the
-// threads, so that a program reads what it wrote, as on the interpreter.
+// arithmetic) is computed once per layout where it stands, except values
+// with a home layout (assign_layouts.h), which are converted through
+// shared memory right where they are defined. Between a store and any
+// later memory access of the program a CTA barrier orders the threads, so
+// that a program reads what it wrote, as on the interpreter.
 //
-// Ops this first version does not lower (control flow, reductions, scans,
-// dot, atomics, shape permutations, debug ops) are reported, before any
-// code is generated, as a blocc::Error naming the op and its source line.
+// Shared memory (lower_convert.cpp) is one static buffer per kernel, sized
+// for its largest user: every conversion and cross-warp reduction step
+// writes it, waits at a barrier and reads it back before the next user, so
+// no two uses are ever live at once and all may start at offset 0. A
+// barrier precedes a write only when the buffer has been read since the
+// last barrier.
+//
+// Ops this version does not lower (scans, dot, atomics, shape
+// permutations, debug ops) are reported, before any code is generated, as
+// a blocc::Error naming the op and its source line.
 //
 // Concerns live in separate files, each implementing part of this class:
 // kernel_lowering.cpp (the walk, values, threads), lower_elementwise.cpp,
 // lower_memory.cpp, lower_creation.cpp (constants, arange, program ids,
-// splat, broadcast, expand_dims), supported_ops.cpp.
+// splat, broadcast, expand_dims), lower_convert.cpp (shared memory and
+// layout conversions), lower_reduce.cpp, lower_control_flow.cpp (for,
+// if), supported_ops.cpp.
 #pragma once
 
 #include "backends/nvptx/assign_layouts.h"
 #include "ir/axis_info.h"
 #include "ir/function.h"
 
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/IRBuilder.h>
 
 #include <functional>
@@ -40,6 +52,11 @@
 #include <vector>
 
 namespace blocc::nvptx {
+
+/// Shared memory: conversions and reductions across warps.
+constexpr unsigned kSharedAddressSpace = 3;
+/// Static shared memory a kernel may use without opting in.
+constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
 /// Throws blocc::Error naming the first op (in program order, regions
 /// included) that the GPU backend cannot lower yet.
@@ -85,11 +102,52 @@ public:
   Registers lower_block(const ir::Operation &op, const Layout &layout);
   llvm::Value *elementwise(const ir::Operation &op,
                            const std::vector<llvm::Value *> &operands);
+  /// The GPU's own form of an element op (lower_math.cpp), or nullptr
+  /// where backends/llvm's is used.
+  llvm::Value *gpu_element_op(const ir::Operation &op,
+                              const std::vector<llvm::Value *> &operands);
   llvm::Value *creation_scalar(const ir::Operation &op);
   Registers creation_block(const ir::Operation &op, const Layout &layout);
   llvm::Value *load_scalar(const ir::Operation &op);
   Registers load_block(const ir::Operation &op, const Layout &layout);
   void store(const ir::Operation &op);
+  void lower_reduce(const ir::Operation &op);
+  void lower_for(const ir::Operation &op);
+  void lower_if(const ir::Operation &op);
+  /// Lowers every op of `block` but its terminator, which it returns.
+  const ir::Operation *lower_region(const ir::Block &block);
+  /// The results of a reduction's combine region on (lhs..., rhs...).
+  std::vector<llvm::Value *> combine(const ir::Block &region,
+                                     const std::vector<llvm::Value *> &lhs,
+                                     const std::vector<llvm::Value *> &rhs);
+  /// v from the lane whose id differs from this one's in `mask`'s bits.
+  llvm::Value *shuffle_xor(llvm::Value *v, int mask);
+
+  // Values and shared memory (lower_convert.cpp).
+  void set_scalar(const ir::Value *v, llvm::Value *value) {
+    scalars_[v] = value;
+  }
+  /// Binds v's registers in `home` and converts them to every other layout
+  /// v is needed in.
+  void define_block(const ir::Value *v, const Layout &home, Registers values);
+  Registers convert_layout(const ir::Value *v, const Layout &from,
+                           const Registers &values, const Layout &to);
+  /// Address of element `index` (i32) of a `type` array starting `offset`
+  /// bytes into the kernel's shared memory, reserving what it needs.
+  llvm::Value *shared_element(int64_t offset, int64_t count, llvm::Type *type,
+                              llvm::Value *index);
+  void barrier();
+  /// Call before writing shared memory, and after writing it (before the
+  /// reads).
+  void before_shared_write();
+  void after_shared_write();
+  /// Bytes of shared memory the kernel needs so far.
+  int64_t shared_bytes() const { return shared_bytes_; }
+  /// The element's position in a row-major array of the value's shape.
+  llvm::Value *linear_index(const Layout &layout, int64_t r);
+
+  llvm::Value *lane = nullptr; // i32 thread id within the warp
+  llvm::Value *warp = nullptr; // i32 warp id within the CTA
 
   const ir::Function &kernel;
   llvm::Module &module;
@@ -111,7 +169,27 @@ private:
   // Per parent layout and dimension: the thread's first element (i32).
   std::vector<std::vector<llvm::Value *>> thread_offsets_;
   std::vector<llvm::Value *> owners_; // per parent layout (i1)
+  // Barriers: stores not yet ordered before later accesses; shared memory
+  // read since the last barrier (so a write must wait).
   bool stored_since_barrier_ = false;
+  bool shared_read_since_barrier_ = false;
+  llvm::GlobalVariable *shared_ = nullptr; // placeholder until the end
+  int64_t shared_bytes_ = 0;
+
+public:
+  /// Conservative barrier state at the entry of a region that may run
+  /// after itself (a loop body) or after either of two paths.
+  void assume_unordered() {
+    stored_since_barrier_ = true;
+    shared_read_since_barrier_ = true;
+  }
+  std::pair<bool, bool> barrier_state() const {
+    return {stored_since_barrier_, shared_read_since_barrier_};
+  }
+  void set_barrier_state(std::pair<bool, bool> s) {
+    stored_since_barrier_ = s.first;
+    shared_read_since_barrier_ = s.second;
+  }
 };
 
 } // namespace blocc::nvptx

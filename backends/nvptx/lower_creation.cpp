@@ -60,6 +60,8 @@ KernelLowering::creation_block(const ir::Operation &op, const Layout &layout) {
       return builder.CreateAdd(start, element_index(layout, r, 0));
     });
   }
+  case OpCode::Reshape:
+    return registers(op.operand(0), reshaped_operand_layout(op, layout));
   case OpCode::Broadcast:
   case OpCode::ExpandDims: {
     // The operand's layout shares the result's parent (assign_layouts.h).

@@ -15,6 +15,8 @@ namespace llb = llvm_backend;
 
 llvm::Value *KernelLowering::elementwise(const ir::Operation &op,
                                          const std::vector<llvm::Value *> &x) {
+  if (llvm::Value *v = gpu_element_op(op, x))
+    return v;
   Scalar operand = op.operand(0)->type().element();
   Scalar result = op.result()->type().element();
   switch (op.code()) {

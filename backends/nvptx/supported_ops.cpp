@@ -5,6 +5,8 @@
 
 #include "ir/error.h"
 
+#include <algorithm>
+
 namespace blocc::nvptx {
 
 using ir::OpCode;
@@ -56,7 +58,27 @@ std::string unsupported_reason(const ir::Operation &op,
   case OpCode::MaxContiguous:
   case OpCode::MaxConstancy:
   case OpCode::Return:
+  case OpCode::Yield:
+  case OpCode::For:
+  case OpCode::If:
+  case OpCode::Reduce:
     return "";
+  case OpCode::Reshape: {
+    // Only the reshapes that add size-1 dimensions (argmax's indices).
+    auto without_ones = [](const std::vector<int64_t> &shape) {
+      std::vector<int64_t> out;
+      for (int64_t d : shape)
+        if (d != 1)
+          out.push_back(d);
+      return out;
+    };
+    if (without_ones(op.operand(0)->type().shape()) ==
+        without_ones(op.result()->type().shape()))
+      return "";
+    return "a reshape that moves elements between dimensions (such as a "
+           "whole-block reduction of a 2-D block, which flattens it) is not "
+           "lowered by the GPU backend yet; reduce along each axis instead";
+  }
   case OpCode::Div:
   case OpCode::Rem: {
     if (ir::is_float(element))
@@ -96,15 +118,26 @@ std::string unsupported_reason(const ir::Operation &op,
 
 } // namespace
 
-void check_supported(const ir::Function &function,
-                     const ir::AxisInfoAnalysis &axis_info) {
-  for (const auto &op : function.body().ops()) {
+namespace {
+
+void check_block(const ir::Block &block,
+                 const ir::AxisInfoAnalysis &axis_info) {
+  for (const auto &op : block.ops()) {
     std::string reason = unsupported_reason(*op, axis_info);
     if (!reason.empty())
       throw Error(op->describe() + ": " + reason +
                   "; run this kernel on host memory (CPU backend or "
                   "interpreter) until it is");
+    for (size_t i = 0; i < op->num_regions(); ++i)
+      check_block(*op->region(i), axis_info);
   }
+}
+
+} // namespace
+
+void check_supported(const ir::Function &function,
+                     const ir::AxisInfoAnalysis &axis_info) {
+  check_block(function.body(), axis_info);
 }
 
 } // namespace blocc::nvptx

@@ -17,37 +17,41 @@ std::string at_line(int line) {
   return "unsupported_ops_test.cpp:" + std::to_string(line);
 }
 
-int sum_line = 0;
-auto row_sum = bl::kernel(
-    "row_sum", [](bl::Ptr<float> x, bl::Ptr<float> out, bl::Const<int> BLOCK) {
-      auto v = bl::load(x + bl::arange(0, BLOCK));
-      sum_line = __LINE__ + 1;
-      bl::store(out, bl::sum(v));
-    });
+int scan_line = 0;
+auto row_cumsum =
+    bl::kernel("row_cumsum",
+               [](bl::Ptr<float> x, bl::Ptr<float> out, bl::Const<int> BLOCK) {
+                 auto offsets = bl::arange(0, BLOCK);
+                 auto v = bl::load(x + offsets);
+                 scan_line = __LINE__ + 1;
+                 bl::store(out + offsets, bl::cumsum(v));
+               });
 
-TEST(UnsupportedOps, ReductionsNameTheOpAndLine) {
-  std::vector<float> x(64), out(1);
-  std::string message = gpu_compile_error(specialization(row_sum, x, out, 64));
-  EXPECT_THAT(message, ::testing::HasSubstr("reduce at " + at_line(sum_line)));
+TEST(UnsupportedOps, ScansNameTheOpAndLine) {
+  std::vector<float> x(64), out(64);
+  std::string message =
+      gpu_compile_error(specialization(row_cumsum, x, out, 64));
+  EXPECT_THAT(message, ::testing::HasSubstr("scan at " + at_line(scan_line)));
   EXPECT_THAT(message, ::testing::HasSubstr("not lowered by the GPU backend"));
   EXPECT_THAT(message, ::testing::HasSubstr("run this kernel on host memory"));
 }
 
-int loop_line = 0;
-auto looped = bl::kernel("looped", [](bl::Ptr<float> x, bl::i32 n,
-                                      bl::Const<int> BLOCK) {
-  auto offsets = bl::arange(0, BLOCK);
-  loop_line = __LINE__ + 1;
-  for (auto i : bl::range(0, n)) {
-    bl::store(x + offsets, bl::load(x + offsets) + bl::cast(i, bl::float32));
-  }
-});
+int flatten_line = 0;
+auto tile_sum =
+    bl::kernel("tile_sum", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+      auto r = bl::expand_dims(bl::arange(0, 8), 1);
+      auto c = bl::expand_dims(bl::arange(0, 16), 0);
+      auto v = bl::load(x + r * 16 + c);
+      flatten_line = __LINE__ + 1;
+      bl::store(out, bl::sum(v));
+    });
 
-TEST(UnsupportedOps, LoopsNameTheOpAndLine) {
-  std::vector<float> x(64);
-  std::string message = gpu_compile_error(specialization(looped, x, 3, 64));
-  EXPECT_THAT(message, ::testing::HasSubstr("for at " + at_line(loop_line)));
-  EXPECT_THAT(message, ::testing::HasSubstr("'for' is not lowered"));
+TEST(UnsupportedOps, WholeBlockReductionsOfTwoDimensionsNameTheLine) {
+  std::vector<float> x(128), out(1);
+  std::string message = gpu_compile_error(specialization(tile_sum, x, out));
+  EXPECT_THAT(message,
+              ::testing::HasSubstr("reshape at " + at_line(flatten_line)));
+  EXPECT_THAT(message, ::testing::HasSubstr("reduce along each axis"));
 }
 
 int atomic_line = 0;
@@ -87,28 +91,39 @@ TEST(UnsupportedOps, IntegerDivisionOnlyByConstants) {
   expect_ptx_assembles(specialization(divide_by_constant, x, 64));
 }
 
-int conversion_line = 0;
+// A loaded value needed as a row of 64 (one layout) and broadcast over a
+// 16 x 64 tile (another): converted through shared memory.
 auto two_layouts =
     bl::kernel("two_layouts",
                [](bl::Ptr<float> x, bl::Ptr<float> row, bl::Ptr<float> tile) {
                  auto cols = bl::arange(0, 64);
-                 conversion_line = __LINE__ + 1;
                  auto v = bl::load(x + cols);
-                 // As a row of 64 (one layout) and broadcast over a 16 x 64
-                 // tile (another): a layout conversion.
                  bl::store(row + cols, v);
                  auto r = bl::expand_dims(bl::arange(0, 16), 1);
                  bl::store(tile + r * 64 + bl::expand_dims(cols, 0),
                            bl::broadcast_to(bl::expand_dims(v, 0), {16, 64}));
                });
 
-TEST(UnsupportedOps, LayoutConversionsNameTheLoad) {
+TEST(LayoutConversions, GoThroughSharedMemory) {
   std::vector<float> x(64), row(64), tile(16 * 64);
-  std::string message =
-      gpu_compile_error(specialization(two_layouts, x, row, tile));
-  EXPECT_THAT(message,
-              ::testing::HasSubstr("load at " + at_line(conversion_line)));
-  EXPECT_THAT(message, ::testing::HasSubstr("layout conversion"));
+  const ir::Function &f = specialization(two_layouts, x, row, tile);
+  expect_ptx_assembles(f);
+  std::string ptx = ptx_for(f);
+  EXPECT_THAT(ptx, ::testing::HasSubstr("st.shared"));
+  EXPECT_THAT(ptx, ::testing::HasSubstr("ld.shared"));
+}
+
+TEST(LayoutConversions, ConvertedValuesMatchTheCpuBackend) {
+  BLOCC_REQUIRE_GPU();
+  BLOCC_SEED_TRACE();
+  auto x = random_values<float>(64, -10, 10);
+  DeviceBuffer<float> dx(x);
+  auto drow = poisoned_on_gpu<float>(64), dtile = poisoned_on_gpu<float>(1024);
+  two_layouts[{1}](dx, drow, dtile);
+  std::vector<float> row = poisoned<float>(64), tile = poisoned<float>(1024);
+  two_layouts[{1}].with(kCpu)(x, row, tile);
+  EXPECT_TRUE(same_bits(drow.to_host(), row));
+  EXPECT_TRUE(same_bits(dtile.to_host(), tile));
 }
 
 auto unary = bl::kernel("unary", [](bl::Ptr<float> x, bl::Const<int> BLOCK) {

@@ -1,0 +1,259 @@
+// for and if. Every thread runs the same control flow: loop bounds and if
+// conditions are scalars, which every thread computes alike, so barriers
+// and warp shuffles inside them are reached by the whole CTA.
+//
+// Carried scalars and an if's scalar results are phis; a carried block (or
+// an if's block result) is one phi per distinct register of its home
+// layout (assign_layouts.h): blocks stay in registers across iterations.
+// The loop runs `iv = lb, lb + step, ...` while iv < ub (step > 0) or
+// iv > ub (step < 0), as the interpreter does, with the trip count
+// computed up front in 64 bits so that iv + step never overflows near the
+// type's maximum. A zero step traps (the launch fails with an illegal
+// instruction; the interpreter reports it with the op's line).
+//
+// Barriers: a loop body may follow its own stores and shared-memory reads,
+// and an if's successor either branch, so their state is assumed unordered
+// at those points (lower_convert.cpp and the store barriers then add the
+// barriers that are needed).
+#include "backends/nvptx/kernel_lowering.h"
+
+#include "ir/error.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+namespace blocc::nvptx {
+
+namespace {
+
+bool stores_in(const ir::Block &block) {
+  for (const auto &op : block.ops()) {
+    if (op->code() == ir::OpCode::Store)
+      return true;
+    for (size_t i = 0; i < op->num_regions(); ++i)
+      if (stores_in(*op->region(i)))
+        return true;
+  }
+  return false;
+}
+
+struct Carried {
+  llvm::Value *scalar = nullptr;       // a scalar's value
+  KernelLowering::Registers registers; // a block's, in its home layout
+};
+
+} // namespace
+
+const ir::Operation *KernelLowering::lower_region(const ir::Block &block) {
+  for (const auto &op : block.ops()) {
+    if (ir::is_terminator(op->code()) && op->code() != ir::OpCode::Return)
+      return op.get();
+    lower_op(*op);
+  }
+  return nullptr;
+}
+
+void KernelLowering::lower_for(const ir::Operation &op) {
+  const ir::Block &body = *op.region(0);
+  const ir::Type &iv_type = op.operand(0)->type();
+  const bool is_signed = ir::is_signed(iv_type.element());
+  llvm::Type *wide = builder.getInt64Ty();
+  auto widen = [&](llvm::Value *v) {
+    return is_signed ? builder.CreateSExt(v, wide)
+                     : builder.CreateZExt(v, wide);
+  };
+  llvm::Value *lb = scalar(op.operand(0));
+  llvm::Value *ub = scalar(op.operand(1));
+  llvm::Value *step = scalar(op.operand(2));
+  llvm::Function *f = builder.GetInsertBlock()->getParent();
+
+  llvm::Value *zero_step =
+      builder.CreateICmpEQ(step, llvm::Constant::getNullValue(step->getType()));
+  auto *trap = llvm::BasicBlock::Create(context, "for.zero_step", f);
+  auto *start = llvm::BasicBlock::Create(context, "for.start", f);
+  builder.CreateCondBr(zero_step, trap, start);
+  builder.SetInsertPoint(trap);
+  builder.CreateIntrinsic(llvm::Intrinsic::trap, {}, {});
+  builder.CreateUnreachable();
+  builder.SetInsertPoint(start);
+
+  // Trip count: ceil(distance / |step|) when the range is not empty.
+  llvm::Value *wide_lb = widen(lb), *wide_ub = widen(ub),
+              *wide_step = widen(step);
+  llvm::Value *upward =
+      is_signed ? builder.CreateICmpSGT(
+                      step, llvm::Constant::getNullValue(step->getType()))
+                : builder.getTrue();
+  llvm::Value *nonempty = builder.CreateSelect(
+      upward,
+      is_signed ? builder.CreateICmpSLT(lb, ub) : builder.CreateICmpULT(lb, ub),
+      builder.CreateICmpSGT(lb, ub));
+  llvm::Value *distance =
+      builder.CreateSelect(upward, builder.CreateSub(wide_ub, wide_lb),
+                           builder.CreateSub(wide_lb, wide_ub));
+  llvm::Value *magnitude = builder.CreateSelect(
+      upward, wide_step, builder.CreateSub(builder.getInt64(0), wide_step));
+  llvm::Value *count = builder.CreateAdd(
+      builder.CreateUDiv(distance, magnitude),
+      builder.CreateZExt(
+          builder.CreateICmpNE(builder.CreateURem(distance, magnitude),
+                               builder.getInt64(0)),
+          wide));
+  count = builder.CreateSelect(nonempty, count, builder.getInt64(0));
+
+  size_t carried = op.num_operands() - 3;
+  std::vector<Carried> initial(carried);
+  for (size_t k = 0; k < carried; ++k) {
+    const ir::Value *init = op.operand(3 + k);
+    if (init->type().is_block())
+      initial[k].registers = registers(init, *layouts().home(op.result(k)));
+    else
+      initial[k].scalar = scalar(init);
+  }
+
+  llvm::BasicBlock *before = builder.GetInsertBlock();
+  auto *check = llvm::BasicBlock::Create(context, "for.check", f);
+  auto *loop = llvm::BasicBlock::Create(context, "for.body", f);
+  auto *after = llvm::BasicBlock::Create(context, "for.done", f);
+  builder.CreateBr(check);
+  builder.SetInsertPoint(check);
+  llvm::PHINode *trip = builder.CreatePHI(wide, 2, "trip");
+  trip->addIncoming(builder.getInt64(0), before);
+  // One phi per distinct value (registers of a block share values).
+  std::vector<std::vector<llvm::PHINode *>> phis(carried);
+  std::vector<Carried> current(carried);
+  for (size_t k = 0; k < carried; ++k) {
+    if (initial[k].scalar) {
+      llvm::PHINode *phi = builder.CreatePHI(initial[k].scalar->getType(), 2);
+      phi->addIncoming(initial[k].scalar, before);
+      phis[k].push_back(phi);
+      current[k].scalar = phi;
+      continue;
+    }
+    const Layout &home = *layouts().home(op.result(k));
+    const BlockedLayout &p = parent(home);
+    current[k].registers.assign(p.num_registers(), nullptr);
+    for (int64_t r = 0; r < p.num_registers(); ++r) {
+      int64_t c = canonical_register(p, home, r);
+      if (c != r) {
+        current[k].registers[r] = current[k].registers[c];
+        continue;
+      }
+      llvm::PHINode *phi =
+          builder.CreatePHI(initial[k].registers[r]->getType(), 2);
+      phi->addIncoming(initial[k].registers[r], before);
+      phis[k].push_back(phi);
+      current[k].registers[r] = phi;
+    }
+  }
+  builder.CreateCondBr(builder.CreateICmpULT(trip, count), loop, after);
+
+  builder.SetInsertPoint(loop);
+  // The body follows the code before the loop or its own last iteration.
+  const bool body_stores = stores_in(body);
+  const bool stored_before = barrier_state().first;
+  set_barrier_state({stored_before || body_stores, true});
+  llvm::Value *iv = builder.CreateTrunc(
+      builder.CreateAdd(wide_lb, builder.CreateMul(trip, wide_step)),
+      value_type(iv_type));
+  set_scalar(body.argument(0), iv);
+  for (size_t k = 0; k < carried; ++k) {
+    const ir::Value *argument = body.argument(1 + k);
+    if (current[k].scalar)
+      set_scalar(argument, current[k].scalar);
+    else
+      define_block(argument, *layouts().home(op.result(k)),
+                   current[k].registers);
+  }
+  const ir::Operation *yield = lower_region(body);
+  llvm::BasicBlock *latch = builder.GetInsertBlock();
+  trip->addIncoming(builder.CreateAdd(trip, builder.getInt64(1)), latch);
+  for (size_t k = 0; k < carried; ++k) {
+    const ir::Value *next = yield->operand(k);
+    if (current[k].scalar) {
+      phis[k][0]->addIncoming(scalar(next), latch);
+      continue;
+    }
+    const Layout &home = *layouts().home(op.result(k));
+    const Registers &values = registers(next, home);
+    size_t i = 0;
+    for (int64_t r = 0; r < static_cast<int64_t>(values.size()); ++r)
+      if (canonical_register(parent(home), home, r) == r)
+        phis[k][i++]->addIncoming(values[r], latch);
+  }
+  builder.CreateBr(check);
+
+  builder.SetInsertPoint(after);
+  set_barrier_state({stored_before || body_stores, true});
+  for (size_t k = 0; k < carried; ++k) {
+    if (current[k].scalar)
+      set_scalar(op.result(k), current[k].scalar);
+    else
+      define_block(op.result(k), *layouts().home(op.result(k)),
+                   current[k].registers);
+  }
+}
+
+void KernelLowering::lower_if(const ir::Operation &op) {
+  llvm::Function *f = builder.GetInsertBlock()->getParent();
+  auto *then_block = llvm::BasicBlock::Create(context, "if.then", f);
+  auto *else_block = llvm::BasicBlock::Create(context, "if.else", f);
+  auto *merge = llvm::BasicBlock::Create(context, "if.done", f);
+  builder.CreateCondBr(scalar(op.operand(0)), then_block, else_block);
+
+  auto state = barrier_state();
+  std::vector<std::vector<Carried>> yielded;
+  std::vector<llvm::BasicBlock *> ends;
+  std::pair<bool, bool> merged{false, false};
+  llvm::BasicBlock *blocks[] = {then_block, else_block};
+  for (size_t i = 0; i < 2; ++i) {
+    builder.SetInsertPoint(blocks[i]);
+    set_barrier_state(state);
+    std::vector<Carried> values(op.num_results());
+    if (i < op.num_regions()) {
+      const ir::Operation *yield = lower_region(*op.region(i));
+      for (size_t k = 0; k < op.num_results(); ++k) {
+        const ir::Value *v = yield->operand(k);
+        if (v->type().is_block())
+          values[k].registers = registers(v, *layouts().home(op.result(k)));
+        else
+          values[k].scalar = scalar(v);
+      }
+    }
+    merged.first |= barrier_state().first;
+    merged.second |= barrier_state().second;
+    yielded.push_back(values);
+    ends.push_back(builder.GetInsertBlock());
+    builder.CreateBr(merge);
+  }
+
+  builder.SetInsertPoint(merge);
+  set_barrier_state(merged);
+  for (size_t k = 0; k < op.num_results(); ++k) {
+    if (yielded[0][k].scalar) {
+      llvm::PHINode *phi =
+          builder.CreatePHI(yielded[0][k].scalar->getType(), 2);
+      phi->addIncoming(yielded[0][k].scalar, ends[0]);
+      phi->addIncoming(yielded[1][k].scalar, ends[1]);
+      set_scalar(op.result(k), phi);
+      continue;
+    }
+    const Layout &home = *layouts().home(op.result(k));
+    const BlockedLayout &p = parent(home);
+    Registers values(p.num_registers(), nullptr);
+    for (int64_t r = 0; r < p.num_registers(); ++r) {
+      int64_t c = canonical_register(p, home, r);
+      if (c != r) {
+        values[r] = values[c];
+        continue;
+      }
+      llvm::PHINode *phi =
+          builder.CreatePHI(yielded[0][k].registers[r]->getType(), 2);
+      phi->addIncoming(yielded[0][k].registers[r], ends[0]);
+      phi->addIncoming(yielded[1][k].registers[r], ends[1]);
+      values[r] = phi;
+    }
+    define_block(op.result(k), home, values);
+  }
+}
+
+} // namespace blocc::nvptx

@@ -1,0 +1,136 @@
+// Shared memory and layout conversions.
+//
+// The kernel has one shared buffer (kernel_lowering.h): every user writes
+// it from offset 0, waits at a barrier, and reads it back. A conversion
+// writes each element the thread holds in the source layout at its
+// row-major position, padded by one element every 32 so that the threads
+// of a warp, which own runs of 1 to 8 consecutive elements, write
+// different banks; then each thread reads the elements of the target
+// layout. Threads holding replicas write the same value to the same place.
+#include "backends/nvptx/kernel_lowering.h"
+
+#include "ir/error.h"
+
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/Module.h>
+
+namespace blocc::nvptx {
+
+namespace {
+
+/// The type an element takes in shared memory (booleans: a byte; pointers:
+/// their address).
+llvm::Type *shared_type(llvm::IRBuilderBase &b, llvm::Type *t) {
+  if (t->isIntegerTy(1))
+    return b.getInt8Ty();
+  if (t->isPointerTy())
+    return b.getInt64Ty();
+  return t;
+}
+
+llvm::Value *to_shared(llvm::IRBuilderBase &b, llvm::Value *v) {
+  if (v->getType()->isIntegerTy(1))
+    return b.CreateZExt(v, b.getInt8Ty());
+  if (v->getType()->isPointerTy())
+    return b.CreatePtrToInt(v, b.getInt64Ty());
+  return v;
+}
+
+llvm::Value *from_shared(llvm::IRBuilderBase &b, llvm::Value *v,
+                         llvm::Type *t) {
+  if (t->isIntegerTy(1))
+    return b.CreateICmpNE(v, b.getInt8(0));
+  if (t->isPointerTy())
+    return b.CreateIntToPtr(v, t);
+  return v;
+}
+
+int64_t padded(int64_t n) { return n + n / 32; }
+
+} // namespace
+
+void KernelLowering::barrier() {
+  builder.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+  stored_since_barrier_ = false;
+  shared_read_since_barrier_ = false;
+}
+
+void KernelLowering::before_shared_write() {
+  if (shared_read_since_barrier_)
+    barrier();
+}
+
+void KernelLowering::after_shared_write() {
+  barrier();
+  shared_read_since_barrier_ = true;
+}
+
+llvm::Value *KernelLowering::shared_element(int64_t offset, int64_t count,
+                                            llvm::Type *type,
+                                            llvm::Value *index) {
+  int64_t bytes = static_cast<int64_t>(
+      module.getDataLayout().getTypeAllocSize(type).getFixedValue());
+  int64_t end = offset + count * bytes;
+  if (end > kMaxStaticSharedBytes)
+    throw Error("needs " + std::to_string(end) +
+                " bytes of shared memory, more than the " +
+                std::to_string(kMaxStaticSharedBytes) +
+                " the GPU backend uses so far (dynamic shared memory is not "
+                "lowered yet); use a smaller block");
+  shared_bytes_ = std::max(shared_bytes_, end);
+  if (!shared_) {
+    // A placeholder: lower() replaces it with a buffer of the final size.
+    auto *placeholder = llvm::ArrayType::get(builder.getInt8Ty(), 0);
+    shared_ = new llvm::GlobalVariable(
+        module, placeholder, false, llvm::GlobalValue::InternalLinkage,
+        llvm::UndefValue::get(placeholder), "blocc_shared_placeholder", nullptr,
+        llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+  }
+  llvm::Value *base =
+      builder.CreateConstGEP1_64(builder.getInt8Ty(), shared_, offset);
+  return builder.CreateGEP(type, base, index);
+}
+
+llvm::Value *KernelLowering::linear_index(const Layout &layout, int64_t r) {
+  llvm::Value *index = builder.getInt32(0);
+  for (size_t k = 0; k < layout.shape.size(); ++k) {
+    index = builder.CreateMul(
+        index, builder.getInt32(static_cast<uint32_t>(layout.shape[k])));
+    index =
+        builder.CreateAdd(index, element_index(layout, r, static_cast<int>(k)));
+  }
+  return index;
+}
+
+void KernelLowering::define_block(const ir::Value *v, const Layout &home,
+                                  Registers values) {
+  blocks_[{v, layout_id(home)}] = values;
+  for (const Layout &layout : layouts_->layouts_of(v))
+    if (!(layout == home))
+      blocks_[{v, layout_id(layout)}] = convert_layout(v, home, values, layout);
+}
+
+KernelLowering::Registers
+KernelLowering::convert_layout(const ir::Value *v, const Layout &from,
+                               const Registers &values, const Layout &to) {
+  llvm::Type *type = shared_type(builder, value_type(v->type()));
+  int64_t count = padded(v->type().num_elements());
+  auto address = [&](const Layout &layout, int64_t r) {
+    llvm::Value *index = linear_index(layout, r);
+    index = builder.CreateAdd(index, builder.CreateLShr(index, 5));
+    return shared_element(0, count, type, index);
+  };
+  before_shared_write();
+  const BlockedLayout &source = parent(from);
+  for (int64_t r = 0; r < source.num_registers(); ++r)
+    if (canonical_register(source, from, r) == r)
+      builder.CreateStore(to_shared(builder, values[r]), address(from, r));
+  after_shared_write();
+  llvm::Type *register_type = value_type(v->type());
+  return per_register(to, [&](int64_t r) {
+    return from_shared(builder, builder.CreateLoad(type, address(to, r)),
+                       register_type);
+  });
+}
+
+} // namespace blocc::nvptx

@@ -406,6 +406,8 @@ void KernelLowering::lower_op(const ir::Operation &op) {
   case OpCode::Load:
     if (!block_result)
       return lower_scalar_load(op);
+    if (info.check_bounds)
+      loads_in_bounds[&op] = block_in_bounds(op);
     lazy_from_operands(true, true);
     return define_block_result(op);
   case OpCode::Store:

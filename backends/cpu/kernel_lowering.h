@@ -253,13 +253,21 @@ public:
   void load_argument_bounds();
   /// The number of load/store/atomic `op`'s AccessSite (one per op).
   int access_site(const ir::Operation &op);
-  /// Checks every active lane of one chunk of access `site` to `addresses`
-  /// (<vl x ptr>; `mask` <vl x i1> or null) and stops the program with a
-  /// report before memory is touched. `contiguous`: lane k is at
-  /// addresses[0] + k elements, so that the first and last active lanes
-  /// decide.
-  void check_chunk(int site, llvm::Value *addresses, llvm::Value *mask,
-                   const Lanes &lanes, int vl, bool contiguous);
+  /// Checks every active lane of one chunk of access `site` through
+  /// `pointer` on `lanes` (`mask` <vl x i1> or null) and stops the program
+  /// with a report before memory is touched. `contiguous`: lane k is at
+  /// the first lane's address + k elements, so that one compare (or the
+  /// first and last active lanes) decide.
+  void check_chunk(int site, Chunk &chunk, const ir::Value *pointer,
+                   llvm::Value *mask, const Lanes &lanes, bool contiguous);
+  /// i1: every lane of rank-1 access `op`, masked or not, lies in its
+  /// buffer; for accesses whose lanes axis info proves consecutive over the
+  /// whole block and whose addresses read no memory (else null). Chunks
+  /// need no check then.
+  llvm::Value *block_in_bounds(const ir::Operation &op);
+  /// Emits `emit()` where it runs only when `skip` (i1; null: never) is
+  /// false.
+  void unless(llvm::Value *skip, const std::function<void()> &emit);
   /// The same for one element at `address` (a ptr), lane `lane` (i64) of
   /// the access, when `active` (i1, or null for always).
   void check_lane(int site, llvm::Value *address, llvm::Value *active,
@@ -305,6 +313,8 @@ public:
   };
   std::vector<ArgumentBounds> argument_bounds;
   std::unordered_map<const ir::Operation *, int> access_sites;
+  /// Block loads: block_in_bounds where they are defined.
+  std::unordered_map<const ir::Operation *, llvm::Value *> loads_in_bounds;
   /// Set while a store's loop evaluates the trees its check loop already
   /// checked: their loads need no second check when their addresses and
   /// masks read no memory (the same lanes give the same addresses).

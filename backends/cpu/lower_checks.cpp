@@ -9,11 +9,15 @@
 // failing chunk calls the access hook with its first failing lane, which
 // writes the interpreter's message, and the program stops.
 //
-// Cost: a chunk the axis info proves contiguous is one compare when it
-// lies wholly in its buffer, masked lanes or not; only a chunk at the edge
-// of its buffer tests its first and last active lanes (the lanes between
-// them lie between them). Gathers, scatters and atomics compare every lane
-// in vectors. Reports are on cold paths.
+// Cost: a rank-1 access whose lanes axis info proves consecutive over the
+// whole block (x + pid * BLOCK + arange) is checked once per program: when
+// the whole block lies in its buffer, masked lanes or not, its chunks are
+// not checked (a store with such loads skips its check loop). Otherwise a
+// chunk the axis info proves contiguous is one compare when it lies wholly
+// in its buffer; only a chunk at the edge of its buffer tests its first and
+// last active lanes (the lanes between them lie between them). Gathers,
+// scatters and atomics compare every lane in vectors. Reports are on cold
+// paths.
 //
 // Order: stores check all their chunks in a loop of their own before the
 // first element is written, together with the loads their values, addresses
@@ -171,24 +175,28 @@ int KernelLowering::access_site(const ir::Operation &op) {
   return number;
 }
 
-void KernelLowering::check_chunk(int site, llvm::Value *addresses,
-                                 llvm::Value *mask, const Lanes &lanes, int vl,
-                                 bool contiguous) {
+void KernelLowering::check_chunk(int site, Chunk &chunk,
+                                 const ir::Value *pointer, llvm::Value *mask,
+                                 const Lanes &lanes, bool contiguous) {
   const AccessSite &access = info.accesses.at(static_cast<size_t>(site));
+  int vl = chunk.vl;
   llvm::Type *i64 = builder.getInt64Ty();
   llvm::Value *bytes = builder.getInt64(static_cast<uint64_t>(access.bytes));
   if (contiguous && !access.by_address && access.arguments.size() == 1) {
     // One buffer and consecutive lanes. Most chunks lie wholly in the
     // buffer: one compare says so, whatever the mask.
-    llvm::Value *first = builder.CreatePtrToInt(
-        builder.CreateExtractElement(addresses, uint64_t{0}), i64);
+    llvm::Value *first =
+        builder.CreatePtrToInt(first_lane_address(chunk, pointer, lanes), i64);
     llvm::Value *whole =
         failing(*this, access, first, int64_t{vl} * access.bytes);
+    auto all_lanes = [&] {
+      llvm::Value *offsets = builder.CreateMul(
+          builder.CreateZExt(iota(vl), vector_of(i64, vl)), splat(vl, bytes));
+      return builder.CreateAdd(splat(vl, first), offsets);
+    };
     if (!mask) {
       report_if(*this, whole, [&] {
-        llvm::Value *offsets = builder.CreateMul(
-            builder.CreateZExt(iota(vl), vector_of(i64, vl)), splat(vl, bytes));
-        llvm::Value *all = builder.CreateAdd(splat(vl, first), offsets);
+        llvm::Value *all = all_lanes();
         report_first_failing(*this, site, failing(*this, access, all), all,
                              lanes, vl);
       });
@@ -203,17 +211,15 @@ void KernelLowering::check_chunk(int site, llvm::Value *addresses,
         whole, edge, checked,
         llvm::MDBuilder(context).createUnlikelyBranchWeights());
     builder.SetInsertPoint(edge);
-    llvm::Value *low = builder.getInt64(0);
-    llvm::Value *high = builder.getInt64(static_cast<uint64_t>(vl - 1));
     llvm::Value *bits = builder.CreateBitCast(mask, builder.getIntNTy(vl));
     llvm::Value *any = builder.CreateICmpNE(
         bits, llvm::Constant::getNullValue(bits->getType()));
-    low =
+    llvm::Value *low =
         builder.CreateZExt(builder.CreateBinaryIntrinsic(
                                llvm::Intrinsic::cttz, bits, builder.getFalse()),
                            i64);
-    high = builder.CreateSub(
-        high,
+    llvm::Value *high = builder.CreateSub(
+        builder.getInt64(static_cast<uint64_t>(vl - 1)),
         builder.CreateZExt(builder.CreateBinaryIntrinsic(
                                llvm::Intrinsic::ctlz, bits, builder.getFalse()),
                            i64));
@@ -225,9 +231,7 @@ void KernelLowering::check_chunk(int site, llvm::Value *addresses,
             failing(*this, access,
                     builder.CreateAdd(first, builder.CreateMul(high, bytes)))));
     report_if(*this, bad, [&] {
-      llvm::Value *offsets = builder.CreateMul(
-          builder.CreateZExt(iota(vl), vector_of(i64, vl)), splat(vl, bytes));
-      llvm::Value *all = builder.CreateAdd(splat(vl, first), offsets);
+      llvm::Value *all = all_lanes();
       llvm::Value *fails = builder.CreateAnd(failing(*this, access, all), mask);
       report_first_failing(*this, site, fails, all, lanes, vl);
     });
@@ -235,12 +239,46 @@ void KernelLowering::check_chunk(int site, llvm::Value *addresses,
     builder.SetInsertPoint(checked);
     return;
   }
-  llvm::Value *all = builder.CreatePtrToInt(addresses, vector_of(i64, vl));
+  llvm::Value *all = builder.CreatePtrToInt(evaluate(chunk, pointer, lanes),
+                                            vector_of(i64, vl));
   llvm::Value *fails = failing(*this, access, all);
   if (mask)
     fails = builder.CreateAnd(fails, mask);
   report_if(*this, builder.CreateOrReduce(fails),
             [&] { report_first_failing(*this, site, fails, all, lanes, vl); });
+}
+
+llvm::Value *KernelLowering::block_in_bounds(const ir::Operation &op) {
+  const ir::Value *pointer = op.operand(0);
+  const ir::Type &type = pointer->type();
+  if (!type.is_block() || type.rank() != 1 || lazily_reads_memory(pointer) ||
+      axis_info.get(pointer).contiguity[0] < type.dim(0))
+    return nullptr;
+  const AccessSite &access =
+      info.accesses.at(static_cast<size_t>(access_site(op)));
+  if (access.by_address || access.arguments.size() != 1)
+    return nullptr;
+  // Lanes 0 .. n-1 are consecutive: the block is [first, first + n elements).
+  Chunk one{1, {}};
+  llvm::Value *first = builder.CreatePtrToInt(
+      builder.CreateExtractElement(
+          evaluate(one, pointer, Lanes::contiguous(i32(0))), uint64_t{0}),
+      builder.getInt64Ty());
+  return builder.CreateNot(
+      failing(*this, access, first, type.num_elements() * access.bytes));
+}
+
+void KernelLowering::unless(llvm::Value *skip,
+                            const std::function<void()> &emit) {
+  if (!skip)
+    return emit();
+  auto *work = llvm::BasicBlock::Create(context, "check", function);
+  auto *done = llvm::BasicBlock::Create(context, "checked", function);
+  builder.CreateCondBr(skip, done, work);
+  builder.SetInsertPoint(work);
+  emit();
+  builder.CreateBr(done);
+  builder.SetInsertPoint(done);
 }
 
 void KernelLowering::check_lane(int site, llvm::Value *address,

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 namespace blocc::cpu {
 
@@ -33,6 +34,21 @@ bool provably_all_true(const ir::AxisInfoAnalysis &axis_info,
 }
 
 } // namespace
+
+/// The loads in the lazy tree of `v` (which its evaluation runs).
+static void lazy_loads(KernelLowering &l, const ir::Value *v,
+                       std::set<const ir::Operation *> &loads,
+                       std::set<const ir::Value *> &seen) {
+  if (!v->type().is_block() || l.is_materialized(v) || !seen.insert(v).second)
+    return;
+  const ir::Operation *def = v->defining_op();
+  if (!def)
+    return;
+  if (def->code() == ir::OpCode::Load)
+    loads.insert(def);
+  for (const ir::Value *operand : def->operands())
+    lazy_loads(l, operand, loads, seen);
+}
 
 bool KernelLowering::lazily_reads_memory(const ir::Value *v) {
   if (!v->type().is_block())
@@ -86,9 +102,14 @@ llvm::Value *KernelLowering::load_vector(Chunk &chunk, const ir::Operation &op,
   AccessPattern pattern = access_pattern(axis_info, pointer, lanes, vl, bytes);
   if (info.check_bounds &&
       !(loads_prechecked && !lazily_reads_memory(pointer) &&
-        !(op.num_operands() > 1 && lazily_reads_memory(op.operand(1)))))
-    check_chunk(access_site(op), addresses, mask, lanes, vl,
-                pattern.contiguous);
+        !(op.num_operands() > 1 && lazily_reads_memory(op.operand(1))))) {
+    auto in_bounds = loads_in_bounds.find(&op);
+    unless(in_bounds != loads_in_bounds.end() ? in_bounds->second : nullptr,
+           [&] {
+             check_chunk(access_site(op), chunk, pointer, mask, lanes,
+                         pattern.contiguous);
+           });
+  }
   llvm::Value *loaded;
   if (pattern.contiguous) {
     llvm::Value *first = first_lane_address(chunk, pointer, lanes);
@@ -121,18 +142,34 @@ void KernelLowering::lower_store(const ir::Operation &op) {
   if (info.check_bounds) {
     // Every chunk is checked before the first element is written, and so
     // are the loads the stored values come from (their loaded values are
-    // unused here: LLVM keeps only their checks).
+    // unused here: LLVM keeps only their checks). No chunk needs a check
+    // when the store and those loads lie wholly in their buffers.
     int site = access_site(op);
-    chunk_loop(elements, vl, [&](llvm::Value *base) {
-      Chunk chunk{vl, {}};
-      Lanes lanes = Lanes::contiguous(base);
-      evaluate(chunk, value, lanes);
-      llvm::Value *addresses = evaluate(chunk, pointer, lanes);
-      llvm::Value *mask =
-          mask_value ? evaluate(chunk, mask_value, lanes) : nullptr;
-      check_chunk(
-          site, addresses, mask, lanes, vl,
-          access_pattern(axis_info, pointer, lanes, vl, bytes).contiguous);
+    llvm::Value *store_in_bounds = block_in_bounds(op);
+    llvm::Value *skip = store_in_bounds;
+    std::set<const ir::Operation *> loads;
+    std::set<const ir::Value *> seen;
+    for (const ir::Value *v : op.operands())
+      lazy_loads(*this, v, loads, seen);
+    for (const ir::Operation *load : loads) {
+      auto found = loads_in_bounds.find(load);
+      llvm::Value *in_bounds =
+          found != loads_in_bounds.end() ? found->second : nullptr;
+      skip = skip && in_bounds ? builder.CreateAnd(skip, in_bounds) : nullptr;
+    }
+    unless(skip, [&] {
+      chunk_loop(elements, vl, [&](llvm::Value *base) {
+        Chunk chunk{vl, {}};
+        Lanes lanes = Lanes::contiguous(base);
+        evaluate(chunk, value, lanes);
+        llvm::Value *mask =
+            mask_value ? evaluate(chunk, mask_value, lanes) : nullptr;
+        unless(store_in_bounds, [&] {
+          check_chunk(
+              site, chunk, pointer, mask, lanes,
+              access_pattern(axis_info, pointer, lanes, vl, bytes).contiguous);
+        });
+      });
     });
   }
   loads_prechecked = info.check_bounds;

@@ -87,8 +87,11 @@ void run_grid(const Grid &grid, const GridLaunch &launch) {
                              " bytes of kernel scratch memory");
       // Programs in a grid usually cost the same; dynamic scheduling in
       // small chunks still balances the ones that do not (masked tails,
-      // early exits) at one atomic increment per chunk.
-#pragma omp for schedule(dynamic, chunk)
+      // early exits) at one atomic increment per chunk. No barrier after
+      // the loop (nowait): the region's end is one, and each barrier costs
+      // a wait for the slowest thread (a whole scheduler time slice when
+      // the machine is oversubscribed and a thread is descheduled).
+#pragma omp for schedule(dynamic, chunk) nowait
     for (int64_t linear = 0; linear < total; ++linear) {
       if (failure.failed())
         continue;

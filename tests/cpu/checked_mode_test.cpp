@@ -5,6 +5,7 @@
 // memory; write races between programs are reported, benign same-value
 // stores and atomics are not; BLOCC_CHECK is parsed strictly; checks are
 // off by default and do not change a correct kernel's results.
+#include "cpu/cache_support.h"
 #include "cpu/support.h"
 
 #include "backends/cpu/cpu_backend.h"
@@ -12,8 +13,6 @@
 #include "ir/parser.h"
 
 #include <cstdio>
-#include <cstdlib>
-#include <optional>
 #include <span>
 
 namespace bl = blocc;
@@ -23,28 +22,7 @@ using ::testing::Not;
 
 namespace {
 
-/// Sets an environment variable for one scope (nullptr: unsets it).
-class ScopedEnv {
-public:
-  ScopedEnv(const char *name, const char *value) : name_(name) {
-    if (const char *old = std::getenv(name))
-      old_ = old;
-    if (value)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
-private:
-  const char *name_;
-  std::optional<std::string> old_;
-};
+using ScopedEnv = blocc::cache_testing::ScopedEnvironment;
 
 bl::LaunchOptions options(bl::Backend backend, bl::Check check) {
   bl::LaunchOptions o;
@@ -774,6 +752,35 @@ TEST(CheckedVariants, CheckedKernelsAreSeparateSpecializations) {
   // The contiguous accesses stay vector accesses when checked.
   EXPECT_THAT(checked, HasSubstr("@llvm.masked.load"));
   EXPECT_THAT(checked, HasSubstr("@llvm.masked.store"));
+}
+
+TEST(CheckedVariants, LoadedFromTheDiskCacheTheyCheckAlike) {
+  // A checked kernel from the disk cache (lowered again for its access
+  // sites, its object code linked as stored) reports as the compiled one.
+  blocc::cache_testing::TemporaryDirectory directory;
+  ScopedEnv cache("BLOCC_CACHE_DIR", directory.path().c_str());
+  // Other tests compiled this kernel into the memory cache, elsewhere.
+  bl::cpu::clear_memory_cache_for_testing();
+  auto functions = blocc::ir::parse_module(kThroughInteger);
+  const blocc::ir::Function &f = *functions[0];
+  std::vector<int32_t> x(8, 5), out(8, 0);
+  std::vector<bl::KernelArg> args = {
+      bl::KernelArg::of_pointer(x.data(), x.size() * 4),
+      bl::KernelArg::of_pointer(out.data(), out.size() * 4),
+      bl::KernelArg::of_int(30)};
+  std::string compiled = error_of([&] {
+    bl::cpu::run(*bl::cpu::compile(f, {.check_bounds = true}), {1}, args);
+  });
+  EXPECT_THAT(compiled, HasSubstr("out-of-bounds load: lane 0"));
+  bl::cpu::clear_memory_cache_for_testing();
+  blocc::cache_testing::CounterDelta delta;
+  auto loaded = bl::cpu::compile(f, {.check_bounds = true});
+  EXPECT_EQ(delta().disk_hits, 1u);
+  EXPECT_EQ(delta().jit_compiles, 0u);
+  EXPECT_EQ(error_of([&] { bl::cpu::run(*loaded, {1}, args); }), compiled);
+  // The unchecked variant is another entry: compiled, not loaded.
+  bl::cpu::compile(f);
+  EXPECT_EQ(delta().jit_compiles, 1u);
 }
 
 } // namespace

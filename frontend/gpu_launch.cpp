@@ -3,12 +3,16 @@
 #include "blocc/trace.h"
 #include "ir/error.h"
 #include "runtime/cuda/device.h"
+#include "runtime/cuda/device_buffer.h"
 
 #ifdef BLOCC_HAVE_NVPTX_BACKEND
 #include "backends/nvptx/gpu_backend.h"
 #endif
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <memory>
 
 namespace blocc::detail {
 
@@ -31,6 +35,12 @@ const char *backend_name(Backend backend) {
   std::string stages = std::string(",") + env + ",";
   return stages.find(",ptx,") != std::string::npos ||
          stages.find(",all,") != std::string::npos;
+}
+
+/// BLOCC_BACKEND=gpu: host launches run on the GPU, staged (gpu_launch.h).
+bool staging_requested() {
+  const char *env = std::getenv("BLOCC_BACKEND");
+  return env && std::string(env) == "gpu";
 }
 
 } // namespace
@@ -68,8 +78,19 @@ bool launch_on_gpu(const std::string &kernel,
       device_arg = i;
     }
   }
-  if (device < 0 && options.backend != Backend::Gpu)
+  const bool staging = options.backend == Backend::Auto && staging_requested();
+  if (device < 0 && options.backend != Backend::Gpu && !staging)
     return false;
+#ifdef BLOCC_HAVE_NVPTX_BACKEND
+  // Host buffers staged on the GPU, one copy per distinct host buffer.
+  struct Staged {
+    std::unique_ptr<DeviceAllocation> copy;
+    void *host = nullptr;
+    size_t bytes = 0;
+    bool written = false;
+  };
+  std::map<void *, Staged> staged;
+#endif
   // Every pointer must be device memory; mark each runtime argument with
   // its GPU (runtime arguments leave constants out).
   size_t runtime_index = 0;
@@ -78,6 +99,34 @@ bool launch_on_gpu(const std::string &kernel,
       continue;
     const ArgValue &a = args[i];
     if (params[i].kind == ParamInfo::Kind::Pointer) {
+#ifdef BLOCC_HAVE_NVPTX_BACKEND
+      if (a.device < 0 && staging && a.size_bytes == 0) {
+        // An empty buffer: nothing to copy, and nothing may be accessed.
+        runtime_args[runtime_index].pointer = nullptr;
+        runtime_args[runtime_index].device =
+            device >= 0 ? device : cuda::current_device();
+        ++runtime_index;
+        continue;
+      }
+      if (a.device < 0 && staging && a.pointer &&
+          a.size_bytes != KernelArg::kUnknownSize) {
+        int ordinal = device >= 0 ? device : cuda::current_device();
+        Staged &s = staged[a.pointer];
+        if (!s.copy || s.bytes < a.size_bytes) {
+          s.copy = std::make_unique<DeviceAllocation>(
+              std::max<size_t>(a.size_bytes, 1), ordinal);
+          s.host = a.pointer;
+          s.bytes = a.size_bytes;
+          s.copy->copy_from_host(a.pointer, a.size_bytes);
+        }
+        s.written = s.written || !a.read_only;
+        runtime_args[runtime_index].pointer =
+            reinterpret_cast<void *>(static_cast<uintptr_t>(s.copy->address()));
+        runtime_args[runtime_index].device = ordinal;
+        ++runtime_index;
+        continue;
+      }
+#endif
       if (a.device < 0)
         throw Error(site + argument_name(kernel, i, params[i]) + ": " +
                     a.cpp_type +
@@ -95,6 +144,9 @@ bool launch_on_gpu(const std::string &kernel,
   compile_options.arch = nvptx::arch_for_device(ordinal);
   compile_options.dump_ptx = dump_ptx();
   nvptx::run(*nvptx::compile(function, compile_options), grid, runtime_args);
+  for (auto &[host, s] : staged)
+    if (s.written)
+      s.copy->copy_to_host(s.host, s.bytes);
   return true;
 #else
   (void)function;

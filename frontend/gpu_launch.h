@@ -19,6 +19,14 @@ namespace blocc::detail {
 /// takes (constants left out). Throws blocc::Error naming the argument for
 /// device memory on a host backend, host memory on the GPU backend, and
 /// buffers on two different GPUs.
+///
+/// A testing convenience: with BLOCC_BACKEND=gpu, launches that would run
+/// on the host (Backend::Auto) run on the GPU instead; each host buffer
+/// argument (std::vector, std::span: its size is known) is copied to the
+/// GPU, the kernel runs, and the buffers the kernel may write are copied
+/// back before the launch returns. Arguments that alias one host buffer
+/// share one device copy. It lets the whole e2e suite run on the GPU
+/// (CTest's e2e_on_gpu); it is synchronous and slow, not for programs.
 bool launch_on_gpu(const std::string &kernel,
                    const std::vector<ParamInfo> &params,
                    const std::vector<ArgValue> &args,

@@ -306,8 +306,15 @@ Tensor ceil(Operand x) {
 
 Tensor sigmoid(Operand x) {
   const SourceLoc &loc = x.loc();
-  Tensor denominator = Operand(1.0, loc) + Operand(exp(-x), loc);
-  return fdiv(Operand(1.0, loc), Operand(denominator, loc));
+  // With e = exp(-|x|), which never overflows: 1 / (1 + e) for x >= 0 and
+  // e / (1 + e) for x < 0, which keeps the tiny results that 1 / (1 +
+  // exp(-x)) would flush to 0 once exp(-x) overflows (x below about -88.7
+  // in f32, -709.8 in f64).
+  Tensor e = exp(-Operand(abs(x), loc));
+  Tensor denominator = Operand(1.0, loc) + Operand(e, loc);
+  Tensor numerator = where(Operand(x < Operand(0.0, loc), loc), Operand(e, loc),
+                           Operand(1.0, loc));
+  return fdiv(Operand(numerator, loc), Operand(denominator, loc));
 }
 
 } // namespace blocc

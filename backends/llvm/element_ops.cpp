@@ -2,6 +2,7 @@
 
 #include "backends/llvm/llvm_types.h"
 #include "backends/llvm/math_functions.h"
+#include "backends/llvm/math_lanes.h"
 #include "backends/llvm/narrow_float.h"
 #include "ir/error.h"
 
@@ -248,16 +249,20 @@ llvm::Value *emit_fma(llvm::IRBuilderBase &b, Scalar s, llvm::Value *a,
   reject_fp8(s, "fma");
   if (ir::is_integer(s))
     return b.CreateAdd(b.CreateMul(a, m), c);
-  if (!is_narrow_float(s))
+  if (s == Scalar::F64 || (s == Scalar::F32 && math::target_has_fma(b)))
     return b.CreateIntrinsic(llvm::Intrinsic::fma, {a->getType()}, {a, m, c});
-  // The product of two narrow significands is exact in f64; their sum
-  // rounded to odd then rounds to the narrow format exactly once.
+  // Narrow formats, and f32 on targets without FMA (where llvm.fma would
+  // call fmaf per lane): the product of two significands is exact in f64;
+  // their sum rounded to odd then rounds to the format exactly once.
   llvm::Type *f64 = like_shape(b.getDoubleTy(), a);
   auto wide = [&](llvm::Value *v) {
-    return b.CreateFPExt(widen_narrow_float(b, v, s), f64);
+    return b.CreateFPExt(to_compute(b, s, v), f64);
   };
   llvm::Value *product = b.CreateFMul(wide(a), wide(m));
-  return narrow_from_f64(b, add_round_to_odd(b, product, wide(c)), s);
+  llvm::Value *sum = add_round_to_odd(b, product, wide(c));
+  if (s == Scalar::F32)
+    return b.CreateFPTrunc(sum, a->getType());
+  return narrow_from_f64(b, sum, s);
 }
 
 llvm::Value *emit_compare(llvm::IRBuilderBase &b, const std::string &predicate,

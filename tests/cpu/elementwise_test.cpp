@@ -102,10 +102,10 @@ template <typename T> auto make_float_chain(const char *name) {
     auto a = bl::load(x + offs, mask, 0.5);
     auto b = bl::load(y + offs, mask);
     auto arithmetic = (a * b - a) / (b + 3) + bl::fma(a, b, a);
-    // (exp, exp2, log, log2 are the CPU backend's own approximations:
-    // tests/cpu/vector_math_test.cpp.)
-    auto math = bl::sqrt(bl::abs(a)) + bl::tanh(b) + bl::erf(a) +
-                bl::sin(b) * bl::cos(a) + bl::rsqrt(b * b + 1);
+    // (exp .. erf are the CPU backend's own implementations, within an
+    // ulp: tests/cpu/vector_math_test.cpp; these two round like the
+    // interpreter.)
+    auto math = bl::sqrt(bl::abs(a)) + bl::rsqrt(b * b + 1);
     auto rounding = bl::floor(a * 4) - bl::ceil(b * 4);
     auto extremes = bl::maximum(a, b) - bl::minimum(a, -b);
     auto chosen = bl::where(a < b, -a, bl::abs(b));

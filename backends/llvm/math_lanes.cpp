@@ -1,0 +1,208 @@
+#include "backends/llvm/math_lanes.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <string>
+#include <vector>
+
+namespace blocc::llvm_backend::math {
+
+namespace {
+
+llvm::Type *same_shape(llvm::Type *element, llvm::Type *like) {
+  if (auto *v = llvm::dyn_cast<llvm::VectorType>(like))
+    return llvm::VectorType::get(element, v->getElementCount());
+  return element;
+}
+
+/// Whether the x86 target features of the function being built (those the
+/// CPU backend puts on its kernels) include `feature`; true for other
+/// targets and for code with no features named.
+bool x86_target_has(llvm::IRBuilderBase &b, llvm::StringRef feature) {
+  llvm::BasicBlock *block = b.GetInsertBlock();
+  llvm::Function *function = block ? block->getParent() : nullptr;
+  if (!function || !function->hasFnAttribute("target-features"))
+    return true;
+  llvm::StringRef features =
+      function->getFnAttribute("target-features").getValueAsString();
+  bool x86 = features.contains("sse");
+  return !x86 || features.contains(("+" + feature + ",").str()) ||
+         features.ends_with(("+" + feature).str());
+}
+
+/// x86 before SSE4.1 has no vector rounding instruction.
+bool target_rounds_natively(llvm::IRBuilderBase &b) {
+  return x86_target_has(b, "sse4.1");
+}
+
+} // namespace
+
+FloatLanes FloatLanes::of(llvm::IRBuilderBase &b, llvm::Value *x) {
+  llvm::Type *type = x->getType();
+  unsigned width = type->getScalarSizeInBits();
+  return FloatLanes{b, type, same_shape(b.getIntNTy(width), type),
+                    target_rounds_natively(b)};
+}
+
+FloatLanes FloatLanes::with_element(llvm::Type *element) const {
+  llvm::Type *t = same_shape(element, type);
+  return FloatLanes{b, t,
+                    same_shape(b.getIntNTy(element->getScalarSizeInBits()), t),
+                    native_rounding};
+}
+
+llvm::Value *FloatLanes::c(double v) const {
+  return llvm::ConstantFP::get(type, v);
+}
+llvm::Value *FloatLanes::i(int64_t v) const {
+  return llvm::ConstantInt::get(bits, static_cast<uint64_t>(v), true);
+}
+llvm::Value *FloatLanes::inf() const {
+  return llvm::ConstantFP::getInfinity(type);
+}
+llvm::Value *FloatLanes::nan() const { return llvm::ConstantFP::getNaN(type); }
+
+llvm::Value *FloatLanes::mad(llvm::Value *x, llvm::Value *y, llvm::Value *z) {
+  return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {type}, {x, y, z});
+}
+
+llvm::Value *FloatLanes::polynomial(llvm::Value *t,
+                                    std::initializer_list<double> cs) {
+  std::vector<double> coefficients(cs);
+  llvm::Value *r = c(coefficients.back());
+  for (size_t k = coefficients.size() - 1; k-- > 0;)
+    r = mad(r, t, c(coefficients[k]));
+  return r;
+}
+
+llvm::Value *FloatLanes::abs(llvm::Value *x) {
+  return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+}
+llvm::Value *FloatLanes::min(llvm::Value *x, llvm::Value *y) {
+  return b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, x, y);
+}
+llvm::Value *FloatLanes::max(llvm::Value *x, llvm::Value *y) {
+  return b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, y);
+}
+llvm::Value *FloatLanes::round_even(llvm::Value *x) {
+  if (native_rounding)
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x);
+  // |x| + 2^p lies in [2^p, 2^(p+1)), where the spacing is 1: the addition
+  // rounds |x| to an integer, ties to even, and the subtraction is exact.
+  llvm::Value *big = c(is_f64() ? 0x1p52 : 0x1p23);
+  return copysign(sub(add(abs(x), big), big), x);
+}
+
+llvm::Value *FloatLanes::floor(llvm::Value *x) {
+  if (native_rounding)
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x);
+  // Beyond 2^p every value is an integer (and NaN, infinities stay).
+  llvm::Value *r = round_even(x);
+  r = select(b.CreateFCmpOGT(r, x), sub(r, c(1.0)), r);
+  r = copysign(r, x); // floor keeps x's sign, of -0 too
+  return select(less(abs(x), is_f64() ? 0x1p52 : 0x1p23), r, x);
+}
+
+llvm::Value *FloatLanes::ceil(llvm::Value *x) {
+  if (native_rounding)
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x);
+  llvm::Value *r = round_even(x);
+  r = select(b.CreateFCmpOLT(r, x), add(r, c(1.0)), r);
+  r = copysign(r, x); // ceil(-0.5) is -0
+  return select(less(abs(x), is_f64() ? 0x1p52 : 0x1p23), r, x);
+}
+
+llvm::Value *FloatLanes::to_i32(llvm::Value *x) {
+  return b.CreateFPToSI(x, same_shape(b.getInt32Ty(), type));
+}
+llvm::Value *FloatLanes::from_i32(llvm::Value *i) {
+  return b.CreateSIToFP(
+      b.CreateSExtOrTrunc(i, same_shape(b.getInt32Ty(), type)), type);
+}
+llvm::Value *FloatLanes::copysign(llvm::Value *magnitude, llvm::Value *sign) {
+  return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, sign);
+}
+
+llvm::Value *FloatLanes::flip_sign(llvm::Value *x, llvm::Value *flip) {
+  unsigned width = type->getScalarSizeInBits();
+  llvm::Value *sign = b.CreateShl(b.CreateZExt(flip, bits), width - 1);
+  return from_bits(b.CreateXor(to_bits(x), sign));
+}
+
+llvm::Value *FloatLanes::power_of_two(llvm::Value *e) {
+  int bias = is_f64() ? 1023 : 127;
+  llvm::Value *biased =
+      b.CreateAdd(e, llvm::ConstantInt::get(e->getType(), bias));
+  return from_bits(b.CreateShl(b.CreateSExt(biased, bits), mantissa_bits()));
+}
+
+llvm::Value *FloatLanes::scale(llvm::Value *p, llvm::Value *n) {
+  llvm::Value *e = to_i32(n);
+  llvm::Value *half = b.CreateAShr(e, 1);
+  llvm::Value *rest = b.CreateSub(e, half);
+  return mul(mul(p, power_of_two(half)), power_of_two(rest));
+}
+
+bool target_has_fma(llvm::IRBuilderBase &b) { return x86_target_has(b, "fma"); }
+
+llvm::Value *call_libm_per_lane(llvm::IRBuilderBase &b, const char *name,
+                                llvm::Value *x) {
+  llvm::Type *element = x->getType()->getScalarType();
+  std::string symbol = name;
+  if (element->isFloatTy())
+    symbol += "f";
+  llvm::Module *module = b.GetInsertBlock()->getModule();
+  llvm::FunctionCallee callee = module->getOrInsertFunction(
+      symbol, llvm::FunctionType::get(element, {element}, false));
+  if (auto *f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    f->setDoesNotThrow();
+    f->setOnlyAccessesInaccessibleMemory(); // errno at most
+  }
+  auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(x->getType());
+  if (!vector)
+    return b.CreateCall(callee, {x});
+  llvm::Value *result = llvm::PoisonValue::get(vector);
+  for (unsigned lane = 0; lane < vector->getNumElements(); ++lane) {
+    llvm::Value *r = b.CreateCall(callee, {b.CreateExtractElement(x, lane)});
+    result = b.CreateInsertElement(result, r, lane);
+  }
+  return result;
+}
+
+llvm::Value *with_libm_for_lanes(llvm::IRBuilderBase &b, llvm::Value *slow,
+                                 llvm::Value *fast, const char *name,
+                                 llvm::Value *x) {
+  llvm::Value *any =
+      slow->getType()->isVectorTy() ? b.CreateOrReduce(slow) : slow;
+  llvm::BasicBlock *before = b.GetInsertBlock();
+  llvm::Function *function = before->getParent();
+  llvm::LLVMContext &context = b.getContext();
+  // Whatever the builder would have inserted before continues after the
+  // join (the CPU backend appends at the end of blocks, where this splits
+  // nothing).
+  llvm::BasicBlock *join =
+      b.GetInsertPoint() == before->end()
+          ? llvm::BasicBlock::Create(context, "math.join", function)
+          : before->splitBasicBlock(b.GetInsertPoint(), "math.join");
+  if (llvm::Instruction *branch = before->getTerminator())
+    branch->eraseFromParent(); // the split's unconditional branch
+  llvm::BasicBlock *libm =
+      llvm::BasicBlock::Create(context, "math.libm", function, join);
+  b.SetInsertPoint(before);
+  b.CreateCondBr(any, libm, join,
+                 llvm::MDBuilder(context).createUnlikelyBranchWeights());
+  b.SetInsertPoint(libm);
+  llvm::Value *patched =
+      b.CreateSelect(slow, call_libm_per_lane(b, name, x), fast);
+  llvm::BasicBlock *libm_end = b.GetInsertBlock();
+  b.CreateBr(join);
+  b.SetInsertPoint(join, join->begin());
+  llvm::PHINode *result = b.CreatePHI(fast->getType(), 2);
+  result->addIncoming(fast, before);
+  result->addIncoming(patched, libm_end);
+  return result;
+}
+
+} // namespace blocc::llvm_backend::math

@@ -1,0 +1,116 @@
+// Arithmetic on the lanes of one float value (f32 or f64, a scalar or a
+// fixed vector) for the math function implementations (math_*.cpp): the
+// building blocks they share, so that each function reads as its algorithm.
+//
+// Every multiply-add that is not required to be exact is llvm.fmuladd:
+// fused on targets with FMA, a multiply and an add elsewhere, so that no
+// target falls back to a per-lane fmaf call. The algorithms are written so
+// that their accuracy holds either way (steps that must be exact use
+// constants whose products are exact; see each file).
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+
+#include <cstdint>
+#include <initializer_list>
+
+namespace blocc::llvm_backend::math {
+
+struct FloatLanes {
+  llvm::IRBuilderBase &b;
+  llvm::Type *type; // float, double or a fixed vector of them
+  llvm::Type *bits; // the integer of the same width, same shape
+  /// Whether the target rounds to integers in one instruction (x86 before
+  /// SSE4.1 does not: LLVM would call the C library per lane).
+  bool native_rounding;
+
+  /// Lanes shaped like x (x's type must be f32/f64 or a vector of them).
+  static FloatLanes of(llvm::IRBuilderBase &b, llvm::Value *x);
+  /// The same shape with another element type (f32 <-> f64).
+  FloatLanes with_element(llvm::Type *element) const;
+
+  bool is_f64() const { return type->getScalarType()->isDoubleTy(); }
+  int mantissa_bits() const { return is_f64() ? 52 : 23; }
+
+  llvm::Value *c(double v) const;
+  llvm::Value *i(int64_t v) const;
+  llvm::Value *inf() const;
+  llvm::Value *nan() const;
+
+  llvm::Value *add(llvm::Value *x, llvm::Value *y) {
+    return b.CreateFAdd(x, y);
+  }
+  llvm::Value *sub(llvm::Value *x, llvm::Value *y) {
+    return b.CreateFSub(x, y);
+  }
+  llvm::Value *mul(llvm::Value *x, llvm::Value *y) {
+    return b.CreateFMul(x, y);
+  }
+  llvm::Value *div(llvm::Value *x, llvm::Value *y) {
+    return b.CreateFDiv(x, y);
+  }
+  llvm::Value *neg(llvm::Value *x) { return b.CreateFNeg(x); }
+  /// x * y + z, fused where the target has FMA.
+  llvm::Value *mad(llvm::Value *x, llvm::Value *y, llvm::Value *z);
+  /// cs[0] + t (cs[1] + t (...)) by Horner's rule with mad.
+  llvm::Value *polynomial(llvm::Value *t, std::initializer_list<double> cs);
+
+  llvm::Value *abs(llvm::Value *x);
+  llvm::Value *min(llvm::Value *x, llvm::Value *y); // a NaN gives the other
+  llvm::Value *max(llvm::Value *x, llvm::Value *y);
+  /// x rounded to an integer, ties to even, for |x| < 2^mantissa_bits
+  /// (beyond, on targets without a rounding instruction, x + 2^p loses
+  /// the rounding); the sign of a zero result may differ from x's.
+  llvm::Value *round_even(llvm::Value *x);
+  /// floor and ceil for every x (NaN, infinities and -0 as the C library).
+  llvm::Value *floor(llvm::Value *x);
+  llvm::Value *ceil(llvm::Value *x);
+  /// Integral x (|x| < 2^31) as i32 lanes, and integer lanes whose values
+  /// fit in i32 as floats: through 32 bits, since those conversions are
+  /// single instructions on every x86 vector extension (64-bit ones need
+  /// AVX-512).
+  llvm::Value *to_i32(llvm::Value *x);
+  llvm::Value *from_i32(llvm::Value *i);
+  /// |magnitude| with the sign bit of sign.
+  llvm::Value *copysign(llvm::Value *magnitude, llvm::Value *sign);
+  /// x with its sign bit flipped where flip (i1 lanes) is set.
+  llvm::Value *flip_sign(llvm::Value *x, llvm::Value *flip);
+
+  llvm::Value *is_nan(llvm::Value *x) { return b.CreateFCmpUNO(x, x); }
+  llvm::Value *less(llvm::Value *x, double v) {
+    return b.CreateFCmpOLT(x, c(v));
+  }
+  llvm::Value *select(llvm::Value *cond, llvm::Value *x, llvm::Value *y) {
+    return b.CreateSelect(cond, x, y);
+  }
+
+  llvm::Value *to_bits(llvm::Value *x) { return b.CreateBitCast(x, bits); }
+  llvm::Value *from_bits(llvm::Value *x) { return b.CreateBitCast(x, type); }
+  /// 2^e for i32 lanes e within the normal exponent range.
+  llvm::Value *power_of_two(llvm::Value *e);
+  /// p * 2^n for integral n (a float value) whose halves are normal
+  /// exponents (|n| up to about twice the largest): two steps, each by a
+  /// normal power of two, so that subnormal results round once and large
+  /// ones overflow to infinity.
+  llvm::Value *scale(llvm::Value *p, llvm::Value *n);
+};
+
+/// Whether the function being built may use FMA instructions: false only
+/// for x86 code whose target features lack FMA (older than Haswell), where
+/// llvm.fma would call the C library's fma per lane.
+bool target_has_fma(llvm::IRBuilderBase &b);
+
+/// Calls the C library's `name` (the float variant `name` + "f" on f32) on
+/// every lane of x.
+llvm::Value *call_libm_per_lane(llvm::IRBuilderBase &b, const char *name,
+                                llvm::Value *x);
+
+/// fast, except in the lanes where slow (i1 lanes) is set, which get the C
+/// library's `name`(x) instead. The library calls sit in a block of their
+/// own that runs only when some lane needs them, so a hot loop whose lanes
+/// never do pays one branch. Leaves the builder after the join.
+llvm::Value *with_libm_for_lanes(llvm::IRBuilderBase &b, llvm::Value *slow,
+                                 llvm::Value *fast, const char *name,
+                                 llvm::Value *x);
+
+} // namespace blocc::llvm_backend::math

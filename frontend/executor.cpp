@@ -5,6 +5,7 @@
 
 #ifdef BLOCC_HAVE_CPU_BACKEND
 #include "backends/cpu/cpu_backend.h"
+#include "runtime/cpu/thread_count.h"
 #endif
 
 #include <cstdlib>
@@ -87,6 +88,31 @@ Backend resolve_backend(Backend requested) {
     cpu_backend_missing();
   return requested;
 }
+
+} // namespace blocc::detail
+
+namespace blocc {
+
+std::string host_backend_description(Backend backend) {
+  switch (detail::resolve_backend(backend)) {
+  case Backend::Cpu:
+#ifdef BLOCC_HAVE_CPU_BACKEND
+    return "CPU backend (" + cpu::target_description() + "; " +
+           std::to_string(runtime::cpu::num_threads()) + " threads)";
+#else
+    break;
+#endif
+  case Backend::Gpu:
+    return "GPU backend";
+  default:
+    break;
+  }
+  return "reference interpreter";
+}
+
+} // namespace blocc
+
+namespace blocc::detail {
 
 Check resolve_check(Check requested) {
   if (requested != Check::Default)

@@ -75,6 +75,12 @@ enum class Check {
   Races,
 };
 
+/// What runs a launch on host memory that asks for `backend` (Auto resolved
+/// as a launch resolves it), in words: "CPU backend (x86_64-pc-linux-gnu
+/// znver4, 512-bit vectors; 2 threads)" or "reference interpreter". For
+/// programs that report where their results came from (the tutorials).
+std::string host_backend_description(Backend backend = Backend::Auto);
+
 struct LaunchOptions {
   int num_warps = 4;
   int num_stages = 3;

@@ -208,6 +208,26 @@ TEST(CpuBackendSelection, EnvironmentChoosesForAuto) {
   }
 }
 
+TEST(CpuBackendSelection, DescriptionNamesWhatRunsHostLaunches) {
+  EXPECT_EQ(bl::host_backend_description(bl::Backend::Interpreter),
+            "reference interpreter");
+  std::string cpu = bl::host_backend_description(bl::Backend::Cpu);
+  EXPECT_THAT(cpu, HasSubstr("CPU backend (" + bl::cpu::target_description()));
+  {
+    ScopedEnv threads("BLOCC_NUM_THREADS", "3");
+    EXPECT_THAT(bl::host_backend_description(bl::Backend::Cpu),
+                HasSubstr("; 3 threads)"));
+  }
+  {
+    ScopedEnv env("BLOCC_BACKEND", "interpreter");
+    EXPECT_EQ(bl::host_backend_description(), "reference interpreter");
+  }
+  {
+    ScopedEnv env("BLOCC_BACKEND", "cpu");
+    EXPECT_EQ(bl::host_backend_description(), cpu);
+  }
+}
+
 TEST(CpuLlvmIr, KernelsShowTheirVectorLoops) {
   std::string ir = scaled.llvm_ir_for(std::vector<float>(10),
                                       std::vector<float>(10), 10, 1.f);

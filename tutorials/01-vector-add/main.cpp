@@ -29,6 +29,9 @@ int main() {
   std::mt19937 rng(2026);
   std::uniform_real_distribution<float> dist(-1, 1);
   bool all_ok = true;
+  // Host buffers run on the CPU backend (the interpreter where blocc was
+  // built without it); BLOCC_BACKEND=interpreter picks the interpreter.
+  std::printf("Running on the %s.\n\n", bl::host_backend_description().c_str());
   std::printf("%-10s %-8s %-12s %s\n", "n", "BLOCK", "max |err|", "time");
   for (int n : {1, 97, 1000, 98432}) {
     std::vector<float> x(n), y(n), out(n, NAN);

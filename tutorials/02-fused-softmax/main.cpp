@@ -49,6 +49,9 @@ int main() {
   std::mt19937 rng(2026);
   std::uniform_real_distribution<float> dist(-50, 50);
   bool all_ok = true;
+  // Host buffers run on the CPU backend (the interpreter where blocc was
+  // built without it); BLOCC_BACKEND=interpreter picks the interpreter.
+  std::printf("Running on the %s.\n\n", bl::host_backend_description().c_str());
   std::printf("%-7s %-7s %-6s %-8s %-12s %s\n", "rows", "cols", "BLOCK",
               "programs", "max rel err", "time");
   struct Shape {

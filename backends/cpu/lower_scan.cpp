@@ -34,6 +34,24 @@ void KernelLowering::lower_scan(const ir::Operation &op) {
   auto position = [&](llvm::Value *k) {
     return reverse ? builder.CreateSub(i64(length - 1), k) : k;
   };
+  // Step k of the scan: the running values after combining `next` (the
+  // first step starts them), kept in entry-block variables across steps.
+  auto step = [&](llvm::Value *k, const std::vector<llvm::Value *> &next) {
+    for (size_t i = 0; i < n; ++i)
+      if (!acc[i])
+        acc[i] = entry_variable(next[i]->getType());
+    llvm::Value *first = builder.CreateICmpEQ(k, i64(0));
+    std::vector<llvm::Value *> current;
+    for (size_t i = 0; i < n; ++i)
+      current.push_back(builder.CreateLoad(next[i]->getType(), acc[i]));
+    std::vector<llvm::Value *> combined = combine(op, current, next);
+    std::vector<llvm::Value *> sums;
+    for (size_t i = 0; i < n; ++i) {
+      sums.push_back(builder.CreateSelect(first, next[i], combined[i]));
+      builder.CreateStore(sums[i], acc[i]);
+    }
+    return sums;
+  };
 
   if (inner > 1) {
     int vl = vector_width(ir::Type::block(type.element_type(), {inner}));
@@ -55,20 +73,9 @@ void KernelLowering::lower_scan(const ir::Operation &op) {
         Chunk chunk{vl, {}};
         std::vector<llvm::Value *> next =
             evaluate_all(chunk, op, Lanes::contiguous(base));
+        std::vector<llvm::Value *> sums = step(k, next);
         for (size_t i = 0; i < n; ++i)
-          if (!acc[i])
-            acc[i] = entry_variable(next[i]->getType());
-        // The first step starts the accumulator; later ones combine.
-        llvm::Value *first = builder.CreateICmpEQ(k, i64(0));
-        std::vector<llvm::Value *> current;
-        for (size_t i = 0; i < n; ++i)
-          current.push_back(builder.CreateLoad(next[i]->getType(), acc[i]));
-        std::vector<llvm::Value *> combined = combine(op, current, next);
-        for (size_t i = 0; i < n; ++i) {
-          llvm::Value *v = builder.CreateSelect(first, next[i], combined[i]);
-          builder.CreateStore(v, acc[i]);
-          write_slot(slots[i], op.result(i)->type().element(), base, v);
-        }
+          write_slot(slots[i], op.result(i)->type().element(), base, sums[i]);
       });
     });
   } else if (outer > 1) {
@@ -98,19 +105,9 @@ void KernelLowering::lower_scan(const ir::Operation &op) {
         Chunk chunk{vl, {}};
         std::vector<llvm::Value *> next =
             evaluate_all(chunk, op, Lanes::general(index));
+        std::vector<llvm::Value *> sums = step(k, next);
         for (size_t i = 0; i < n; ++i)
-          if (!acc[i])
-            acc[i] = entry_variable(next[i]->getType());
-        llvm::Value *first = builder.CreateICmpEQ(k, i64(0));
-        std::vector<llvm::Value *> current;
-        for (size_t i = 0; i < n; ++i)
-          current.push_back(builder.CreateLoad(next[i]->getType(), acc[i]));
-        std::vector<llvm::Value *> combined = combine(op, current, next);
-        for (size_t i = 0; i < n; ++i) {
-          llvm::Value *v = builder.CreateSelect(first, next[i], combined[i]);
-          builder.CreateStore(v, acc[i]);
-          scatter(slots[i], op.result(i)->type().element(), index, v);
-        }
+          scatter(slots[i], op.result(i)->type().element(), index, sums[i]);
       });
     });
   } else {
@@ -129,17 +126,9 @@ void KernelLowering::lower_scan(const ir::Operation &op) {
                         Lanes::uniform(index), 1);
           next.push_back(builder.CreateExtractElement(lane, uint64_t{0}));
         }
-        for (size_t i = 0; i < n; ++i)
-          if (!acc[i])
-            acc[i] = entry_variable(next[i]->getType());
-        llvm::Value *first = builder.CreateICmpEQ(k, i64(0));
-        std::vector<llvm::Value *> current;
-        for (size_t i = 0; i < n; ++i)
-          current.push_back(builder.CreateLoad(next[i]->getType(), acc[i]));
-        std::vector<llvm::Value *> combined = combine(op, current, next);
+        std::vector<llvm::Value *> sums = step(k, next);
         for (size_t i = 0; i < n; ++i) {
-          llvm::Value *v = builder.CreateSelect(first, next[i], combined[i]);
-          builder.CreateStore(v, acc[i]);
+          llvm::Value *v = sums[i];
           ir::Scalar element = op.result(i)->type().element();
           if (element == ir::Scalar::I1)
             v = builder.CreateZExt(v, storage_type(element));

@@ -9,6 +9,7 @@
 // computed up front in 64 bits so that iv + step never overflows near the
 // type's maximum. A zero step is reported as an error.
 #include "backends/cpu/kernel_lowering.h"
+#include "backends/llvm/trip_count.h"
 
 #include "backends/llvm/llvm_types.h"
 #include "ir/error.h"
@@ -59,10 +60,6 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   const ir::Type &iv_type = op.operand(0)->type();
   const bool is_signed = ir::is_signed(iv_type.element());
   llvm::Type *wide = builder.getInt64Ty();
-  auto widen = [&](llvm::Value *v) {
-    return is_signed ? builder.CreateSExt(v, wide)
-                     : builder.CreateZExt(v, wide);
-  };
   llvm::Value *lb = scalar(op.operand(0));
   llvm::Value *ub = scalar(op.operand(1));
   llvm::Value *step = scalar(op.operand(2));
@@ -73,29 +70,14 @@ void KernelLowering::lower_for(const ir::Operation &op) {
       builder.CreateICmpEQ(step, llvm::Constant::getNullValue(step->getType())),
       zero_step, [&] { return i64(-1); });
 
-  // Trip count: ceil(distance / |step|) when the range is not empty.
-  llvm::Value *wide_lb = widen(lb), *wide_ub = widen(ub),
-              *wide_step = widen(step);
-  llvm::Value *upward =
-      is_signed ? builder.CreateICmpSGT(
-                      step, llvm::Constant::getNullValue(step->getType()))
-                : builder.getTrue();
-  llvm::Value *nonempty = builder.CreateSelect(
-      upward,
-      is_signed ? builder.CreateICmpSLT(lb, ub) : builder.CreateICmpULT(lb, ub),
-      builder.CreateICmpSGT(lb, ub));
-  llvm::Value *distance =
-      builder.CreateSelect(upward, builder.CreateSub(wide_ub, wide_lb),
-                           builder.CreateSub(wide_lb, wide_ub));
-  llvm::Value *magnitude = builder.CreateSelect(
-      upward, wide_step, builder.CreateSub(builder.getInt64(0), wide_step));
-  llvm::Value *count = builder.CreateAdd(
-      builder.CreateUDiv(distance, magnitude),
-      builder.CreateZExt(
-          builder.CreateICmpNE(builder.CreateURem(distance, magnitude),
-                               builder.getInt64(0)),
-          wide));
-  count = builder.CreateSelect(nonempty, count, builder.getInt64(0));
+  llvm::Value *count =
+      llvm_backend::trip_count(builder, lb, ub, step, is_signed);
+  // iv = lb + trip * step, in 64 bits, truncated to iv's type.
+  auto widen = [&](llvm::Value *v) {
+    return is_signed ? builder.CreateSExt(v, wide)
+                     : builder.CreateZExt(v, wide);
+  };
+  llvm::Value *wide_lb = widen(lb), *wide_step = widen(step);
 
   // Carried values: scalars as phis, blocks in slots filled from init.
   size_t carried = op.num_operands() - 3;

@@ -1,0 +1,20 @@
+// The number of iterations of a block-IR `for` loop, computed once before
+// the loop (both LLVM backends run loops as a counted loop from 0, so that
+// an induction variable near the end of its type's range never wraps).
+#pragma once
+
+namespace llvm {
+class IRBuilderBase;
+class Value;
+} // namespace llvm
+
+namespace blocc::llvm_backend {
+
+/// i64 ceil((ub - lb) / step) for `for iv = lb; iv < ub (or > ub when step
+/// is negative); iv += step`, and 0 for an empty range. lb, ub and step are
+/// integers of one type, signed when `is_signed` (an unsigned loop only
+/// counts upwards). step must not be 0 (callers report that first).
+llvm::Value *trip_count(llvm::IRBuilderBase &builder, llvm::Value *lb,
+                        llvm::Value *ub, llvm::Value *step, bool is_signed);
+
+} // namespace blocc::llvm_backend

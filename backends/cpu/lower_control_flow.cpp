@@ -72,12 +72,6 @@ void KernelLowering::lower_for(const ir::Operation &op) {
 
   llvm::Value *count =
       llvm_backend::trip_count(builder, lb, ub, step, is_signed);
-  // iv = lb + trip * step, in 64 bits, truncated to iv's type.
-  auto widen = [&](llvm::Value *v) {
-    return is_signed ? builder.CreateSExt(v, wide)
-                     : builder.CreateZExt(v, wide);
-  };
-  llvm::Value *wide_lb = widen(lb), *wide_step = widen(step);
 
   // Carried values: scalars as phis, blocks in slots filled from init.
   size_t carried = op.num_operands() - 3;
@@ -110,9 +104,8 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   builder.CreateCondBr(builder.CreateICmpULT(trip, count), loop, after);
 
   builder.SetInsertPoint(loop);
-  llvm::Value *iv = builder.CreateTrunc(
-      builder.CreateAdd(wide_lb, builder.CreateMul(trip, wide_step)),
-      register_type(iv_type.element()));
+  llvm::Value *iv =
+      llvm_backend::induction_value(builder, lb, step, trip, is_signed);
   set_scalar(body.argument(0), iv);
   for (size_t k = 0; k < carried; ++k) {
     if (phis[k])

@@ -4,16 +4,23 @@
 
 namespace blocc::llvm_backend {
 
+namespace {
+
+// Loop bounds are used in 64 bits so that no 32-bit range overflows.
+llvm::Value *widen(llvm::IRBuilderBase &builder, llvm::Value *v,
+                   bool is_signed) {
+  return is_signed ? builder.CreateSExt(v, builder.getInt64Ty())
+                   : builder.CreateZExt(v, builder.getInt64Ty());
+}
+
+} // namespace
+
 llvm::Value *trip_count(llvm::IRBuilderBase &builder, llvm::Value *lb,
                         llvm::Value *ub, llvm::Value *step, bool is_signed) {
   llvm::Type *wide = builder.getInt64Ty();
-  // Distances are taken in 64 bits so that no 32-bit range overflows.
-  auto widen = [&](llvm::Value *v) {
-    return is_signed ? builder.CreateSExt(v, wide)
-                     : builder.CreateZExt(v, wide);
-  };
-  llvm::Value *wide_lb = widen(lb), *wide_ub = widen(ub),
-              *wide_step = widen(step);
+  llvm::Value *wide_lb = widen(builder, lb, is_signed),
+              *wide_ub = widen(builder, ub, is_signed),
+              *wide_step = widen(builder, step, is_signed);
   llvm::Value *upward =
       is_signed ? builder.CreateICmpSGT(
                       step, llvm::Constant::getNullValue(step->getType()))
@@ -35,6 +42,15 @@ llvm::Value *trip_count(llvm::IRBuilderBase &builder, llvm::Value *lb,
                                builder.getInt64(0)),
           wide));
   return builder.CreateSelect(nonempty, count, builder.getInt64(0));
+}
+
+llvm::Value *induction_value(llvm::IRBuilderBase &builder, llvm::Value *lb,
+                             llvm::Value *step, llvm::Value *trip,
+                             bool is_signed) {
+  llvm::Value *wide_iv = builder.CreateAdd(
+      widen(builder, lb, is_signed),
+      builder.CreateMul(trip, widen(builder, step, is_signed)));
+  return builder.CreateTrunc(wide_iv, lb->getType());
 }
 
 } // namespace blocc::llvm_backend

@@ -1,6 +1,7 @@
 // The number of iterations of a block-IR `for` loop, computed once before
-// the loop (both LLVM backends run loops as a counted loop from 0, so that
-// an induction variable near the end of its type's range never wraps).
+// the loop, and its induction variable per iteration (both LLVM backends run
+// loops as a counted loop from 0, so that an induction variable near the end of
+// its type's range never wraps).
 #pragma once
 
 namespace llvm {
@@ -16,5 +17,11 @@ namespace blocc::llvm_backend {
 /// counts upwards). step must not be 0 (callers report that first).
 llvm::Value *trip_count(llvm::IRBuilderBase &builder, llvm::Value *lb,
                         llvm::Value *ub, llvm::Value *step, bool is_signed);
+
+/// The induction variable of iteration `trip` (i64, counted from 0):
+/// lb + trip * step computed in 64 bits, in lb's type.
+llvm::Value *induction_value(llvm::IRBuilderBase &builder, llvm::Value *lb,
+                             llvm::Value *step, llvm::Value *trip,
+                             bool is_signed);
 
 } // namespace blocc::llvm_backend

@@ -75,12 +75,6 @@ void KernelLowering::lower_for(const ir::Operation &op) {
 
   llvm::Value *count =
       llvm_backend::trip_count(builder, lb, ub, step, is_signed);
-  // iv = lb + trip * step, in 64 bits, truncated to iv's type.
-  auto widen = [&](llvm::Value *v) {
-    return is_signed ? builder.CreateSExt(v, wide)
-                     : builder.CreateZExt(v, wide);
-  };
-  llvm::Value *wide_lb = widen(lb), *wide_step = widen(step);
 
   size_t carried = op.num_operands() - 3;
   std::vector<Carried> initial(carried);
@@ -134,9 +128,8 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   const bool body_stores = stores_in(body);
   const bool stored_before = barrier_state().first;
   set_barrier_state({stored_before || body_stores, true});
-  llvm::Value *iv = builder.CreateTrunc(
-      builder.CreateAdd(wide_lb, builder.CreateMul(trip, wide_step)),
-      value_type(iv_type));
+  llvm::Value *iv =
+      llvm_backend::induction_value(builder, lb, step, trip, is_signed);
   set_scalar(body.argument(0), iv);
   for (size_t k = 0; k < carried; ++k) {
     const ir::Value *argument = body.argument(1 + k);

@@ -10,6 +10,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "test_seed.h"
+
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -30,23 +32,8 @@ inline LaunchOptions on(Backend backend) {
 inline const LaunchOptions kInterpreter = on(Backend::Interpreter);
 inline const LaunchOptions kCpu = on(Backend::Cpu);
 
-/// A generator seeded differently in every run unless BLOCC_TEST_SEED is
-/// set; the seed is printed by SeedTrace on failure.
-inline uint64_t seed() {
-  static const uint64_t s = [] {
-    if (const char *env = std::getenv("BLOCC_TEST_SEED"))
-      return static_cast<uint64_t>(std::strtoull(env, nullptr, 10));
-    return static_cast<uint64_t>(std::random_device{}());
-  }();
-  return s;
-}
-inline std::mt19937_64 &rng() {
-  static std::mt19937_64 engine(seed());
-  return engine;
-}
-#define BLOCC_SEED_TRACE()                                                     \
-  SCOPED_TRACE("BLOCC_TEST_SEED=" +                                            \
-               std::to_string(::blocc::cpu_testing::seed()))
+using test_seed::rng;
+using test_seed::seed;
 
 template <typename T>
 std::vector<T> random_values(size_t n, double lo, double hi) {

@@ -12,6 +12,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "test_seed.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -53,22 +55,8 @@ inline const LaunchOptions kCpu = on(Backend::Cpu);
       GTEST_SKIP() << "no GPU: " << ::blocc::cuda::unavailable_reason();       \
   } while (0)
 
-/// Seeded differently in every run unless BLOCC_TEST_SEED is set.
-inline uint64_t seed() {
-  static const uint64_t s = [] {
-    if (const char *env = std::getenv("BLOCC_TEST_SEED"))
-      return static_cast<uint64_t>(std::strtoull(env, nullptr, 10));
-    return static_cast<uint64_t>(std::random_device{}());
-  }();
-  return s;
-}
-inline std::mt19937_64 &rng() {
-  static std::mt19937_64 engine(seed());
-  return engine;
-}
-#define BLOCC_SEED_TRACE()                                                     \
-  SCOPED_TRACE("BLOCC_TEST_SEED=" +                                            \
-               std::to_string(::blocc::gpu_testing::seed()))
+using test_seed::rng;
+using test_seed::seed;
 
 template <typename T>
 std::vector<T> random_values(size_t n, double lo, double hi) {

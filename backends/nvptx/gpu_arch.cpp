@@ -23,6 +23,18 @@ std::string GpuArch::name() const {
   return "sm_" + std::to_string(sm) + (arch_specific ? "a" : "");
 }
 
+int64_t GpuArch::max_shared_bytes() const {
+  switch (sm) {
+  case 80:
+    return 163 * 1024;
+  case 86:
+  case 89:
+    return 99 * 1024;
+  default:
+    return 227 * 1024;
+  }
+}
+
 std::string supported_archs() { return "sm_80, sm_86, sm_89, sm_90, sm_90a"; }
 
 GpuArch GpuArch::parse(std::string_view text) {

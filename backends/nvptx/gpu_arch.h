@@ -3,6 +3,7 @@
 // such as wgmma, which run on sm_90 devices only). No LLVM here.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,12 @@ struct GpuArch {
   /// device (newer devices run its PTX through the driver's JIT). Throws
   /// blocc::Error for devices older than sm_80.
   static GpuArch for_compute_capability(int cc);
+  /// The most shared memory one CTA may use on this architecture once a
+  /// kernel opts in above 48 KB (the CUDA programming guide's table:
+  /// sm_80 163 KB, sm_86 and sm_89 99 KB, sm_90 227 KB). A device may
+  /// allow less than its architecture (a newer device running older PTX):
+  /// the runtime checks the device's own limit when it loads the kernel.
+  int64_t max_shared_bytes() const;
 
   friend bool operator==(const GpuArch &, const GpuArch &) = default;
 };

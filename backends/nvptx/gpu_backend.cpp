@@ -34,8 +34,10 @@ constexpr const char *kCompilerVersion = "blocc-nvptx-1";
 class CompiledKernel {
 public:
   CompiledKernel(std::string name, std::string ptx, std::string symbol,
-                 std::vector<ParameterKind> parameters, int num_warps)
-      : loaded(std::move(name), std::move(ptx), std::move(symbol)),
+                 std::vector<ParameterKind> parameters, int num_warps,
+                 int64_t dynamic_shared_bytes)
+      : loaded(std::move(name), std::move(ptx), std::move(symbol),
+               static_cast<unsigned>(dynamic_shared_bytes)),
         parameters(std::move(parameters)), num_warps(num_warps) {}
   cuda::LoadedKernel loaded;
   std::vector<ParameterKind> parameters;
@@ -66,6 +68,7 @@ struct Generated {
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
   std::unique_ptr<llvm::TargetMachine> machine;
+  int64_t dynamic_shared_bytes = 0; // what each launch must request
 };
 
 Generated generate(const ir::Function &function, const CompileOptions &o) {
@@ -76,8 +79,9 @@ Generated generate(const ir::Function &function, const CompileOptions &o) {
       std::make_unique<llvm::Module>("blocc." + function.name(), *g.context);
   g.machine = make_target_machine(o.arch);
   prepare_module(*g.module, *g.machine);
-  KernelLowering lowering(function, *g.module, o.num_warps);
+  KernelLowering lowering(function, *g.module, o.num_warps, o.arch);
   lowering.lower(symbol_for(function.name()));
+  g.dynamic_shared_bytes = lowering.dynamic_shared_bytes();
   return g;
 }
 
@@ -146,12 +150,16 @@ compile_by_text(const ir::Function &function, const CompileOptions &options) {
     ++compiled_count;
     return std::make_shared<const CompiledKernel>(
         function.name(), std::move(ptx), symbol_for(function.name()),
-        std::move(parameters), options.num_warps);
+        std::move(parameters), options.num_warps, g.dynamic_shared_bytes);
   });
 }
 
 const std::string &ptx_of(const CompiledKernel &kernel) {
   return kernel.loaded.ptx();
+}
+
+int64_t dynamic_shared_bytes(const CompiledKernel &kernel) {
+  return kernel.loaded.dynamic_shared_bytes();
 }
 
 std::string llvm_ir(const ir::Function &function, const CompileOptions &options,

@@ -15,6 +15,7 @@
 #include "ir/function.h"
 #include "runtime/kernel_args.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,11 @@ compile(const ir::Function &function, const CompileOptions &options = {});
 
 /// The PTX text of a compiled kernel.
 const std::string &ptx_of(const CompiledKernel &kernel);
+
+/// The dynamic shared memory each launch of `kernel` requests: 0 when its
+/// shared memory fits the static 48 KB, else all of it (up to the
+/// architecture's opt-in limit; the runtime enables it per function).
+int64_t dynamic_shared_bytes(const CompiledKernel &kernel);
 
 /// The LLVM IR (NVVM) the backend generates for `function`, as lowered
 /// (optimized = false) or after -O3.

@@ -17,10 +17,11 @@ using ir::Scalar;
 constexpr unsigned kGlobalAddressSpace = 1;
 
 KernelLowering::KernelLowering(const ir::Function &kernel, llvm::Module &module,
-                               int num_warps)
+                               int num_warps, const GpuArch &arch)
     : kernel(kernel), module(module), context(module.getContext()),
       builder(module.getContext()),
-      axis_info(const_cast<ir::Function &>(kernel)), num_warps(num_warps) {
+      axis_info(const_cast<ir::Function &>(kernel)), num_warps(num_warps),
+      arch(arch) {
   check_supported(kernel, axis_info);
   layouts_ = std::make_unique<LayoutAssignment>(kernel, axis_info, num_warps);
 }
@@ -82,19 +83,8 @@ llvm::Function *KernelLowering::lower(const std::string &symbol) {
     lower_op(*op);
   if (!builder.GetInsertBlock()->getTerminator())
     builder.CreateRetVoid();
-  if (shared_) {
-    // Now that every user has reserved its bytes: the real buffer.
-    auto *type = llvm::ArrayType::get(builder.getInt8Ty(),
-                                      static_cast<uint64_t>(shared_bytes_));
-    auto *buffer = new llvm::GlobalVariable(
-        module, type, false, llvm::GlobalValue::InternalLinkage,
-        llvm::UndefValue::get(type), "blocc_shared", nullptr,
-        llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
-    buffer->setAlignment(llvm::Align(16));
-    shared_->replaceAllUsesWith(buffer);
-    shared_->eraseFromParent();
-    shared_ = nullptr;
-  }
+  if (shared_)
+    define_shared_buffer();
   return f;
 }
 

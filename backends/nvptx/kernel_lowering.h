@@ -19,12 +19,14 @@
 // later memory access of the program a CTA barrier orders the threads, so
 // that a program reads what it wrote, as on the interpreter.
 //
-// Shared memory (lower_convert.cpp) is one static buffer per kernel, sized
-// for its largest user: every conversion and cross-warp reduction step
-// writes it, waits at a barrier and reads it back before the next user, so
-// no two uses are ever live at once and all may start at offset 0. A
-// barrier precedes a write only when the buffer has been read since the
-// last barrier.
+// Shared memory (lower_convert.cpp) is one buffer per kernel, sized for its
+// largest user: every conversion and cross-warp reduction step writes it,
+// waits at a barrier and reads it back before the next user, so no two uses
+// are ever live at once and all may start at offset 0. A barrier precedes a
+// write only when the buffer has been read since the last barrier. Up to
+// 48 KB the buffer is static (`.shared`); beyond, it is the kernel's
+// dynamic shared memory (`.extern .shared`, sized at launch:
+// dynamic_shared_bytes()), up to the architecture's opt-in limit.
 //
 // Ops this version does not lower (scans, dot, atomics, shape
 // permutations, debug ops) are reported, before any code is generated, as
@@ -39,6 +41,7 @@
 #pragma once
 
 #include "backends/nvptx/assign_layouts.h"
+#include "backends/nvptx/gpu_arch.h"
 #include "ir/axis_info.h"
 #include "ir/function.h"
 
@@ -55,7 +58,8 @@ namespace blocc::nvptx {
 
 /// Shared memory: conversions and reductions across warps.
 constexpr unsigned kSharedAddressSpace = 3;
-/// Static shared memory a kernel may use without opting in.
+/// Shared memory a kernel may use without opting in: up to this much the
+/// buffer is static, beyond it dynamic (GpuArch::max_shared_bytes() caps).
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
 /// Throws blocc::Error naming the first op (in program order, regions
@@ -65,8 +69,9 @@ void check_supported(const ir::Function &function,
 
 class KernelLowering {
 public:
+  /// `arch` bounds the shared memory the kernel may use.
   KernelLowering(const ir::Function &kernel, llvm::Module &module,
-                 int num_warps);
+                 int num_warps, const GpuArch &arch = {});
 
   /// Builds the kernel entry `symbol` in the module.
   llvm::Function *lower(const std::string &symbol);
@@ -143,6 +148,9 @@ public:
   void after_shared_write();
   /// Bytes of shared memory the kernel needs so far.
   int64_t shared_bytes() const { return shared_bytes_; }
+  /// After lower(): the dynamic shared memory each launch must request
+  /// (0 when the buffer is static or the kernel uses none).
+  int64_t dynamic_shared_bytes() const { return dynamic_shared_bytes_; }
   /// The element's position in a row-major array of the value's shape.
   llvm::Value *linear_index(const Layout &layout, int64_t r);
 
@@ -155,9 +163,13 @@ public:
   llvm::IRBuilder<> builder;
   ir::AxisInfoAnalysis axis_info;
   int num_warps;
+  GpuArch arch;
 
 private:
   void bind_arguments(llvm::Function *f);
+  /// Replaces the placeholder with the kernel's shared buffer, static or
+  /// dynamic by its final size (lower_convert.cpp).
+  void define_shared_buffer();
   void compute_thread_positions();
   void lower_op(const ir::Operation &op);
   int layout_id(const Layout &layout);
@@ -175,6 +187,7 @@ private:
   bool shared_read_since_barrier_ = false;
   llvm::GlobalVariable *shared_ = nullptr; // placeholder until the end
   int64_t shared_bytes_ = 0;
+  int64_t dynamic_shared_bytes_ = 0;
 
 public:
   /// Conservative barrier state at the entry of a region that may run

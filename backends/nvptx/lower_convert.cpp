@@ -1,7 +1,8 @@
 // Shared memory and layout conversions.
 //
 // The kernel has one shared buffer (kernel_lowering.h): every user writes
-// it from offset 0, waits at a barrier, and reads it back. A conversion
+// it from offset 0, waits at a barrier, and reads it back; static up to
+// 48 KB, dynamic beyond. A conversion
 // writes each element the thread holds in the source layout at its
 // row-major position, padded by one element every 32 so that the threads
 // of a warp, which own runs of 1 to 8 consecutive elements, write
@@ -71,12 +72,11 @@ llvm::Value *KernelLowering::shared_element(int64_t offset, int64_t count,
   int64_t bytes = static_cast<int64_t>(
       module.getDataLayout().getTypeAllocSize(type).getFixedValue());
   int64_t end = offset + count * bytes;
-  if (end > kMaxStaticSharedBytes)
+  if (end > arch.max_shared_bytes())
     throw Error("needs " + std::to_string(end) +
-                " bytes of shared memory, more than the " +
-                std::to_string(kMaxStaticSharedBytes) +
-                " the GPU backend uses so far (dynamic shared memory is not "
-                "lowered yet); use a smaller block");
+                " bytes of shared memory per program, more than the " +
+                std::to_string(arch.max_shared_bytes()) + " bytes " +
+                arch.name() + " allows a CTA; use a smaller block");
   shared_bytes_ = std::max(shared_bytes_, end);
   if (!shared_) {
     // A placeholder: lower() replaces it with a buffer of the final size.
@@ -89,6 +89,26 @@ llvm::Value *KernelLowering::shared_element(int64_t offset, int64_t count,
   llvm::Value *base =
       builder.CreateConstGEP1_64(builder.getInt8Ty(), shared_, offset);
   return builder.CreateGEP(type, base, index);
+}
+
+void KernelLowering::define_shared_buffer() {
+  // Now that every user has reserved its bytes: the real buffer. Beyond
+  // the static limit it is the kernel's dynamic shared memory, an external
+  // array without a size (`.extern .shared`), sized by the launch.
+  const bool dynamic = shared_bytes_ > kMaxStaticSharedBytes;
+  auto *type = llvm::ArrayType::get(
+      builder.getInt8Ty(), dynamic ? 0 : static_cast<uint64_t>(shared_bytes_));
+  auto *buffer = new llvm::GlobalVariable(
+      module, type, false,
+      dynamic ? llvm::GlobalValue::ExternalLinkage
+              : llvm::GlobalValue::InternalLinkage,
+      dynamic ? nullptr : llvm::UndefValue::get(type), "blocc_shared", nullptr,
+      llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+  buffer->setAlignment(llvm::Align(16));
+  shared_->replaceAllUsesWith(buffer);
+  shared_->eraseFromParent();
+  shared_ = nullptr;
+  dynamic_shared_bytes_ = dynamic ? shared_bytes_ : 0;
 }
 
 llvm::Value *KernelLowering::linear_index(const Layout &layout, int64_t r) {

@@ -81,6 +81,8 @@ Loaded load() {
        resolve(library, "cuModuleLoadDataEx", a.cuModuleLoadDataEx)},
       {"cuModuleGetFunction",
        resolve(library, "cuModuleGetFunction", a.cuModuleGetFunction)},
+      {"cuFuncSetAttribute",
+       resolve(library, "cuFuncSetAttribute", a.cuFuncSetAttribute)},
       {"cuLaunchKernel", resolve(library, "cuLaunchKernel", a.cuLaunchKernel)},
       {"cuEventCreate", resolve(library, "cuEventCreate", a.cuEventCreate)},
       {"cuEventDestroy_v2",

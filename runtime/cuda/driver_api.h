@@ -37,6 +37,10 @@ constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7;
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
+
+// CUfunction_attribute values.
+constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 
 // CUpointer_attribute values.
 constexpr int CU_POINTER_ATTRIBUTE_CONTEXT = 1;
@@ -80,6 +84,7 @@ struct Api {
                                  void **option_values);
   CUresult (*cuModuleGetFunction)(CUfunction *function, CUmodule module,
                                   const char *name);
+  CUresult (*cuFuncSetAttribute)(CUfunction function, int attribute, int value);
   CUresult (*cuLaunchKernel)(CUfunction function, unsigned grid_x,
                              unsigned grid_y, unsigned grid_z, unsigned block_x,
                              unsigned block_y, unsigned block_z,

@@ -43,8 +43,36 @@ std::array<int64_t, 3> grid_limits(const std::string &what) {
 } // namespace
 
 LoadedKernel::LoadedKernel(std::string name, std::string ptx,
-                           std::string symbol)
-    : name_(std::move(name)), ptx_(std::move(ptx)), symbol_(std::move(symbol)) {
+                           std::string symbol, unsigned dynamic_shared_bytes)
+    : name_(std::move(name)), ptx_(std::move(ptx)), symbol_(std::move(symbol)),
+      dynamic_shared_bytes_(dynamic_shared_bytes) {}
+
+void LoadedKernel::enable_dynamic_shared_memory(CUfunction function) const {
+  // Up to 48 KB every function may use without opting in.
+  constexpr unsigned kWithoutOptIn = 48 * 1024;
+  if (dynamic_shared_bytes_ <= kWithoutOptIn)
+    return;
+  const Api &a = api();
+  const std::string what = "kernel '" + name_ + "'";
+  CUdevice device = 0;
+  check(a.cuCtxGetDevice(&device), "cuCtxGetDevice", what);
+  int limit = 0;
+  check(a.cuDeviceGetAttribute(
+            &limit, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            device),
+        "cuDeviceGetAttribute", what);
+  if (dynamic_shared_bytes_ > static_cast<unsigned>(limit)) {
+    char gpu[256] = {};
+    a.cuDeviceGetName(gpu, sizeof gpu, device);
+    throw Error(what + " needs " + std::to_string(dynamic_shared_bytes_) +
+                " bytes of shared memory per program, more than the " +
+                std::to_string(limit) + " bytes GPU " + std::to_string(device) +
+                " (" + gpu + ") allows a block; use a smaller block");
+  }
+  check(a.cuFuncSetAttribute(function,
+                             CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             static_cast<int>(dynamic_shared_bytes_)),
+        "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", what);
 }
 
 CUfunction LoadedKernel::function_in(CUcontext context) const {
@@ -74,6 +102,7 @@ CUfunction LoadedKernel::function_in(CUcontext context) const {
   CUfunction function = nullptr;
   check(a.cuModuleGetFunction(&function, module, symbol_.c_str()),
         "cuModuleGetFunction", what);
+  enable_dynamic_shared_memory(function);
   functions_.emplace(context, function);
   return function;
 }
@@ -98,7 +127,8 @@ void LoadedKernel::launch(CUcontext context, const LaunchShape &shape,
                              static_cast<unsigned>(shape.grid[1]),
                              static_cast<unsigned>(shape.grid[2]),
                              static_cast<unsigned>(shape.threads), 1, 1,
-                             shape.shared_bytes, nullptr, parameters, nullptr),
+                             dynamic_shared_bytes_, nullptr, parameters,
+                             nullptr),
         "cuLaunchKernel", what);
 }
 

@@ -1,8 +1,11 @@
 // A compiled kernel's PTX and its launches: the module is loaded into each
 // CUDA context the kernel runs in on first use (cuModuleLoadDataEx, with
 // the JIT compiler's error log in the message when the driver rejects the
-// PTX) and its function cached per context; launches check the grid
-// against the device's limits first. Internal to runtime/ and backends/.
+// PTX) and its function cached per context; a kernel needing more than
+// 48 KB of dynamic shared memory has it enabled per function there
+// (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), after checking the
+// device's opt-in limit. Launches check the grid against the device's
+// limits first. Internal to runtime/ and backends/.
 #pragma once
 
 #include "runtime/cuda/driver_api.h"
@@ -18,17 +21,19 @@ namespace blocc::cuda {
 struct LaunchShape {
   std::array<int64_t, 3> grid{1, 1, 1}; // programs along x, y, z
   int threads = 128;                    // per program (CTA), along x
-  unsigned shared_bytes = 0;            // dynamic shared memory
 };
 
 class LoadedKernel {
 public:
   /// `name` is the user's kernel name (for messages), `symbol` the PTX
-  /// entry's name.
-  LoadedKernel(std::string name, std::string ptx, std::string symbol);
+  /// entry's name, `dynamic_shared_bytes` what each launch requests (the
+  /// size of the PTX's `.extern .shared` buffer; 0 if none).
+  LoadedKernel(std::string name, std::string ptx, std::string symbol,
+               unsigned dynamic_shared_bytes = 0);
 
   const std::string &name() const { return name_; }
   const std::string &ptx() const { return ptx_; }
+  unsigned dynamic_shared_bytes() const { return dynamic_shared_bytes_; }
 
   /// Launches the kernel in `context` (asynchronously, on the context's
   /// default stream). `parameters[i]` points at the value of the PTX
@@ -37,11 +42,16 @@ public:
   void launch(driver::CUcontext context, const LaunchShape &shape,
               void **parameters) const;
 
-  /// The function in `context` (the context must be current).
+  /// The function in `context` (the context must be current). Throws
+  /// blocc::Error naming the kernel and both sizes when it needs more
+  /// shared memory than the device allows a block.
   driver::CUfunction function_in(driver::CUcontext context) const;
 
 private:
+  void enable_dynamic_shared_memory(driver::CUfunction function) const;
+
   std::string name_, ptx_, symbol_;
+  unsigned dynamic_shared_bytes_ = 0;
   mutable std::mutex mutex_;
   mutable std::map<driver::CUcontext, driver::CUfunction> functions_;
 };

@@ -1,6 +1,7 @@
 #include "backends/nvptx/assign_layouts.h"
 
 #include "backends/llvm/llvm_types.h"
+#include "backends/nvptx/shape_layouts.h"
 #include "ir/error.h"
 
 #include <algorithm>
@@ -107,14 +108,14 @@ void LayoutAssignment::visit_op(const ir::Operation &op) {
   case OpCode::Reduce:
     visit_reduce(op);
     return;
-  case OpCode::Scan:
-    visit_scan(op);
-    return;
   case OpCode::For:
     visit_for(op);
     return;
   case OpCode::If:
     visit_if(op);
+    return;
+  case OpCode::Split:
+    visit_split(op);
     return;
   default:
     break;
@@ -126,7 +127,7 @@ void LayoutAssignment::visit_op(const ir::Operation &op) {
     // A load nobody uses still runs (it may fault): in its own layout.
     if (layouts_of(result).empty())
       require(result, anchor(result->type().shape()));
-    set_home(result, layouts_of(result).front());
+    set_home(result, load_home(result));
     propagate_to_operands(op, *home(result));
     return;
   }
@@ -169,6 +170,8 @@ void LayoutAssignment::visit_reduce(const ir::Operation &op) {
           break;
         }
     if (!chosen)
+      chosen = reshaped_from_operand(first);
+    if (!chosen)
       chosen = anchor(shape);
     reduce_layouts_.emplace(&op, *chosen);
     changed_ = true;
@@ -182,25 +185,6 @@ void LayoutAssignment::visit_reduce(const ir::Operation &op) {
       set_home(op.result(i), sliced);
   for (const ir::Value *operand : op.operands())
     require(operand, operands);
-}
-
-void LayoutAssignment::visit_scan(const ir::Operation &op) {
-  const ir::Value *first = op.result(0);
-  if (!home(first)) {
-    std::optional<Layout> chosen;
-    for (size_t i = 0; i < op.num_results() && !chosen; ++i)
-      if (!layouts_of(op.result(i)).empty())
-        chosen = layouts_of(op.result(i)).front();
-    for (size_t i = 0; i < op.num_operands() && !chosen; ++i)
-      if (!layouts_of(op.operand(i)).empty())
-        chosen = layouts_of(op.operand(i)).front();
-    if (!chosen)
-      chosen = anchor(first->type().shape());
-    for (size_t i = 0; i < op.num_results(); ++i)
-      set_home(op.result(i), *chosen);
-  }
-  for (const ir::Value *operand : op.operands())
-    require(operand, *home(first));
 }
 
 void LayoutAssignment::visit_for(const ir::Operation &op) {
@@ -265,13 +249,7 @@ Layout LayoutAssignment::anchor(const std::vector<int64_t> &shape) {
 int LayoutAssignment::parent_for(const std::vector<int64_t> &shape) {
   auto found = vector_width_.find(shape);
   int64_t width = found == vector_width_.end() ? 1 : found->second;
-  BlockedLayout layout = choose_blocked_layout(shape, width, num_warps_);
-  for (size_t i = 0; i < parents_.size(); ++i)
-    if (parents_[i] == layout)
-      return static_cast<int>(i);
-  parents_.push_back(layout);
-  changed_ = true;
-  return static_cast<int>(parents_.size() - 1);
+  return intern(choose_blocked_layout(shape, width, num_warps_));
 }
 
 void LayoutAssignment::require(const ir::Value *v, const Layout &layout) {
@@ -306,8 +284,16 @@ void LayoutAssignment::propagate_to_operands(const ir::Operation &op,
     require(operand, sliced);
     return;
   }
-  case OpCode::Reshape: // one that only adds size-1 dimensions
-    require(op.operand(0), reshaped_operand_layout(op, layout));
+  case OpCode::Reshape:
+    if (only_adds_or_drops_ones(op))
+      require(op.operand(0), reshaped_operand_layout(op, layout));
+    else
+      propagate_shape_op(op, 0, layout);
+    return;
+  case OpCode::Permute:
+  case OpCode::Join:
+  case OpCode::Cat:
+    propagate_shape_op(op, 0, layout);
     return;
   default:
     // Elementwise ops, loads and hints: operands of the result's shape.

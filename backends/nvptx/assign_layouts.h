@@ -8,24 +8,25 @@
 // anchors' layouts then flow backwards to the operands: elementwise ops
 // and hints give their operands their own layout, broadcast keeps the
 // parent (size-1 dimensions hold index 0), expand_dims slices the new
-// dimension away.
+// dimension away, and the shape ops choose layouts in which each thread
+// already holds its elements (shape_layouts.h, assign_shape_layouts.cpp).
+// Parents that put every element in the same threads are one parent.
 //
 // A value may be needed in several layouts. Values computed from
 // arguments, constants, program ids and index arithmetic (and elementwise
 // ops on anything) are simply computed once per layout. Values that cannot
-// be recomputed — loads, reduction and scan results, loop-carried values and
-// the results of for and if — are produced in one *home* layout and converted
+// be recomputed — loads, reduction results, loop-carried values and the
+// results of for and if — are produced in one *home* layout and converted
 // through shared memory to the other layouts they are needed in, right
 // where they are defined (lower_convert.cpp):
-//   - a load: the first layout its users need;
+//   - a load: the first layout its users need that is not transposed
+//     (else the anchor of its shape: loads stay coalesced);
 //   - a reduction: its operands' home is the layout whose slice along the
 //     reduced dimension is the layout a user needs of the result (so that
 //     `x - max(x, 1)[:, None]` converts nothing), else a layout the
-//     operand already has, else the anchor of the operand's shape; the
+//     operand already has, else (a reshaped operand) the layout its
+//     reshape's operand has, else the anchor of the operand's shape; the
 //     results' home is that layout's slice along the reduced dimension;
-//   - a scan: its operands and results all in the first layout a user
-//     needs of a result, else one the operand already has, else the
-//     anchor of its shape;
 //   - a loop-carried value: the first layout the loop's result is needed
 //     in, else the first layout the body needs the carried value in; the
 //     init and the yielded value are needed in it;
@@ -41,6 +42,8 @@
 #include "ir/function.h"
 
 #include <map>
+#include <optional>
+#include <tuple>
 #include <vector>
 
 namespace blocc::nvptx {
@@ -64,14 +67,31 @@ public:
   const Layout &store_layout(const ir::Operation &store) const;
   /// The layout a reduction reads its operands in.
   const Layout &reduce_layout(const ir::Operation &reduce) const;
+  /// The layouts (one per operand; scalars: an empty one) a shape op
+  /// (shape_layouts.h) reads to produce its result `result` in `layout`;
+  /// `layout` is empty for the scalar results of splitting a pair.
+  const std::vector<Layout> &shape_operand_layouts(const ir::Operation &op,
+                                                   size_t result,
+                                                   const Layout &layout) const;
 
 private:
   void visit(const ir::Block &block);
   void visit_op(const ir::Operation &op);
   void visit_reduce(const ir::Operation &op);
-  void visit_scan(const ir::Operation &op);
   void visit_for(const ir::Operation &op);
   void visit_if(const ir::Operation &op);
+  // Shape ops (assign_shape_layouts.cpp).
+  void visit_split(const ir::Operation &op);
+  void propagate_shape_op(const ir::Operation &op, size_t result,
+                          const Layout &layout);
+  std::vector<Layout> choose_shape_operand_layouts(const ir::Operation &op,
+                                                   size_t result,
+                                                   const Layout &layout);
+  std::optional<Layout> reshaped_from_operand(const ir::Value *v);
+  Layout load_home(const ir::Value *load);
+  /// The parent equal to `layout`, or one placing every element in the
+  /// same threads, else `layout` added.
+  int intern(const BlockedLayout &layout);
   Layout anchor(const std::vector<int64_t> &shape);
   int parent_for(const std::vector<int64_t> &shape);
   void require(const ir::Value *v, const Layout &layout);
@@ -87,6 +107,9 @@ private:
   std::map<const ir::Value *, Layout> homes_;
   std::map<const ir::Operation *, Layout> store_layouts_;
   std::map<const ir::Operation *, Layout> reduce_layouts_;
+  std::map<std::tuple<const ir::Operation *, size_t, Layout>,
+           std::vector<Layout>>
+      shape_operands_;
 };
 
 /// The layout of the operand of a reshape that only adds size-1

@@ -3,6 +3,7 @@
 #include "backends/llvm/llvm_types.h"
 #include "backends/llvm/narrow_float.h"
 #include "backends/nvptx/kernel_abi.h"
+#include "backends/nvptx/shape_layouts.h"
 #include "ir/error.h"
 
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -12,6 +13,9 @@ namespace blocc::nvptx {
 
 using ir::OpCode;
 using ir::Scalar;
+
+/// Global memory: where every pointer of the block IR points.
+constexpr unsigned kGlobalAddressSpace = 1;
 
 KernelLowering::KernelLowering(const ir::Function &kernel, llvm::Module &module,
                                int num_warps, const GpuArch &arch)
@@ -213,9 +217,6 @@ void KernelLowering::lower_op(const ir::Operation &op) {
     case OpCode::Reduce:
       lower_reduce(op);
       return;
-    case OpCode::Scan:
-      lower_scan(op);
-      return;
     case OpCode::For:
       lower_for(op);
       return;
@@ -224,6 +225,10 @@ void KernelLowering::lower_op(const ir::Operation &op) {
       return;
     default:
       break;
+    }
+    if (moves_elements(op)) {
+      lower_shape(op);
+      return;
     }
     const ir::Value *result = op.result();
     if (!result->type().is_block()) {

@@ -66,6 +66,8 @@ KernelLowering::creation_block(const ir::Operation &op, const Layout &layout) {
   case OpCode::ExpandDims: {
     // The operand's layout shares the result's parent (assign_layouts.h).
     const ir::Value *operand = op.operand(0);
+    if (!operand->type().is_block()) // a scalar made a block of one
+      return Registers(n, scalar(operand));
     Layout seen{layout.parent, layout.dims, operand->type().shape()};
     if (op.code() == OpCode::ExpandDims)
       seen.dims.erase(seen.dims.begin() + op.int_attr("axis"));

@@ -50,14 +50,6 @@ std::string unsupported_reason(const ir::Operation &op,
   case OpCode::Abs:
   case OpCode::Sqrt:
   case OpCode::Rsqrt:
-  case OpCode::Exp:
-  case OpCode::Exp2:
-  case OpCode::Log:
-  case OpCode::Log2:
-  case OpCode::Sin:
-  case OpCode::Cos:
-  case OpCode::Tanh:
-  case OpCode::Erf:
   case OpCode::Floor:
   case OpCode::Ceil:
   case OpCode::Fma:
@@ -70,28 +62,19 @@ std::string unsupported_reason(const ir::Operation &op,
   case OpCode::For:
   case OpCode::If:
   case OpCode::Reduce:
-  case OpCode::Scan:
+  case OpCode::Reshape:
+  case OpCode::Permute:
+  case OpCode::Join:
+  case OpCode::Split:
+  case OpCode::Cat:
     return "";
-  case OpCode::Reshape: {
-    // Only the reshapes that add size-1 dimensions (argmax's indices).
-    auto without_ones = [](const std::vector<int64_t> &shape) {
-      std::vector<int64_t> out;
-      for (int64_t d : shape)
-        if (d != 1)
-          out.push_back(d);
-      return out;
-    };
-    if (without_ones(op.operand(0)->type().shape()) ==
-        without_ones(op.result()->type().shape()))
-      return "";
-    return "a reshape that moves elements between dimensions (such as a "
-           "whole-block reduction of a 2-D block, which flattens it) is not "
-           "lowered by the GPU backend yet; reduce along each axis instead";
-  }
   case OpCode::Div:
   case OpCode::Rem: {
     if (ir::is_float(element))
-      return "";
+      return op.code() == OpCode::Div
+                 ? ""
+                 : "float remainder (fmod) is not lowered by the GPU backend "
+                   "yet";
     std::optional<int64_t> divisor =
         axis_info.get(op.operand(1)).constant_value;
     if (divisor && *divisor != 0)
@@ -100,6 +83,16 @@ std::string unsupported_reason(const ir::Operation &op,
            "lowered by the GPU backend yet (it cannot report a division by "
            "zero from the GPU yet); divide by a constant";
   }
+  case OpCode::Exp:
+  case OpCode::Exp2:
+  case OpCode::Log:
+  case OpCode::Log2:
+    if (element == Scalar::F32 || element == Scalar::F16 ||
+        element == Scalar::BF16)
+      return "";
+    return std::string(op.name()) + " on " +
+           std::string(ir::scalar_name(element)) +
+           " is not lowered by the GPU backend yet (f32, f16 and bf16 are)";
   case OpCode::Load:
   case OpCode::Store:
     if (op.operand(0)->type().pointee() == Scalar::Ptr)

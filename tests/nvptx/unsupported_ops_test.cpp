@@ -17,22 +17,23 @@ std::string at_line(int line) {
   return "unsupported_ops_test.cpp:" + std::to_string(line);
 }
 
-int flatten_line = 0;
-auto tile_sum =
-    bl::kernel("tile_sum", [](bl::Ptr<float> x, bl::Ptr<float> out) {
-      auto r = bl::expand_dims(bl::arange(0, 8), 1);
-      auto c = bl::expand_dims(bl::arange(0, 16), 0);
-      auto v = bl::load(x + r * 16 + c);
-      flatten_line = __LINE__ + 1;
-      bl::store(out, bl::sum(v));
-    });
+int scan_line = 0;
+auto row_cumsum =
+    bl::kernel("row_cumsum",
+               [](bl::Ptr<float> x, bl::Ptr<float> out, bl::Const<int> BLOCK) {
+                 auto offsets = bl::arange(0, BLOCK);
+                 auto v = bl::load(x + offsets);
+                 scan_line = __LINE__ + 1;
+                 bl::store(out + offsets, bl::cumsum(v));
+               });
 
-TEST(UnsupportedOps, WholeBlockReductionsOfTwoDimensionsNameTheLine) {
-  std::vector<float> x(128), out(1);
-  std::string message = gpu_compile_error(specialization(tile_sum, x, out));
-  EXPECT_THAT(message,
-              ::testing::HasSubstr("reshape at " + at_line(flatten_line)));
-  EXPECT_THAT(message, ::testing::HasSubstr("reduce along each axis"));
+TEST(UnsupportedOps, ScansNameTheOpAndLine) {
+  std::vector<float> x(64), out(64);
+  std::string message =
+      gpu_compile_error(specialization(row_cumsum, x, out, 64));
+  EXPECT_THAT(message, ::testing::HasSubstr("scan at " + at_line(scan_line)));
+  EXPECT_THAT(message, ::testing::HasSubstr("not lowered by the GPU backend"));
+  EXPECT_THAT(message, ::testing::HasSubstr("run this kernel on host memory"));
 }
 
 int atomic_line = 0;
@@ -105,6 +106,17 @@ TEST(LayoutConversions, ConvertedValuesMatchTheCpuBackend) {
   two_layouts[{1}].with(kCpu)(x, row, tile);
   EXPECT_TRUE(same_bits(drow.to_host(), row));
   EXPECT_TRUE(same_bits(dtile.to_host(), tile));
+}
+
+auto unary = bl::kernel("unary", [](bl::Ptr<float> x, bl::Const<int> BLOCK) {
+  auto offsets = bl::arange(0, BLOCK);
+  bl::store(x + offsets, bl::sin(bl::load(x + offsets)));
+});
+
+TEST(UnsupportedOps, MathWithoutAGpuImplementation) {
+  std::vector<float> x(64);
+  std::string message = gpu_compile_error(specialization(unary, x, 64));
+  EXPECT_THAT(message, ::testing::HasSubstr("'sin' is not lowered"));
 }
 
 TEST(GpuOptions, ArchitecturesOutsideTheListAreRejected) {

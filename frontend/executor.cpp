@@ -110,6 +110,14 @@ std::string host_backend_description(Backend backend) {
   return "reference interpreter";
 }
 
+size_t clear_compile_cache() {
+#ifdef BLOCC_HAVE_CPU_BACKEND
+  return cpu::clear_disk_cache();
+#else
+  return 0;
+#endif
+}
+
 } // namespace blocc
 
 namespace blocc::detail {

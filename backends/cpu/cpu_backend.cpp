@@ -97,6 +97,9 @@ void *machine_code(const ir::Function &function, const std::string &key,
                    const std::string &symbol, const CompileOptions &options,
                    KernelInfo &info) {
   std::shared_ptr<const runtime::cpu::DiskCache> disk = disk_cache();
+  // Read (and a malformed value reported) before any work, at every
+  // in-memory miss as BLOCC_CACHE_DIR is.
+  const uint64_t max_bytes = runtime::cpu::cache_max_bytes_from_environment();
   const KernelInfo before_lowering = info;
   std::string object;
   // BLOCC_DUMP=llvm prints the optimized IR, which only a compile makes.
@@ -129,8 +132,8 @@ void *machine_code(const ir::Function &function, const std::string &key,
   object = emit_object(*g.module, *g.machine);
   ++counters().jit_compiles;
   if (disk)
-    ++(disk->store(key, object) ? counters().disk_writes
-                                : counters().disk_write_failures);
+    ++(disk->store(key, object, max_bytes) ? counters().disk_writes
+                                           : counters().disk_write_failures);
   return load_object(object, symbol, function.name());
 }
 
@@ -263,6 +266,11 @@ CacheCounters cache_counters() {
 std::string disk_cache_directory() {
   std::shared_ptr<const runtime::cpu::DiskCache> disk = disk_cache();
   return disk ? disk->directory() : std::string();
+}
+
+size_t clear_disk_cache() {
+  std::shared_ptr<const runtime::cpu::DiskCache> disk = disk_cache();
+  return disk ? static_cast<size_t>(disk->clear().entries) : 0;
 }
 
 void clear_memory_cache_for_testing() { cache().clear(); }

@@ -42,8 +42,10 @@ struct CompileOptions {
 /// IR was compiled before for this machine by this version of blocc, else
 /// from the disk cache (runtime/cpu/disk_cache.h; $BLOCC_CACHE_DIR, default
 /// $XDG_CACHE_HOME/blocc or ~/.cache/blocc, `off` turns it off) when an
-/// earlier process compiled it, else compiled now and stored there.
-/// Throws blocc::Error naming the op for IR the backend cannot compile.
+/// earlier process compiled it, else compiled now and stored there (which
+/// may evict the least recently used entries: $BLOCC_CACHE_MAX_SIZE, 1 GiB
+/// by default). Throws blocc::Error naming the op for IR the backend cannot
+/// compile, and naming the variable for a malformed BLOCC_CACHE_MAX_SIZE.
 std::shared_ptr<const CompiledKernel>
 compile(const ir::Function &function, const CompileOptions &options = {});
 
@@ -89,6 +91,10 @@ CacheCounters cache_counters();
 /// The disk cache directory compiles use now, or "" when it is off or
 /// unusable (why is written to stderr once).
 std::string disk_cache_directory();
+
+/// Removes every entry of the disk cache the environment selects now;
+/// returns how many (0 when it is off). Kernels already loaded stay usable.
+size_t clear_disk_cache();
 
 /// Test hook: forgets the in-memory cache, so that the next compile of a
 /// kernel behaves as in a fresh process (kernels handed out stay valid).

@@ -6,13 +6,30 @@
 
 #include "backends/llvm/math_lanes.h"
 
+#include <functional>
+
 namespace blocc::llvm_backend::math {
 
 // math_exp_log.cpp
 llvm::Value *exp(FloatLanes &f, llvm::Value *x, bool base2);
 llvm::Value *log(FloatLanes &f, llvm::Value *x, bool base2);
 // math_trig.cpp
-llvm::Value *sin_cos(FloatLanes &f, llvm::Value *x, bool cosine);
+/// |x| = j pi/2 + r, |r| <= pi/4 (r = r_high + r_low in x's format, j an
+/// integer of x's width whose two low bits are the quadrant).
+struct TrigReduction {
+  llvm::Value *r, *r_low, *j;
+};
+/// How the lanes set in `huge` (finite |x| beyond the Cody-Waite
+/// reduction's range) are reduced, given ax = |x| and the Cody-Waite
+/// reduction of the other lanes: returns the reduction of every lane.
+using HugeTrigReduction =
+    std::function<TrigReduction(FloatLanes &f, llvm::Value *huge,
+                                llvm::Value *ax, const TrigReduction &others)>;
+/// sin or cos of x; lanes beyond the Cody-Waite range are reduced by
+/// `huge` where given (targets without a C library: the GPU), else
+/// computed by the C library per lane.
+llvm::Value *sin_cos(FloatLanes &f, llvm::Value *x, bool cosine,
+                     const HugeTrigReduction *huge = nullptr);
 // math_tanh_erf.cpp
 llvm::Value *tanh(FloatLanes &f, llvm::Value *x);
 llvm::Value *erf(FloatLanes &f, llvm::Value *x);

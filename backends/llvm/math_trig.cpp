@@ -14,7 +14,8 @@
 //
 // Finite |x| beyond the reduction's range (2^29 for f32, 2^20 for f64)
 // takes the C library per lane, in a block that runs only when some lane
-// of the vector needs it; infinities and NaN give NaN.
+// of the vector needs it, or the caller's reduction (the GPU's
+// Payne-Hanek, backends/nvptx/gpu_math.cpp); infinities and NaN give NaN.
 #include "backends/llvm/math_implementations.h"
 
 namespace blocc::llvm_backend::math {
@@ -56,13 +57,8 @@ SinCos sin_cos_reduced(FloatLanes &f, llvm::Value *r, llvm::Value *r_low) {
   return {sin, cos};
 }
 
-struct Reduced {
-  llvm::Value *r, *r_low; // in x's format
-  llvm::Value *j;         // the quadrant count, an integer of x's width
-};
-
 /// |x| (already < 2^29) = j pi/2 + r for f32 lanes, computed in f64.
-Reduced reduce_f32(FloatLanes &f, llvm::Value *ax) {
+TrigReduction reduce_f32(FloatLanes &f, llvm::Value *ax) {
   llvm::IRBuilderBase &b = f.b;
   FloatLanes d = f.with_element(b.getDoubleTy());
   llvm::Value *x = b.CreateFPExt(ax, d.type);
@@ -91,7 +87,7 @@ std::pair<llvm::Value *, llvm::Value *> two_sum(FloatLanes &f, llvm::Value *a,
 }
 
 /// |x| (already < 2^20) = j pi/2 + r for f64 lanes, r as a double-double.
-Reduced reduce_f64(FloatLanes &f, llvm::Value *x) {
+TrigReduction reduce_f64(FloatLanes &f, llvm::Value *x) {
   llvm::IRBuilderBase &b = f.b;
   llvm::Value *j = f.round_even(f.mul(x, f.c(0x1.45f306dc9c883p-1)));
   // pi/2 in three 33-bit parts and a remainder (152 bits in all): j times
@@ -109,16 +105,22 @@ Reduced reduce_f64(FloatLanes &f, llvm::Value *x) {
 
 } // namespace
 
-llvm::Value *sin_cos(FloatLanes &f, llvm::Value *x, bool cosine) {
+llvm::Value *sin_cos(FloatLanes &f, llvm::Value *x, bool cosine,
+                     const HugeTrigReduction *huge) {
   llvm::IRBuilderBase &b = f.b;
   const bool f64 = f.is_f64();
   const double limit = f64 ? 0x1p20 : 0x1p29;
   llvm::Value *ax = f.abs(x);
   llvm::Value *in_range = f.less(ax, limit); // false for NaN
+  llvm::Value *not_finite = b.CreateFCmpUEQ(ax, f.inf());
+  llvm::Value *huge_lanes =
+      b.CreateAnd(b.CreateNot(in_range), b.CreateNot(not_finite));
   // Other lanes reduce 0 (their results are replaced below): fptosi of a
   // huge j would be poison.
   llvm::Value *reducible = f.select(in_range, ax, f.c(0.0));
-  Reduced red = f64 ? reduce_f64(f, reducible) : reduce_f32(f, reducible);
+  TrigReduction red = f64 ? reduce_f64(f, reducible) : reduce_f32(f, reducible);
+  if (huge)
+    red = (*huge)(f, huge_lanes, ax, red);
   SinCos sc = sin_cos_reduced(f, red.r, red.r_low);
   // sin(|x|) by quadrant j: sin r, cos r, -sin r, -cos r; cos x = sin(|x| +
   // pi/2) shifts the quadrant by one.
@@ -129,11 +131,10 @@ llvm::Value *sin_cos(FloatLanes &f, llvm::Value *x, bool cosine) {
     negative = b.CreateXor(negative, b.CreateICmpSLT(f.to_bits(x), f.i(0)));
   llvm::Value *r = f.flip_sign(f.select(odd, sc.cos, sc.sin), negative);
   // Infinities and NaN: NaN (x - x keeps a NaN's payload quiet).
-  llvm::Value *not_finite = b.CreateFCmpUEQ(ax, f.inf());
   r = f.select(not_finite, f.sub(x, x), r);
-  llvm::Value *huge =
-      b.CreateAnd(b.CreateNot(in_range), b.CreateNot(not_finite));
-  return with_libm_for_lanes(b, huge, r, cosine ? "cos" : "sin", x);
+  if (huge)
+    return r;
+  return with_libm_for_lanes(b, huge_lanes, r, cosine ? "cos" : "sin", x);
 }
 
 } // namespace blocc::llvm_backend::math

@@ -108,6 +108,9 @@ void LayoutAssignment::visit_op(const ir::Operation &op) {
   case OpCode::Reduce:
     visit_reduce(op);
     return;
+  case OpCode::Scan:
+    visit_scan(op);
+    return;
   case OpCode::For:
     visit_for(op);
     return;
@@ -185,6 +188,25 @@ void LayoutAssignment::visit_reduce(const ir::Operation &op) {
       set_home(op.result(i), sliced);
   for (const ir::Value *operand : op.operands())
     require(operand, operands);
+}
+
+void LayoutAssignment::visit_scan(const ir::Operation &op) {
+  const ir::Value *first = op.result(0);
+  if (!home(first)) {
+    std::optional<Layout> chosen;
+    for (size_t i = 0; i < op.num_results() && !chosen; ++i)
+      if (!layouts_of(op.result(i)).empty())
+        chosen = layouts_of(op.result(i)).front();
+    for (size_t i = 0; i < op.num_operands() && !chosen; ++i)
+      if (!layouts_of(op.operand(i)).empty())
+        chosen = layouts_of(op.operand(i)).front();
+    if (!chosen)
+      chosen = anchor(first->type().shape());
+    for (size_t i = 0; i < op.num_results(); ++i)
+      set_home(op.result(i), *chosen);
+  }
+  for (const ir::Value *operand : op.operands())
+    require(operand, *home(first));
 }
 
 void LayoutAssignment::visit_for(const ir::Operation &op) {

@@ -15,8 +15,8 @@
 // A value may be needed in several layouts. Values computed from
 // arguments, constants, program ids and index arithmetic (and elementwise
 // ops on anything) are simply computed once per layout. Values that cannot
-// be recomputed — loads, reduction results, loop-carried values and the
-// results of for and if — are produced in one *home* layout and converted
+// be recomputed — loads, reduction and scan results, loop-carried values and
+// the results of for and if — are produced in one *home* layout and converted
 // through shared memory to the other layouts they are needed in, right
 // where they are defined (lower_convert.cpp):
 //   - a load: the first layout its users need that is not transposed
@@ -27,6 +27,9 @@
 //     operand already has, else (a reshaped operand) the layout its
 //     reshape's operand has, else the anchor of the operand's shape; the
 //     results' home is that layout's slice along the reduced dimension;
+//   - a scan: its operands and results all in the first layout a user
+//     needs of a result, else one the operand already has, else the
+//     anchor of its shape;
 //   - a loop-carried value: the first layout the loop's result is needed
 //     in, else the first layout the body needs the carried value in; the
 //     init and the yielded value are needed in it;
@@ -78,6 +81,7 @@ private:
   void visit(const ir::Block &block);
   void visit_op(const ir::Operation &op);
   void visit_reduce(const ir::Operation &op);
+  void visit_scan(const ir::Operation &op);
   void visit_for(const ir::Operation &op);
   void visit_if(const ir::Operation &op);
   // Shape ops (assign_shape_layouts.cpp).

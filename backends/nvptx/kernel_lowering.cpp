@@ -14,9 +14,6 @@ namespace blocc::nvptx {
 using ir::OpCode;
 using ir::Scalar;
 
-/// Global memory: where every pointer of the block IR points.
-constexpr unsigned kGlobalAddressSpace = 1;
-
 KernelLowering::KernelLowering(const ir::Function &kernel, llvm::Module &module,
                                int num_warps, const GpuArch &arch)
     : kernel(kernel), module(module), context(module.getContext()),
@@ -216,6 +213,9 @@ void KernelLowering::lower_op(const ir::Operation &op) {
       break;
     case OpCode::Reduce:
       lower_reduce(op);
+      return;
+    case OpCode::Scan:
+      lower_scan(op);
       return;
     case OpCode::For:
       lower_for(op);

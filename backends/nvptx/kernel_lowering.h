@@ -28,16 +28,16 @@
 // dynamic shared memory (`.extern .shared`, sized at launch:
 // dynamic_shared_bytes()), up to the architecture's opt-in limit.
 //
-// Ops this version does not lower (scans, dot, atomics, debug ops) are
-// reported, before any code is generated, as a blocc::Error naming the op
-// and its source line.
+// Ops this version does not lower (dot, atomics, debug ops) are reported,
+// before any code is generated, as a blocc::Error naming the op and its
+// source line.
 //
 // Concerns live in separate files, each implementing part of this class:
 // kernel_lowering.cpp (the walk, values, threads), lower_elementwise.cpp,
 // lower_memory.cpp, lower_creation.cpp (constants, arange, program ids,
 // splat, broadcast, expand_dims), lower_convert.cpp (shared memory and
-// layout conversions), lower_reduce.cpp, lower_shape.cpp (reshape,
-// permute, join, split, cat), lower_control_flow.cpp (for, if),
+// layout conversions), lower_reduce.cpp, lower_scan.cpp, lower_shape.cpp
+// (reshape, permute, join, split, cat), lower_control_flow.cpp (for, if),
 // supported_ops.cpp.
 #pragma once
 
@@ -57,6 +57,8 @@
 
 namespace blocc::nvptx {
 
+/// Global memory: where every pointer of the block IR points.
+constexpr unsigned kGlobalAddressSpace = 1;
 /// Shared memory: conversions and reductions across warps.
 constexpr unsigned kSharedAddressSpace = 3;
 /// Shared memory a kernel may use without opting in: up to this much the
@@ -118,6 +120,7 @@ public:
   Registers load_block(const ir::Operation &op, const Layout &layout);
   void store(const ir::Operation &op);
   void lower_reduce(const ir::Operation &op);
+  void lower_scan(const ir::Operation &op);
   /// Reshape (moving elements), permute, join, split, cat
   /// (lower_shape.cpp).
   void lower_shape(const ir::Operation &op);
@@ -131,6 +134,11 @@ public:
                                      const std::vector<llvm::Value *> &rhs);
   /// v from the lane whose id differs from this one's in `mask`'s bits.
   llvm::Value *shuffle_xor(llvm::Value *v, int mask);
+  /// v from another lane of the warp (shfl.sync): lane ^ b (Xor), lane - b
+  /// (Up), lane + b (Down) or lane b (Index); a lane whose source is
+  /// outside the warp gets its own v.
+  enum class Shuffle { Xor, Up, Down, Index };
+  llvm::Value *shuffle(llvm::Value *v, Shuffle mode, llvm::Value *b);
 
   // Values and shared memory (lower_convert.cpp).
   void set_scalar(const ir::Value *v, llvm::Value *value) {

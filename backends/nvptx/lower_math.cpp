@@ -18,6 +18,9 @@
 //   sign. Bit for bit the same as backends/llvm's conversions.
 #include "backends/nvptx/kernel_lowering.h"
 
+#include "backends/llvm/element_ops.h"
+#include "backends/nvptx/gpu_math.h"
+
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 namespace blocc::nvptx {
@@ -120,6 +123,21 @@ KernelLowering::gpu_element_op(const ir::Operation &op,
     if (operand == Scalar::F32)
       return fast_exp(builder, op.code(), x[0]);
     return nullptr;
+  case OpCode::Sin:
+  case OpCode::Cos:
+    if (ir::is_fp8(operand))
+      return nullptr; // backends/llvm names the error
+    return llvm_backend::from_compute(
+        builder, operand,
+        emit_sin_cos(builder, llvm_backend::to_compute(builder, operand, x[0]),
+                     op.code() == OpCode::Cos, kGlobalAddressSpace));
+  case OpCode::Rem:
+    if (!ir::is_float(operand) || ir::is_fp8(operand))
+      return nullptr;
+    return llvm_backend::from_compute(
+        builder, operand,
+        emit_fmod(builder, llvm_backend::to_compute(builder, operand, x[0]),
+                  llvm_backend::to_compute(builder, operand, x[1])));
   case OpCode::Cast:
     if (operand == Scalar::F32 &&
         (result == Scalar::F16 || result == Scalar::BF16))

@@ -43,16 +43,30 @@ KernelLowering::combine(const ir::Block &region,
 }
 
 llvm::Value *KernelLowering::shuffle_xor(llvm::Value *v, int mask) {
+  return shuffle(v, Shuffle::Xor, builder.getInt32(mask));
+}
+
+llvm::Value *KernelLowering::shuffle(llvm::Value *v, Shuffle mode,
+                                     llvm::Value *b) {
   llvm::Type *type = v->getType();
   auto shuffle32 = [&](llvm::Value *word) {
-    return builder.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, {},
-                                   {builder.getInt32(0xffffffffu), word,
-                                    builder.getInt32(mask),
-                                    builder.getInt32(0x1f)});
+    llvm::Intrinsic::ID id = llvm::Intrinsic::nvvm_shfl_sync_bfly_i32;
+    if (mode == Shuffle::Up)
+      id = llvm::Intrinsic::nvvm_shfl_sync_up_i32;
+    else if (mode == Shuffle::Down)
+      id = llvm::Intrinsic::nvvm_shfl_sync_down_i32;
+    else if (mode == Shuffle::Index)
+      id = llvm::Intrinsic::nvvm_shfl_sync_idx_i32;
+    // The clamp: lane 0 is the lowest source for up, lane 31 the highest
+    // for the others.
+    return builder.CreateIntrinsic(
+        id, {},
+        {builder.getInt32(0xffffffffu), word, b,
+         builder.getInt32(mode == Shuffle::Up ? 0 : 0x1f)});
   };
   if (type->isPointerTy()) {
     llvm::Value *bits = builder.CreatePtrToInt(v, builder.getInt64Ty());
-    return builder.CreateIntToPtr(shuffle_xor(bits, mask), type);
+    return builder.CreateIntToPtr(shuffle(bits, mode, b), type);
   }
   unsigned width =
       static_cast<unsigned>(type->getPrimitiveSizeInBits().getFixedValue());

@@ -50,6 +50,14 @@ std::string unsupported_reason(const ir::Operation &op,
   case OpCode::Abs:
   case OpCode::Sqrt:
   case OpCode::Rsqrt:
+  case OpCode::Exp:
+  case OpCode::Exp2:
+  case OpCode::Log:
+  case OpCode::Log2:
+  case OpCode::Sin:
+  case OpCode::Cos:
+  case OpCode::Tanh:
+  case OpCode::Erf:
   case OpCode::Floor:
   case OpCode::Ceil:
   case OpCode::Fma:
@@ -62,6 +70,7 @@ std::string unsupported_reason(const ir::Operation &op,
   case OpCode::For:
   case OpCode::If:
   case OpCode::Reduce:
+  case OpCode::Scan:
   case OpCode::Reshape:
   case OpCode::Permute:
   case OpCode::Join:
@@ -71,10 +80,7 @@ std::string unsupported_reason(const ir::Operation &op,
   case OpCode::Div:
   case OpCode::Rem: {
     if (ir::is_float(element))
-      return op.code() == OpCode::Div
-                 ? ""
-                 : "float remainder (fmod) is not lowered by the GPU backend "
-                   "yet";
+      return "";
     std::optional<int64_t> divisor =
         axis_info.get(op.operand(1)).constant_value;
     if (divisor && *divisor != 0)
@@ -83,16 +89,6 @@ std::string unsupported_reason(const ir::Operation &op,
            "lowered by the GPU backend yet (it cannot report a division by "
            "zero from the GPU yet); divide by a constant";
   }
-  case OpCode::Exp:
-  case OpCode::Exp2:
-  case OpCode::Log:
-  case OpCode::Log2:
-    if (element == Scalar::F32 || element == Scalar::F16 ||
-        element == Scalar::BF16)
-      return "";
-    return std::string(op.name()) + " on " +
-           std::string(ir::scalar_name(element)) +
-           " is not lowered by the GPU backend yet (f32, f16 and bf16 are)";
   case OpCode::Load:
   case OpCode::Store:
     if (op.operand(0)->type().pointee() == Scalar::Ptr)

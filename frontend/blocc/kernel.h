@@ -81,6 +81,16 @@ enum class Check {
 /// programs that report where their results came from (the tutorials).
 std::string host_backend_description(Backend backend = Backend::Auto);
 
+/// Empties the CPU backend's disk compile cache: removes every compiled
+/// kernel from the directory BLOCC_CACHE_DIR selects now (default
+/// $XDG_CACHE_HOME/blocc, else ~/.cache/blocc), so that processes compile
+/// again. Returns how many kernels it removed (0 when the cache is off or
+/// blocc has no CPU backend). Kernels this process has compiled stay
+/// usable. The cache also bounds itself (BLOCC_CACHE_MAX_SIZE, 1 GiB by
+/// default; least recently used kernels go first): see
+/// runtime/cpu/README.md.
+size_t clear_compile_cache();
+
 struct LaunchOptions {
   int num_warps = 4;
   int num_stages = 3;

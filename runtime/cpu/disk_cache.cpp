@@ -112,6 +112,32 @@ bool write_all(int fd, std::string_view bytes) {
   return true;
 }
 
+/// The content of the entry `bytes` when it is a whole, uncorrupted entry
+/// of `key` (disk_cache.h says what is checked).
+CacheLookup verify_entry(std::string_view key, const std::string &bytes,
+                         std::string &content) {
+  if (std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0 ||
+      get_le(bytes, 8, 4) != kFormatVersion ||
+      get_le(bytes, 12, 4) != kHeaderBytes ||
+      get_le(bytes, 16, 8) != fnv1a(key))
+    return CacheLookup::Rejected;
+  uint64_t key_bytes = get_le(bytes, 24, 8);
+  uint64_t content_bytes = get_le(bytes, 32, 8);
+  // Lengths are compared before they are added, so that none overflows.
+  uint64_t body = bytes.size() - kHeaderBytes;
+  if (key_bytes != key.size() || key_bytes > body ||
+      content_bytes != body - key_bytes)
+    return CacheLookup::Rejected;
+  std::string_view stored_key(bytes.data() + kHeaderBytes, key_bytes);
+  std::string_view stored(bytes.data() + kHeaderBytes + key_bytes,
+                          content_bytes);
+  if (stored_key != key ||
+      get_le(bytes, 40, 8) != content_hash(stored_key, stored))
+    return CacheLookup::Rejected;
+  content.assign(stored);
+  return CacheLookup::Hit;
+}
+
 } // namespace
 
 std::optional<std::string> cache_directory_from_environment() {
@@ -232,30 +258,17 @@ CacheLookup DiskCache::load(std::string_view key, std::string &content) const {
     }
     complete = done == bytes.size();
   }
+  CacheLookup found =
+      complete ? verify_entry(key, bytes, content) : CacheLookup::Rejected;
+  // Just used: eviction takes it last (disk_cache_size.h).
+  if (found == CacheLookup::Hit)
+    ::futimens(fd, nullptr);
   ::close(fd);
-  if (!complete || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0 ||
-      get_le(bytes, 8, 4) != kFormatVersion ||
-      get_le(bytes, 12, 4) != kHeaderBytes ||
-      get_le(bytes, 16, 8) != fnv1a(key))
-    return CacheLookup::Rejected;
-  uint64_t key_bytes = get_le(bytes, 24, 8);
-  uint64_t content_bytes = get_le(bytes, 32, 8);
-  // Lengths are compared before they are added, so that none overflows.
-  uint64_t body = bytes.size() - kHeaderBytes;
-  if (key_bytes != key.size() || key_bytes > body ||
-      content_bytes != body - key_bytes)
-    return CacheLookup::Rejected;
-  std::string_view stored_key(bytes.data() + kHeaderBytes, key_bytes);
-  std::string_view stored(bytes.data() + kHeaderBytes + key_bytes,
-                          content_bytes);
-  if (stored_key != key ||
-      get_le(bytes, 40, 8) != content_hash(stored_key, stored))
-    return CacheLookup::Rejected;
-  content.assign(stored);
-  return CacheLookup::Hit;
+  return found;
 }
 
-bool DiskCache::store(std::string_view key, std::string_view content) const {
+bool DiskCache::store(std::string_view key, std::string_view content,
+                      uint64_t max_bytes) const {
   std::string bytes(kMagic, sizeof kMagic);
   put_u32(bytes, kFormatVersion);
   put_u32(bytes, static_cast<uint32_t>(kHeaderBytes));
@@ -296,8 +309,10 @@ bool DiskCache::store(std::string_view key, std::string_view content) const {
     if (!problem.empty())
       ::unlinkat(descriptor_, temporary.c_str(), 0);
   }
-  if (problem.empty())
+  if (problem.empty()) {
+    note_store(descriptor_, bytes.size(), max_bytes);
     return true;
+  }
   warn_once("cannot write to the compile cache directory '" + directory_ +
             "' (" + problem +
             "): kernels are compiled but not kept for the next process. "
@@ -305,5 +320,9 @@ bool DiskCache::store(std::string_view key, std::string_view content) const {
             "the disk cache off with BLOCC_CACHE_DIR=off");
   return false;
 }
+
+CacheUsage DiskCache::usage() const { return measure_usage(descriptor_); }
+
+CacheUsage DiskCache::clear() const { return remove_all_entries(descriptor_); }
 
 } // namespace blocc::runtime::cpu

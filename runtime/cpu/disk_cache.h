@@ -24,11 +24,19 @@
 //   wins; both wrote the same bytes). No fsync: a crash may leave a torn
 //   entry, which the next read rejects; a crash between write and rename
 //   may leave a `.tmp-*` file behind, which nothing reads.
-// - Nothing is evicted; delete the directory to clear the cache.
+// - Bounded: a store may evict the least recently used entries (a hit
+//   refreshes an entry's time) to keep the directory under a cap, 1 GiB by
+//   default (disk_cache_size.h: BLOCC_CACHE_MAX_SIZE, how the size is
+//   tracked without scanning, why eviction is safe beside other processes:
+//   a read of an entry evicted meanwhile is a miss). `clear` removes every
+//   entry; so does deleting the directory.
 //
-// Which directory ($BLOCC_CACHE_DIR, XDG, ~/.cache/blocc) is the caller's
-// choice: `cache_directory_from_environment`. No LLVM here.
+// Which directory ($BLOCC_CACHE_DIR, XDG, ~/.cache/blocc) and which cap are
+// the caller's choice: `cache_directory_from_environment`,
+// `cache_max_bytes_from_environment`. No LLVM here.
 #pragma once
+
+#include "runtime/cpu/disk_cache_size.h"
 
 #include <cstdint>
 #include <memory>
@@ -68,12 +76,22 @@ public:
 
   const std::string &directory() const { return directory_; }
 
-  /// The content stored under `key`, when its entry passes every check.
+  /// The content stored under `key`, when its entry passes every check. A
+  /// hit marks the entry as just used (its modification time).
   CacheLookup load(std::string_view key, std::string &content) const;
-  /// Writes (or replaces) the entry of `key`. False when it could not be
-  /// written (a warning on stderr, once per directory): the cache is an
-  /// optimization, so callers go on without it.
-  bool store(std::string_view key, std::string_view content) const;
+  /// Writes (or replaces) the entry of `key`, then evicts the least
+  /// recently used entries if the cache has passed `max_bytes`
+  /// (kNoCacheLimit: never). False when it could not be written (a warning
+  /// on stderr, once per directory): the cache is an optimization, so
+  /// callers go on without it.
+  bool store(std::string_view key, std::string_view content,
+             uint64_t max_bytes = kDefaultCacheMaxBytes) const;
+
+  /// The entries now and their total size (scans the directory).
+  CacheUsage usage() const;
+  /// Removes every entry; returns what it removed. Stores under way in
+  /// other processes still land (their entries stay).
+  CacheUsage clear() const;
 
   /// The file name of `key`'s entry (tests corrupt entries through it).
   static std::string entry_name(std::string_view key);

@@ -77,6 +77,17 @@ private:
   std::optional<std::string> old_;
 };
 
+/// A test whose compiles use a cache directory of its own, starting from
+/// an empty in-memory cache (what a fresh process sees).
+class FreshCacheTest : public ::testing::Test {
+protected:
+  void SetUp() override { cpu::clear_memory_cache_for_testing(); }
+
+  TemporaryDirectory temporary;
+  const std::string directory = temporary / "cache";
+  ScopedEnvironment cache_dir{"BLOCC_CACHE_DIR", directory};
+};
+
 /// The cache counters' growth since construction.
 class CounterDelta {
 public:
@@ -113,6 +124,18 @@ inline std::vector<std::string> files_in(const std::string &directory,
 /// Cache entries (`*.blocc`) in `directory`.
 inline std::vector<std::string> entries_in(const std::string &directory) {
   return files_in(directory, ".blocc");
+}
+
+/// Temporary files of stores (`.tmp-*`) in `directory`: a store leaves none
+/// behind once it returns.
+inline std::vector<std::string> temporaries_in(const std::string &directory) {
+  std::vector<std::string> names = files_in(directory);
+  names.erase(std::remove_if(names.begin(), names.end(),
+                             [](const std::string &name) {
+                               return name.rfind(".tmp-", 0) != 0;
+                             }),
+              names.end());
+  return names;
 }
 
 inline std::string read_file(const std::string &path) {

@@ -2,9 +2,12 @@
 // specialization, several), with different data each, and many threads and
 // processes sharing one disk cache directory: every result is right, each
 // kernel is compiled once per process at most, and what the processes
-// leave in the directory is whole.
+// leave in the directory is whole, also when the directory is too small
+// for their kernels and they evict each other's.
 #include "cpu/cache_support.h"
 #include "cpu/support.h"
+
+#include "runtime/cpu/disk_cache.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -81,13 +84,7 @@ std::vector<std::string> at_once(int threads, const Work &work) {
   return errors;
 }
 
-class ConcurrentLaunches : public ::testing::Test {
-protected:
-  void SetUp() override { bl::cpu::clear_memory_cache_for_testing(); }
-  TemporaryDirectory temporary;
-  const std::string directory = temporary / "cache";
-  ScopedEnvironment cache_dir{"BLOCC_CACHE_DIR", directory};
-};
+using ConcurrentLaunches = FreshCacheTest;
 
 TEST_F(ConcurrentLaunches, ManyThreadsOneSpecialization) {
   BLOCC_SEED_TRACE();
@@ -165,6 +162,13 @@ bl::cpu::CacheCounters launch_process_kernels() {
 
 const char *kCountersFile = "BLOCC_TEST_COUNTERS_FILE";
 
+/// What a child tells its parent.
+void write_report(const char *report, const bl::cpu::CacheCounters &c) {
+  std::ofstream out(report);
+  out << c.jit_compiles << " " << c.disk_hits << " " << c.disk_rejected << " "
+      << c.disk_writes << "\n";
+}
+
 // In a child of ProcessesShareOneDiskCache (kCountersFile set): runs in its
 // parent's cache directory and reports its counters. Alone: the same work
 // in a directory of its own, with its own checks.
@@ -182,19 +186,19 @@ TEST(ConcurrentProcesses, EachProcessComputesAndCounts) {
   EXPECT_EQ(c.disk_rejected, 0u);
   EXPECT_EQ(c.disk_write_failures, 0u);
   if (report) {
-    std::ofstream out(report);
-    out << c.jit_compiles << " " << c.disk_hits << " " << c.disk_rejected << " "
-        << c.disk_writes << "\n";
+    write_report(report, c);
   } else {
     EXPECT_EQ(c.jit_compiles, size_t{kProcessKernels});
     EXPECT_THAT(entries_in(temporary / "cache"), SizeIs(kProcessKernels));
   }
 }
 
-/// This test binary, running only EachProcessComputesAndCounts, with the
+constexpr char kChildTest[] = "EachProcessComputesAndCounts";
+
+/// This test binary, running only ConcurrentProcesses.`test`, with the
 /// cache in `cache` and its report in `report`; returns its pid.
 pid_t spawn_child(const std::string &cache, const std::string &report,
-                  const std::string &log) {
+                  const std::string &log, const std::string &test) {
   std::vector<std::string> environment;
   for (char **e = environ; *e; ++e) {
     std::string entry = *e;
@@ -212,8 +216,7 @@ pid_t spawn_child(const std::string &cache, const std::string &report,
     envp.push_back(e.data());
   envp.push_back(nullptr);
   std::string program = std::filesystem::read_symlink("/proc/self/exe");
-  std::string filter =
-      "--gtest_filter=ConcurrentProcesses.EachProcessComputesAndCounts";
+  std::string filter = "--gtest_filter=ConcurrentProcesses." + test;
   char *argv[] = {program.data(), filter.data(), nullptr};
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -236,13 +239,14 @@ struct ChildCounters {
 /// their reports (a failed child fails the test with its output).
 std::vector<ChildCounters> run_children(int count, const std::string &cache,
                                         const TemporaryDirectory &scratch,
-                                        int round) {
+                                        int round,
+                                        const std::string &test = kChildTest) {
   std::vector<pid_t> pids;
   auto name = [&](const char *what, int i) {
     return scratch / (what + std::to_string(round) + "-" + std::to_string(i));
   };
   for (int i = 0; i < count; ++i)
-    pids.push_back(spawn_child(cache, name("report", i), name("log", i)));
+    pids.push_back(spawn_child(cache, name("report", i), name("log", i), test));
   std::vector<ChildCounters> reports;
   for (int i = 0; i < count; ++i) {
     int status = 0;
@@ -275,13 +279,89 @@ TEST(ConcurrentProcesses, ProcessesShareOneDiskCache) {
   }
   EXPECT_GE(compiles, size_t{kProcessKernels});
   EXPECT_THAT(entries_in(cache), SizeIs(kProcessKernels));
-  EXPECT_THAT(files_in(cache, ""), SizeIs(kProcessKernels)); // no temp files
+  EXPECT_THAT(temporaries_in(cache), IsEmpty());
   // Then every process loads everything.
   for (const ChildCounters &c : run_children(children, cache, scratch, 2)) {
     EXPECT_EQ(c.jit_compiles, 0u);
     EXPECT_EQ(c.disk_hits, size_t{kProcessKernels});
     EXPECT_EQ(c.disk_writes, 0u);
   }
+}
+
+// ------------------------------------------------ processes evicting
+// Processes sharing a cache too small for their kernels: every store
+// evicts what others wrote, and maybe read, a moment ago. No launch fails,
+// no entry is ever torn, and the cache ends under its cap.
+constexpr int kEvictingKernels = 6; // BLOCK 16, 32, 64; n % 16 == 0 or not
+constexpr int kEvictingPasses = 2;
+
+/// kEvictingKernels specializations, kEvictingPasses times, each pass
+/// from an empty in-memory cache as a new process would; returns the
+/// counters.
+bl::cpu::CacheCounters launch_evicting_kernels() {
+  CounterDelta delta;
+  for (int pass = 0; pass < kEvictingPasses; ++pass) {
+    bl::cpu::clear_memory_cache_for_testing();
+    auto affine = make_affine();
+    for (int k = 0; k < kEvictingKernels; ++k)
+      EXPECT_EQ(launch_and_check(affine, 2048 + (k < 3 ? 0 : 1), 16 << (k % 3),
+                                 0.75f, rng()()),
+                "");
+  }
+  return delta();
+}
+
+// In a child of ProcessesEvictingEachOtherNeverFail: the parent's cache
+// and cap. Alone: a cap of one byte, so that every store evicts all, and
+// every pass compiles again.
+TEST(ConcurrentProcesses, EvictingProcessComputesAndCounts) {
+  BLOCC_SEED_TRACE();
+  const char *report = std::getenv(kCountersFile);
+  TemporaryDirectory temporary;
+  std::optional<ScopedEnvironment> own_cache, own_cap;
+  if (!report) {
+    own_cache.emplace("BLOCC_CACHE_DIR", temporary / "cache");
+    own_cap.emplace("BLOCC_CACHE_MAX_SIZE", "1");
+  }
+  bl::cpu::CacheCounters c = launch_evicting_kernels();
+  EXPECT_EQ(c.jit_compiles + c.disk_hits,
+            size_t{kEvictingKernels * kEvictingPasses});
+  EXPECT_EQ(c.disk_rejected, 0u);
+  EXPECT_EQ(c.disk_write_failures, 0u);
+  if (report) {
+    write_report(report, c);
+  } else {
+    EXPECT_EQ(c.disk_hits, 0u);
+    EXPECT_THAT(entries_in(temporary / "cache"), IsEmpty());
+  }
+}
+
+TEST(ConcurrentProcesses, ProcessesEvictingEachOtherNeverFail) {
+  TemporaryDirectory scratch;
+  // Room for about a third of the kernels.
+  uint64_t all_bytes = 0;
+  {
+    ScopedEnvironment sizes("BLOCC_CACHE_DIR", scratch / "sizes");
+    bl::cpu::clear_memory_cache_for_testing();
+    launch_evicting_kernels();
+    for (const std::string &name : entries_in(scratch / "sizes"))
+      all_bytes += std::filesystem::file_size(scratch / ("sizes/" + name));
+    bl::cpu::clear_memory_cache_for_testing();
+  }
+  ASSERT_GT(all_bytes, 0u);
+  const uint64_t cap = all_bytes / 3;
+  ScopedEnvironment max_size("BLOCC_CACHE_MAX_SIZE", std::to_string(cap));
+  const std::string cache = scratch / "cache";
+  for (const ChildCounters &c :
+       run_children(4, cache, scratch, 1, "EvictingProcessComputesAndCounts")) {
+    EXPECT_EQ(c.disk_rejected, 0u);
+    EXPECT_EQ(c.jit_compiles + c.disk_hits,
+              size_t{kEvictingKernels * kEvictingPasses});
+  }
+  auto disk = bl::runtime::cpu::DiskCache::open(cache);
+  ASSERT_NE(disk, nullptr);
+  EXPECT_LE(disk->usage().bytes, cap);
+  EXPECT_THAT(temporaries_in(cache), IsEmpty());
 }
 
 } // namespace

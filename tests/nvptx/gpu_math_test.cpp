@@ -1,13 +1,21 @@
-// Math the GPU computes its own way (backends/nvptx/lower_math.cpp): f32
-// exp and exp2 within 3 ulp of the correctly rounded result (and within 4
-// of the CPU backend's), over random arguments and the edges (zeros,
-// infinities, NaN, results that are subnormal, underflow to 0 or overflow);
-// f16/bf16 <-> f32 conversions bit for bit as the CPU backend makes them,
-// NaNs (with payloads) and subnormals included. Skipped (reported as skipped)
-// where no GPU is present; the PTX is ptxas-assembled everywhere.
+// Math on the GPU (backends/nvptx/lower_math.cpp, gpu_math.h): f32 exp and
+// exp2 within 3 ulp of the correctly rounded result (and within 4 of the
+// CPU backend's), over random arguments and the edges (zeros, infinities,
+// NaN, results that are subnormal, underflow to 0 or overflow); f16/bf16
+// <-> f32 conversions bit for bit as the CPU backend makes them, NaNs (with
+// payloads) and subnormals included; sin, cos (huge arguments included),
+// tanh, erf on f32, f64 and every f16/bf16 value, and f64 exp, exp2, log,
+// log2, within 1 ulp of the correctly rounded result (f16/bf16: within
+// the f32 error of correctly rounded) against long double references, and
+// within 2 ulp of the CPU backend (the same code, except sin/cos beyond
+// the reduction's range, where the CPU calls the C library); fmod exact,
+// bit for bit the C library's. Skipped (reported as skipped) where no GPU
+// is present; the PTX is ptxas-assembled everywhere, with no call left.
 #include "nvptx/support.h"
 
 #include <bit>
+#include <cstdio>
+#include <map>
 
 namespace bl = blocc;
 using namespace blocc::gpu_testing;
@@ -134,6 +142,276 @@ TEST(GpuMathPtx, ExpUsesTheHardwareExp2AndConversionsTheCvt) {
   std::string ptx = ptx_for(c);
   EXPECT_THAT(ptx, ::testing::HasSubstr("cvt.rn.f16.f32"));
   EXPECT_THAT(ptx, ::testing::HasSubstr("cvt.rn.bf16.f32"));
+}
+
+// ---- sin, cos, tanh, erf, fmod on every float type; f64 exp and log ----
+
+template <typename T>
+auto unary_math = bl::kernel("unary_math", [](bl::Ptr<T> x, bl::Ptr<T> y,
+                                              bl::Ptr<T> out, bl::i32 n,
+                                              bl::Const<int> BLOCK) {
+  auto offs = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
+  auto mask = offs < n;
+  auto v = bl::load(x + offs, mask);
+  auto w = bl::load(y + offs, mask);
+  bl::store(out + offs, bl::sin(v), mask);
+  bl::store(out + n + offs, bl::cos(v), mask);
+  bl::store(out + 2 * n + offs, bl::tanh(v), mask);
+  bl::store(out + 3 * n + offs, bl::erf(v), mask);
+  bl::store(out + 4 * n + offs, v % w, mask);
+});
+
+auto exp_log_f64 =
+    bl::kernel("exp_log_f64", [](bl::Ptr<double> x, bl::Ptr<double> out,
+                                 bl::i32 n, bl::Const<int> BLOCK) {
+      auto offs = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
+      auto mask = offs < n;
+      auto v = bl::load(x + offs, mask);
+      bl::store(out + offs, bl::exp(v), mask);
+      bl::store(out + n + offs, bl::exp2(v), mask);
+      bl::store(out + 2 * n + offs, bl::log(bl::abs(v)), mask);
+      bl::store(out + 3 * n + offs, bl::log2(bl::abs(v)), mask);
+    });
+
+/// The value of a T as a long double, and its format: p fraction bits, the
+/// smallest normal exponent.
+template <typename T> long double value_of(T x) {
+  if constexpr (std::is_same_v<T, bl::half> ||
+                std::is_same_v<T, bl::bfloat16_t>)
+    return static_cast<float>(x);
+  else
+    return x;
+}
+template <typename T> constexpr int fraction_bits() {
+  if constexpr (std::is_same_v<T, bl::half>)
+    return 10;
+  else if constexpr (std::is_same_v<T, bl::bfloat16_t>)
+    return 7;
+  else
+    return std::numeric_limits<T>::digits - 1;
+}
+template <typename T> constexpr int min_exponent() {
+  if constexpr (std::is_same_v<T, bl::half>)
+    return -14;
+  else if constexpr (std::is_same_v<T, bl::bfloat16_t>)
+    return -126;
+  else
+    return std::numeric_limits<T>::min_exponent - 1;
+}
+/// The 16-bit float with these bits.
+template <typename T> T from_bits(uint32_t bits) {
+  T x;
+  x.bits = static_cast<uint16_t>(bits);
+  return x;
+}
+
+/// |got - exact| in ulps of T's format at exact (0 for equal values and
+/// for two NaNs; infinite when only one is NaN or the values are unequal
+/// infinities).
+template <typename T> double ulps_from(T got, long double exact) {
+  long double g = value_of(got);
+  if (std::isnan(g) || std::isnan(exact))
+    return std::isnan(g) && std::isnan(exact) ? 0 : INFINITY;
+  if (g == exact)
+    return 0;
+  if (std::isinf(g) || std::isinf(exact)) {
+    // A result that overflows: measured against the largest finite value
+    // plus one ulp, as the C library would round it.
+    return INFINITY;
+  }
+  int e = std::max<int>(std::ilogb(exact), min_exponent<T>());
+  return static_cast<double>(std::fabs(g - exact) /
+                             std::ldexp(1.0L, e - fraction_bits<T>()));
+}
+
+/// Random finite values with |x| in [2^lo, 2^hi) (sign and bits random).
+template <typename T> std::vector<T> wide(size_t n, int lo, int hi) {
+  std::uniform_real_distribution<double> exponent(lo, hi), mantissa(1, 2);
+  std::vector<T> v;
+  for (size_t i = 0; i < n; ++i) {
+    double x = std::ldexp(mantissa(rng()), int(exponent(rng())));
+    x = std::min<double>(x, std::numeric_limits<float>::max());
+    if constexpr (std::is_same_v<T, double>)
+      x = std::ldexp(mantissa(rng()), int(exponent(rng())));
+    v.push_back(static_cast<T>(rng()() & 1 ? -x : x));
+  }
+  return v;
+}
+
+/// The arguments: every bit pattern for 16-bit types; otherwise random
+/// ones near 0, over every binade (sin/cos arguments up to the largest),
+/// and the special values.
+template <typename T> std::vector<T> arguments() {
+  std::vector<T> x;
+  if constexpr (sizeof(T) == 2) {
+    for (uint32_t bits = 0; bits < 65536; ++bits)
+      x.push_back(from_bits<T>(bits));
+    return x;
+  } else {
+    const bool f64 = std::is_same_v<T, double>;
+    x = random_values<T>(100000, -10, 10);
+    std::vector<T> far = wide<T>(100000, f64 ? -1074 : -149, f64 ? 1024 : 128);
+    x.insert(x.end(), far.begin(), far.end());
+    for (T s : {T(0), T(-0.0), T(INFINITY), T(-INFINITY), T(NAN),
+                std::numeric_limits<T>::max(), std::numeric_limits<T>::min(),
+                std::numeric_limits<T>::denorm_min(), T(0x1p20), T(0x1p29),
+                T(1e-30), T(0.5), T(3.0), T(-5.5), T(1.5707963267948966)})
+      x.push_back(s);
+    return x;
+  }
+}
+
+template <typename T> struct Worst {
+  double ulps = 0;
+  long double at = 0;
+  void see(double u, long double x) {
+    if (u > ulps)
+      ulps = u, at = x;
+  }
+};
+
+template <typename T> void unary_math_matches_references(const char *type) {
+  BLOCC_SEED_TRACE();
+  std::vector<T> x = arguments<T>();
+  const int n = static_cast<int>(x.size());
+  // fmod's divisors: other patterns (16-bit), or values of every size.
+  std::vector<T> y;
+  if constexpr (sizeof(T) == 2) {
+    for (int i = 0; i < n; ++i)
+      y.push_back(from_bits<T>(uint32_t(i) * 7919u + 3u));
+  } else {
+    y = wide<T>(n, std::is_same_v<T, double> ? -1074 : -149,
+                std::is_same_v<T, double> ? 1024 : 128);
+    for (int i = 0; i < n; i += 2) // and nearby sizes
+      y[i] = random_values<T>(1, 0.1, 7)[0];
+  }
+  DeviceBuffer<T> dx(x), dy(y);
+  auto dout = poisoned_on_gpu<T>(5 * size_t(n));
+  unary_math<T>[{bl::cdiv(n, 256)}](dx, dy, dout, n, 256);
+  std::vector<T> cpu = poisoned<T>(5 * size_t(n));
+  unary_math<T>[{bl::cdiv(n, 256)}].with(kCpu)(x, y, cpu, n, 256);
+  std::vector<T> gpu = dout.to_host();
+  ASSERT_TRUE(all_written(std::vector<T>(gpu.begin(), gpu.begin() + n)));
+
+  const bool narrow = sizeof(T) == 2;
+  // Within 1 ulp of the correctly rounded result (1.5 from the exact
+  // value); 16-bit results: rounded from f32 results within 1 f32 ulp.
+  const double bound = narrow ? 0.501 : 1.5;
+  const char *names[] = {"sin", "cos", "tanh", "erf"};
+  Worst<T> worst[4];
+  size_t same_as_cpu[4] = {};
+  for (int i = 0; i < n; ++i) {
+    long double v = value_of(x[i]);
+    long double want[4] = {sinl(v), cosl(v), tanhl(v), erfl(v)};
+    for (int f = 0; f < 4; ++f) {
+      T g = gpu[size_t(f) * n + i], c = cpu[size_t(f) * n + i];
+      double u = ulps_from(g, want[f]);
+      worst[f].see(u, v);
+      ASSERT_LE(u, bound) << type << " " << names[f] << "(" << double(v)
+                          << ") = " << double(value_of(g)) << ", want "
+                          << double(want[f]);
+      ASSERT_LE(ulps_from(g, value_of(c)), narrow ? 1.0 : 2.0)
+          << type << " " << names[f] << "(" << double(v) << ") vs the CPU";
+      same_as_cpu[f] += std::memcmp(&g, &c, sizeof(T)) == 0;
+    }
+    // fmod: exact, the C library's bits (any NaN for a NaN).
+    T g = gpu[4 * size_t(n) + i], c = cpu[4 * size_t(n) + i];
+    long double remainder = std::fmod(v, value_of(y[i]));
+    if (std::isnan(remainder)) {
+      ASSERT_TRUE(std::isnan(value_of(g)) && std::isnan(value_of(c)));
+    } else {
+      ASSERT_TRUE(value_of(g) == remainder &&
+                  std::signbit(value_of(g)) == std::signbit(remainder))
+          << type << " fmod(" << double(v) << ", " << double(value_of(y[i]))
+          << ") = " << double(value_of(g)) << ", want " << double(remainder);
+      ASSERT_EQ(std::memcmp(&g, &c, sizeof(T)), 0) << "fmod vs the CPU";
+    }
+  }
+  for (int f = 0; f < 4; ++f)
+    std::printf("%s %s: worst %.3f ulp (at %La) over %d arguments; %zu "
+                "results bit for bit the CPU backend's\n",
+                type, names[f], worst[f].ulps, worst[f].at, n, same_as_cpu[f]);
+}
+
+TEST(GpuMath, SinCosTanhErfFmodF32) {
+  BLOCC_REQUIRE_GPU();
+  unary_math_matches_references<float>("f32");
+}
+TEST(GpuMath, SinCosTanhErfFmodF64) {
+  BLOCC_REQUIRE_GPU();
+  unary_math_matches_references<double>("f64");
+}
+TEST(GpuMath, SinCosTanhErfFmodEveryF16) {
+  BLOCC_REQUIRE_GPU();
+  unary_math_matches_references<bl::half>("f16");
+}
+TEST(GpuMath, SinCosTanhErfFmodEveryBf16) {
+  BLOCC_REQUIRE_GPU();
+  unary_math_matches_references<bl::bfloat16_t>("bf16");
+}
+
+TEST(GpuMath, ExpExp2LogLog2F64WithinOneUlp) {
+  BLOCC_REQUIRE_GPU();
+  BLOCC_SEED_TRACE();
+  std::vector<double> x = random_values<double>(100000, -760, 730);
+  std::vector<double> small = random_values<double>(50000, -2, 2);
+  std::vector<double> far = wide<double>(100000, -1074, 1024);
+  x.insert(x.end(), small.begin(), small.end());
+  x.insert(x.end(), far.begin(), far.end());
+  for (double s : {0.0, -0.0, double(INFINITY), double(-INFINITY), double(NAN),
+                   709.78, 709.79, -745.1, -745.2, 1023.99, 1024.0, -1074.0,
+                   -1075.0, 1.0, 2.0, 0x1p-1074, 0x1p-1022})
+    x.push_back(s);
+  const int n = static_cast<int>(x.size());
+  DeviceBuffer<double> dx(x);
+  auto dout = poisoned_on_gpu<double>(4 * size_t(n));
+  exp_log_f64[{bl::cdiv(n, 256)}](dx, dout, n, 256);
+  std::vector<double> cpu = poisoned<double>(4 * size_t(n));
+  exp_log_f64[{bl::cdiv(n, 256)}].with(kCpu)(x, cpu, n, 256);
+  std::vector<double> gpu = dout.to_host();
+  const char *names[] = {"exp", "exp2", "log", "log2"};
+  Worst<double> worst[4];
+  for (int i = 0; i < n; ++i) {
+    long double v = x[i], a = std::fabs(v);
+    long double want[4] = {expl(v), exp2l(v), logl(a), log2l(a)};
+    for (int f = 0; f < 4; ++f) {
+      double g = gpu[size_t(f) * n + i], c = cpu[size_t(f) * n + i];
+      // Beyond the largest double the exact value rounds to infinity.
+      long double exact = want[f];
+      if (std::fabs(exact) > std::numeric_limits<double>::max())
+        exact = std::copysign(INFINITY, exact);
+      double u = ulps_from(g, exact);
+      worst[f].see(u, v);
+      ASSERT_LE(u, 1.5) << names[f] << "(" << x[i] << ") = " << g;
+      ASSERT_LE(ulps_from(g, (long double)c), 2.0)
+          << names[f] << "(" << x[i] << ") vs the CPU";
+    }
+  }
+  for (int f = 0; f < 4; ++f)
+    std::printf("f64 %s: worst %.3f ulp (at %La) over %d arguments\n", names[f],
+                worst[f].ulps, worst[f].at, n);
+}
+
+TEST(GpuMathPtx, NoCallIsLeftAndPtxasAcceptsEveryType) {
+  auto check = [](const ir::Function &f) {
+    expect_ptx_assembles(f);
+    std::string ptx = ptx_for(f);
+    EXPECT_THAT(ptx, ::testing::Not(::testing::HasSubstr("call.uni")));
+    EXPECT_THAT(ptx, ::testing::Not(::testing::HasSubstr(".extern")));
+    return ptx;
+  };
+  std::vector<float> f;
+  std::vector<double> d;
+  std::vector<bl::half> h;
+  std::vector<bl::bfloat16_t> b;
+  std::string f32 =
+      check(specialization(unary_math<float>, f, f, f, 1000, 256));
+  // The huge-argument path reads the 2/pi table from global memory.
+  EXPECT_THAT(f32, ::testing::HasSubstr("blocc_two_over_pi"));
+  check(specialization(unary_math<double>, d, d, d, 1000, 256));
+  check(specialization(unary_math<bl::half>, h, h, h, 1000, 256));
+  check(specialization(unary_math<bl::bfloat16_t>, b, b, b, 1000, 256));
+  check(specialization(exp_log_f64, d, d, 1000, 256));
 }
 
 } // namespace

@@ -17,25 +17,6 @@ std::string at_line(int line) {
   return "unsupported_ops_test.cpp:" + std::to_string(line);
 }
 
-int scan_line = 0;
-auto row_cumsum =
-    bl::kernel("row_cumsum",
-               [](bl::Ptr<float> x, bl::Ptr<float> out, bl::Const<int> BLOCK) {
-                 auto offsets = bl::arange(0, BLOCK);
-                 auto v = bl::load(x + offsets);
-                 scan_line = __LINE__ + 1;
-                 bl::store(out + offsets, bl::cumsum(v));
-               });
-
-TEST(UnsupportedOps, ScansNameTheOpAndLine) {
-  std::vector<float> x(64), out(64);
-  std::string message =
-      gpu_compile_error(specialization(row_cumsum, x, out, 64));
-  EXPECT_THAT(message, ::testing::HasSubstr("scan at " + at_line(scan_line)));
-  EXPECT_THAT(message, ::testing::HasSubstr("not lowered by the GPU backend"));
-  EXPECT_THAT(message, ::testing::HasSubstr("run this kernel on host memory"));
-}
-
 int atomic_line = 0;
 auto counting = bl::kernel("counting", [](bl::Ptr<int32_t> counter) {
   atomic_line = __LINE__ + 1;
@@ -106,17 +87,6 @@ TEST(LayoutConversions, ConvertedValuesMatchTheCpuBackend) {
   two_layouts[{1}].with(kCpu)(x, row, tile);
   EXPECT_TRUE(same_bits(drow.to_host(), row));
   EXPECT_TRUE(same_bits(dtile.to_host(), tile));
-}
-
-auto unary = bl::kernel("unary", [](bl::Ptr<float> x, bl::Const<int> BLOCK) {
-  auto offsets = bl::arange(0, BLOCK);
-  bl::store(x + offsets, bl::sin(bl::load(x + offsets)));
-});
-
-TEST(UnsupportedOps, MathWithoutAGpuImplementation) {
-  std::vector<float> x(64);
-  std::string message = gpu_compile_error(specialization(unary, x, 64));
-  EXPECT_THAT(message, ::testing::HasSubstr("'sin' is not lowered"));
 }
 
 TEST(GpuOptions, ArchitecturesOutsideTheListAreRejected) {

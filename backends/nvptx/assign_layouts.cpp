@@ -105,6 +105,21 @@ void LayoutAssignment::visit_op(const ir::Operation &op) {
       store_layouts_.emplace(&op, full);
     }
     return;
+  case OpCode::Print:
+  case OpCode::Assert:
+    for (const ir::Value *operand : op.operands())
+      if (operand->type().is_block())
+        require(operand, anchor(operand->type().shape()));
+    return;
+  case OpCode::AtomicRmw:
+  case OpCode::AtomicCas:
+    // Made once, where each element has one owner: the anchor.
+    if (op.result()->type().is_block()) {
+      Layout full = anchor(op.result()->type().shape());
+      set_home(op.result(), full);
+      propagate_to_operands(op, full);
+    }
+    return;
   case OpCode::Reduce:
     visit_reduce(op);
     return;

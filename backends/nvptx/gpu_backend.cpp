@@ -9,6 +9,7 @@
 #include "runtime/cpu/compile_cache.h"
 #include "runtime/cuda/context.h"
 #include "runtime/cuda/device.h"
+#include "runtime/cuda/fault_record.h"
 #include "runtime/cuda/loaded_kernel.h"
 
 #include <llvm/IR/LLVMContext.h>
@@ -24,6 +25,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <tuple>
 
 namespace blocc::nvptx {
@@ -35,13 +37,17 @@ class CompiledKernel {
 public:
   CompiledKernel(std::string name, std::string ptx, std::string symbol,
                  std::vector<ParameterKind> parameters, int num_warps,
-                 int64_t dynamic_shared_bytes)
+                 int64_t dynamic_shared_bytes, std::vector<FaultSite> faults)
       : loaded(std::move(name), std::move(ptx), std::move(symbol),
                static_cast<unsigned>(dynamic_shared_bytes)),
-        parameters(std::move(parameters)), num_warps(num_warps) {}
+        parameters(std::move(parameters)), num_warps(num_warps),
+        faults(std::move(faults)) {}
   cuda::LoadedKernel loaded;
   std::vector<ParameterKind> parameters;
   int num_warps;
+  /// Where a program may stop with an error (fault_sites.h); a launch of
+  /// a kernel with any waits for it and checks its fault record.
+  std::vector<FaultSite> faults;
 };
 
 namespace {
@@ -69,6 +75,7 @@ struct Generated {
   std::unique_ptr<llvm::Module> module;
   std::unique_ptr<llvm::TargetMachine> machine;
   int64_t dynamic_shared_bytes = 0; // what each launch must request
+  std::vector<FaultSite> faults;
 };
 
 Generated generate(const ir::Function &function, const CompileOptions &o) {
@@ -82,6 +89,7 @@ Generated generate(const ir::Function &function, const CompileOptions &o) {
   KernelLowering lowering(function, *g.module, o.num_warps, o.arch);
   lowering.lower(symbol_for(function.name()));
   g.dynamic_shared_bytes = lowering.dynamic_shared_bytes();
+  g.faults = lowering.fault_sites();
   return g;
 }
 
@@ -150,7 +158,8 @@ compile_by_text(const ir::Function &function, const CompileOptions &options) {
     ++compiled_count;
     return std::make_shared<const CompiledKernel>(
         function.name(), std::move(ptx), symbol_for(function.name()),
-        std::move(parameters), options.num_warps, g.dynamic_shared_bytes);
+        std::move(parameters), options.num_warps, g.dynamic_shared_bytes,
+        std::move(g.faults));
   });
 }
 
@@ -241,6 +250,20 @@ void run(const CompiledKernel &kernel, const Grid &grid,
   shape.grid = {grid.x, grid.y, grid.z};
   shape.threads = 32 * kernel.num_warps;
   kernel.loaded.launch(context, shape, parameters.data());
+  if (kernel.faults.empty())
+    return;
+  // The launch must end before its fault record can be read: a kernel
+  // that can fail runs synchronously (runtime/cuda/fault_record.h).
+  std::optional<cuda::FaultRecord> fault =
+      cuda::take_fault_record(kernel.loaded, context);
+  if (!fault)
+    return;
+  if (fault->site < 1 || fault->site > kernel.faults.size())
+    throw Error("kernel '" + name + "': internal: fault record names site " +
+                std::to_string(fault->site) + " of " +
+                std::to_string(kernel.faults.size()));
+  throw Error(describe_fault(name, kernel.faults[fault->site - 1], fault->pid,
+                             fault->lane));
 }
 
 GpuArch arch_for_device(int ordinal) {

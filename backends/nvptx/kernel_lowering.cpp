@@ -217,6 +217,20 @@ void KernelLowering::lower_op(const ir::Operation &op) {
     case OpCode::Scan:
       lower_scan(op);
       return;
+    case OpCode::AtomicRmw:
+    case OpCode::AtomicCas:
+      lower_atomic(op);
+      return;
+    case OpCode::Print:
+      lower_print(op);
+      return;
+    case OpCode::Assert:
+      lower_assert(op);
+      return;
+    case OpCode::Div:
+    case OpCode::Rem:
+      check_division(op);
+      break;
     case OpCode::For:
       lower_for(op);
       return;

@@ -28,7 +28,7 @@
 // dynamic shared memory (`.extern .shared`, sized at launch:
 // dynamic_shared_bytes()), up to the architecture's opt-in limit.
 //
-// Ops this version does not lower (dot, atomics, debug ops) are reported,
+// Ops this version does not lower (dot) are reported,
 // before any code is generated, as a blocc::Error naming the op and its
 // source line.
 //
@@ -38,10 +38,13 @@
 // splat, broadcast, expand_dims), lower_convert.cpp (shared memory and
 // layout conversions), lower_reduce.cpp, lower_scan.cpp, lower_shape.cpp
 // (reshape, permute, join, split, cat), lower_control_flow.cpp (for, if),
+// lower_atomic.cpp, lower_debug.cpp (print, assert, checked integer
+// division), lower_fault.cpp (stopping a program with an error),
 // supported_ops.cpp.
 #pragma once
 
 #include "backends/nvptx/assign_layouts.h"
+#include "backends/nvptx/fault_sites.h"
 #include "backends/nvptx/gpu_arch.h"
 #include "ir/axis_info.h"
 #include "ir/function.h"
@@ -139,6 +142,21 @@ public:
   /// outside the warp gets its own v.
   enum class Shuffle { Xor, Up, Down, Index };
   llvm::Value *shuffle(llvm::Value *v, Shuffle mode, llvm::Value *b);
+  // Atomics (lower_atomic.cpp), print, assert and checked integer division
+  // (lower_debug.cpp), faults (lower_fault.cpp).
+  void lower_atomic(const ir::Operation &op);
+  void lower_print(const ir::Operation &op);
+  void lower_assert(const ir::Operation &op);
+  /// Stops the program where an integer division or remainder by a value
+  /// not known when compiling meets a zero divisor.
+  void check_division(const ir::Operation &op);
+  int add_fault_site(const ir::Operation &op, std::string message,
+                     FaultSite::Form form);
+  /// Stops the program when `failed` (i1) holds in any thread, reporting
+  /// `site` and the smallest `lane` (i32) among the failing threads; with
+  /// `uniform`, `failed` and `lane` are alike in every thread (scalars).
+  void fail_if(llvm::Value *failed, llvm::Value *lane, int site, bool uniform);
+  const std::vector<FaultSite> &fault_sites() const { return fault_sites_; }
 
   // Values and shared memory (lower_convert.cpp).
   void set_scalar(const ir::Value *v, llvm::Value *value) {
@@ -200,6 +218,7 @@ private:
   llvm::GlobalVariable *shared_ = nullptr; // placeholder until the end
   int64_t shared_bytes_ = 0;
   int64_t dynamic_shared_bytes_ = 0;
+  std::vector<FaultSite> fault_sites_;
 
 public:
   /// Conservative barrier state at the entry of a region that may run

@@ -8,8 +8,8 @@
 // The loop runs `iv = lb, lb + step, ...` while iv < ub (step > 0) or
 // iv > ub (step < 0), as the interpreter does, with the trip count
 // computed up front in 64 bits so that iv + step never overflows near the
-// type's maximum. A zero step traps (the launch fails with an illegal
-// instruction; the interpreter reports it with the op's line).
+// type's maximum. A zero step stops the program with the interpreter's
+// error (lower_fault.cpp).
 //
 // Barriers: a loop body may follow its own stores and shared-memory reads,
 // and an if's successor either branch, so their state is assumed unordered
@@ -20,15 +20,15 @@
 
 #include "ir/error.h"
 
-#include <llvm/IR/Intrinsics.h>
-
 namespace blocc::nvptx {
 
 namespace {
 
 bool stores_in(const ir::Block &block) {
   for (const auto &op : block.ops()) {
-    if (op->code() == ir::OpCode::Store)
+    if (op->code() == ir::OpCode::Store ||
+        op->code() == ir::OpCode::AtomicRmw ||
+        op->code() == ir::OpCode::AtomicCas)
       return true;
     for (size_t i = 0; i < op->num_regions(); ++i)
       if (stores_in(*op->region(i)))
@@ -63,15 +63,17 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   llvm::Value *step = scalar(op.operand(2));
   llvm::Function *f = builder.GetInsertBlock()->getParent();
 
-  llvm::Value *zero_step =
-      builder.CreateICmpEQ(step, llvm::Constant::getNullValue(step->getType()));
-  auto *trap = llvm::BasicBlock::Create(context, "for.zero_step", f);
-  auto *start = llvm::BasicBlock::Create(context, "for.start", f);
-  builder.CreateCondBr(zero_step, trap, start);
-  builder.SetInsertPoint(trap);
-  builder.CreateIntrinsic(llvm::Intrinsic::trap, {}, {});
-  builder.CreateUnreachable();
-  builder.SetInsertPoint(start);
+  // A run-time step of 0 stops the program (the step is a scalar, alike
+  // in every thread), as the interpreter reports it.
+  std::optional<int64_t> known_step =
+      axis_info.get(op.operand(2)).constant_value;
+  if (!known_step || *known_step == 0)
+    fail_if(builder.CreateICmpEQ(step,
+                                 llvm::Constant::getNullValue(step->getType())),
+            builder.getInt32(0),
+            add_fault_site(op, "step is 0: the loop would never end",
+                           FaultSite::Form::NoLane),
+            true);
 
   llvm::Value *count =
       llvm_backend::trip_count(builder, lb, ub, step, is_signed);

@@ -33,8 +33,8 @@ llvm::Value *KernelLowering::elementwise(const ir::Operation &op,
   case OpCode::Minimum:
   case OpCode::Maximum:
   case OpCode::Umulhi:
-    // Integer division by zero is ruled out by check_supported (constant,
-    // nonzero divisors only).
+    // A zero divisor stopped the program before (check_division); the
+    // emitted division divides by 1 there and never traps.
     return llb::emit_binary(builder, op.code(), operand, x[0], x[1]);
   case OpCode::Cmp:
     return llb::emit_compare(builder, op.string_attr("predicate"), operand,

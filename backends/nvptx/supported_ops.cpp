@@ -17,9 +17,6 @@ namespace {
 /// Why `op` cannot be lowered, or "" when it can.
 std::string unsupported_reason(const ir::Operation &op,
                                const ir::AxisInfoAnalysis &axis_info) {
-  Scalar element = op.num_operands()  ? op.operand(0)->type().element()
-                   : op.num_results() ? op.result()->type().element()
-                                      : Scalar::I32;
   switch (op.code()) {
   case OpCode::Constant:
   case OpCode::ProgramId:
@@ -78,16 +75,20 @@ std::string unsupported_reason(const ir::Operation &op,
   case OpCode::Cat:
     return "";
   case OpCode::Div:
-  case OpCode::Rem: {
-    if (ir::is_float(element))
-      return "";
-    std::optional<int64_t> divisor =
-        axis_info.get(op.operand(1)).constant_value;
-    if (divisor && *divisor != 0)
-      return "";
-    return "integer division by a value not known when compiling is not "
-           "lowered by the GPU backend yet (it cannot report a division by "
-           "zero from the GPU yet); divide by a constant";
+  case OpCode::Rem:
+  case OpCode::Print:
+  case OpCode::Assert:
+    return "";
+  case OpCode::AtomicRmw:
+  case OpCode::AtomicCas: {
+    Scalar pointee = op.operand(0)->type().pointee();
+    int bits = pointee == Scalar::Ptr ? 64 : ir::scalar_bits(pointee);
+    if (pointee == Scalar::I1 || pointee == Scalar::Ptr ||
+        ir::is_fp8(pointee) || bits < 16)
+      return "atomics on " + std::string(ir::scalar_name(pointee)) +
+             " elements are not supported (16-, 32- and 64-bit integers "
+             "and floats are)";
+    return "";
   }
   case OpCode::Load:
   case OpCode::Store:
@@ -105,16 +106,50 @@ std::string unsupported_reason(const ir::Operation &op,
 
 namespace {
 
-void check_block(const ir::Block &block,
-                 const ir::AxisInfoAnalysis &axis_info) {
+/// Inside a combine region every thread combines its own elements: what
+/// stops a program or touches memory has no place there.
+std::string unsupported_in_combine(const ir::Operation &op,
+                                   const ir::AxisInfoAnalysis &axis_info) {
+  switch (op.code()) {
+  case OpCode::Div:
+  case OpCode::Rem: {
+    if (!op.result()->type().is_integer())
+      return "";
+    std::optional<int64_t> divisor =
+        axis_info.get(op.operand(1)).constant_value;
+    if (divisor && *divisor != 0)
+      return "";
+    return "integer division by a value not known when compiling is not "
+           "lowered inside a combine region (it could not report a "
+           "division by zero); divide outside the combine";
+  }
+  case OpCode::Load:
+  case OpCode::Store:
+  case OpCode::AtomicRmw:
+  case OpCode::AtomicCas:
+  case OpCode::Print:
+  case OpCode::Assert:
+    return "'" + std::string(op.name()) +
+           "' is not lowered inside a combine region";
+  default:
+    return "";
+  }
+}
+
+void check_block(const ir::Block &block, const ir::AxisInfoAnalysis &axis_info,
+                 bool in_combine = false) {
   for (const auto &op : block.ops()) {
     std::string reason = unsupported_reason(*op, axis_info);
+    if (reason.empty() && in_combine)
+      reason = unsupported_in_combine(*op, axis_info);
     if (!reason.empty())
       throw Error(op->describe() + ": " + reason +
                   "; run this kernel on host memory (CPU backend or "
                   "interpreter) until it is");
+    bool combine = in_combine || op->code() == OpCode::Reduce ||
+                   op->code() == OpCode::Scan;
     for (size_t i = 0; i < op->num_regions(); ++i)
-      check_block(*op->region(i), axis_info);
+      check_block(*op->region(i), axis_info, combine);
   }
 }
 

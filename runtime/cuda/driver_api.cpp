@@ -83,6 +83,8 @@ Loaded load() {
        resolve(library, "cuModuleGetFunction", a.cuModuleGetFunction)},
       {"cuFuncSetAttribute",
        resolve(library, "cuFuncSetAttribute", a.cuFuncSetAttribute)},
+      {"cuModuleGetGlobal_v2",
+       resolve(library, "cuModuleGetGlobal_v2", a.cuModuleGetGlobal)},
       {"cuLaunchKernel", resolve(library, "cuLaunchKernel", a.cuLaunchKernel)},
       {"cuEventCreate", resolve(library, "cuEventCreate", a.cuEventCreate)},
       {"cuEventDestroy_v2",

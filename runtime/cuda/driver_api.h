@@ -85,6 +85,8 @@ struct Api {
   CUresult (*cuModuleGetFunction)(CUfunction *function, CUmodule module,
                                   const char *name);
   CUresult (*cuFuncSetAttribute)(CUfunction function, int attribute, int value);
+  CUresult (*cuModuleGetGlobal)(CUdeviceptr *pointer, size_t *bytes,
+                                CUmodule module, const char *name);
   CUresult (*cuLaunchKernel)(CUfunction function, unsigned grid_x,
                              unsigned grid_y, unsigned grid_z, unsigned block_x,
                              unsigned block_y, unsigned block_z,

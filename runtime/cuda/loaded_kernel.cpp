@@ -75,10 +75,10 @@ void LoadedKernel::enable_dynamic_shared_memory(CUfunction function) const {
         "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", what);
 }
 
-CUfunction LoadedKernel::function_in(CUcontext context) const {
+const LoadedKernel::Loaded &LoadedKernel::loaded_in(CUcontext context) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = functions_.find(context);
-  if (it != functions_.end())
+  auto it = loaded_.find(context);
+  if (it != loaded_.end())
     return it->second;
   const Api &a = api();
   const std::string what = "kernel '" + name_ + "'";
@@ -88,23 +88,35 @@ CUfunction LoadedKernel::function_in(CUcontext context) const {
   void *values[] = {
       error_log.data(), reinterpret_cast<void *>(error_log.size() - 1),
       info_log.data(), reinterpret_cast<void *>(info_log.size() - 1)};
-  CUmodule module = nullptr;
-  CUresult loaded =
-      a.cuModuleLoadDataEx(&module, ptx_.c_str(), 4, options, values);
-  if (loaded != CUDA_SUCCESS) {
+  Loaded loaded;
+  CUresult result =
+      a.cuModuleLoadDataEx(&loaded.module, ptx_.c_str(), 4, options, values);
+  if (result != CUDA_SUCCESS) {
     std::string log = log_text(error_log);
-    throw Error(what + ": cuModuleLoadDataEx failed: " + describe(loaded) +
+    throw Error(what + ": cuModuleLoadDataEx failed: " + describe(result) +
                 (log.empty() ? std::string()
                              : "; the driver's PTX compiler said:\n" + log));
   }
   // The module stays loaded for the life of the process (like the
   // context it lives in); kernels are few and small.
-  CUfunction function = nullptr;
-  check(a.cuModuleGetFunction(&function, module, symbol_.c_str()),
+  check(a.cuModuleGetFunction(&loaded.function, loaded.module, symbol_.c_str()),
         "cuModuleGetFunction", what);
-  enable_dynamic_shared_memory(function);
-  functions_.emplace(context, function);
-  return function;
+  enable_dynamic_shared_memory(loaded.function);
+  return loaded_.emplace(context, loaded).first->second;
+}
+
+CUfunction LoadedKernel::function_in(CUcontext context) const {
+  return loaded_in(context).function;
+}
+
+std::pair<CUdeviceptr, size_t>
+LoadedKernel::global_in(CUcontext context, const char *symbol) const {
+  CUdeviceptr pointer = 0;
+  size_t bytes = 0;
+  check(api().cuModuleGetGlobal(&pointer, &bytes, loaded_in(context).module,
+                                symbol),
+        "cuModuleGetGlobal", "kernel '" + name_ + "'");
+  return {pointer, bytes};
 }
 
 void LoadedKernel::launch(CUcontext context, const LaunchShape &shape,

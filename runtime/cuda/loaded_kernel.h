@@ -15,6 +15,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 
 namespace blocc::cuda {
 
@@ -47,13 +48,24 @@ public:
   /// shared memory than the device allows a block.
   driver::CUfunction function_in(driver::CUcontext context) const;
 
+  /// The address and size of the module's global variable `symbol` in
+  /// `context` (the context must be current; the module is loaded there
+  /// if it is not yet).
+  std::pair<driver::CUdeviceptr, size_t> global_in(driver::CUcontext context,
+                                                   const char *symbol) const;
+
 private:
+  struct Loaded {
+    driver::CUmodule module = nullptr;
+    driver::CUfunction function = nullptr;
+  };
+  const Loaded &loaded_in(driver::CUcontext context) const;
   void enable_dynamic_shared_memory(driver::CUfunction function) const;
 
   std::string name_, ptx_, symbol_;
   unsigned dynamic_shared_bytes_ = 0;
   mutable std::mutex mutex_;
-  mutable std::map<driver::CUcontext, driver::CUfunction> functions_;
+  mutable std::map<driver::CUcontext, Loaded> loaded_;
 };
 
 /// The context device memory at `address` was allocated in.

@@ -17,41 +17,22 @@ std::string at_line(int line) {
   return "unsupported_ops_test.cpp:" + std::to_string(line);
 }
 
-int atomic_line = 0;
-auto counting = bl::kernel("counting", [](bl::Ptr<int32_t> counter) {
-  atomic_line = __LINE__ + 1;
-  bl::atomic_add(counter, 1);
-});
-
-TEST(UnsupportedOps, AtomicsNameTheOpAndLine) {
-  std::vector<int32_t> counter(1);
-  std::string message = gpu_compile_error(specialization(counting, counter));
-  EXPECT_THAT(message,
-              ::testing::HasSubstr("atomic_rmw at " + at_line(atomic_line)));
-}
-
-int divide_line = 0;
-auto divide = bl::kernel(
-    "divide", [](bl::Ptr<int32_t> x, bl::i32 d, bl::Const<int> BLOCK) {
+int combine_line = 0;
+auto divide_in_combine = bl::kernel(
+    "divide_in_combine", [](bl::Ptr<int32_t> x, bl::Const<int> BLOCK) {
       auto offsets = bl::arange(0, BLOCK);
-      divide_line = __LINE__ + 1;
-      bl::store(x + offsets, bl::load(x + offsets) / d);
+      combine_line = __LINE__ + 1;
+      auto divide = [](bl::Tensor a, bl::Tensor b) { return a / b; };
+      bl::store(x, bl::reduce(bl::load(x + offsets), 0, divide));
     });
 
-auto divide_by_constant = bl::kernel(
-    "divide_by_constant", [](bl::Ptr<int32_t> x, bl::Const<int> BLOCK) {
-      auto offsets = bl::arange(0, BLOCK);
-      bl::store(x + offsets,
-                bl::load(x + offsets) / 7 + bl::load(x + offsets) % 3);
-    });
-
-TEST(UnsupportedOps, IntegerDivisionOnlyByConstants) {
+TEST(UnsupportedOps, IntegerDivisionByRunTimeValuesInACombineRegion) {
+  // A combine runs per thread: it could not stop the program on a zero.
   std::vector<int32_t> x(64);
-  std::string message = gpu_compile_error(specialization(divide, x, 5, 64));
-  EXPECT_THAT(message, ::testing::HasSubstr("div at " + at_line(divide_line)));
-  EXPECT_THAT(message, ::testing::HasSubstr("divide by a constant"));
-  // Constant divisors cannot be zero: those compile.
-  expect_ptx_assembles(specialization(divide_by_constant, x, 64));
+  std::string message =
+      gpu_compile_error(specialization(divide_in_combine, x, 64));
+  EXPECT_THAT(message, ::testing::HasSubstr("div at " + at_line(combine_line)));
+  EXPECT_THAT(message, ::testing::HasSubstr("inside a combine region"));
 }
 
 // A loaded value needed as a row of 64 (one layout) and broadcast over a
@@ -108,7 +89,7 @@ TEST(GpuOptions, ArchitecturesOutsideTheListAreRejected) {
 TEST(GpuOptions, NumWarpsBeyondACta) {
   std::vector<int32_t> x(64);
   std::string message = error_of(
-      [&] { ptx_for(specialization(divide_by_constant, x, 64), "sm_90", 64); });
+      [&] { ptx_for(specialization(divide_in_combine, x, 64), "sm_90", 64); });
   EXPECT_THAT(message,
               ::testing::HasSubstr("num_warps must be a power of two from 1 "
                                    "to 32 on the GPU, got 64"));

@@ -1,0 +1,34 @@
+#include "runtime/cuda/fault_record.h"
+
+#include "ir/error.h"
+#include "runtime/cuda/context.h"
+#include "runtime/cuda/loaded_kernel.h"
+
+#include <string>
+
+namespace blocc::cuda {
+
+using namespace driver;
+
+std::optional<FaultRecord> take_fault_record(const LoadedKernel &kernel,
+                                             CUcontext context) {
+  const std::string what = "kernel '" + kernel.name() + "'";
+  ContextScope scope(context);
+  auto [address, bytes] = kernel.global_in(context, kFaultRecordSymbol);
+  if (bytes != sizeof(FaultRecord))
+    throw Error(what + ": internal: its fault record has " +
+                std::to_string(bytes) + " bytes, expected " +
+                std::to_string(sizeof(FaultRecord)));
+  FaultRecord record{};
+  // Synchronous: waits for the launch (on the context's default stream).
+  check(api().cuMemcpyDtoH(&record, address, sizeof record), "cuMemcpyDtoH",
+        what + " (while reading its fault record after the launch; the "
+               "error may come from this or an earlier launch)");
+  if (record.site == 0)
+    return std::nullopt;
+  check(api().cuMemsetD8(address, 0, sizeof record), "cuMemsetD8",
+        what + " (clearing its fault record)");
+  return record;
+}
+
+} // namespace blocc::cuda

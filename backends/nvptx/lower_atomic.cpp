@@ -4,14 +4,15 @@
 // duplicate registers take the owner's old value), as one PTX atom with
 // the op's memory semantics and scope (atom.<sem>.<scope>.global, through
 // ptx_atom.h):
-//   add      atom.add.u32/u64 for integers, add.f32/f64, add.noftz.f16;
+//   add      atom.add.u32/u64 for integers, add.f32/f64, add.noftz.f16
+//            and (sm_90) add.noftz.bf16;
 //   and/or/xor, xchg (exch) on the bits; max/min atom.max.s32/u32/s64/u64;
 //   cas      atom.cas.b16/b32/b64, comparing bit patterns.
-// What PTX has no atom for — float max/min (the interpreter's: a NaN
-// operand yields the other, -0 orders below +0), bf16 add (atom.add.bf16
-// needs sm_90; one loop serves every architecture) and the 16-bit integer
-// kinds — runs a compare-and-swap loop around backends/llvm's elementwise
-// op, bit for bit the CPU backend's result.
+// bf16 add is atom.add.noftz.bf16 on sm_90. What PTX has no atom for —
+// float max/min (the interpreter's: a NaN operand yields the other, -0
+// orders below +0), bf16 add before sm_90, and the 16-bit integer kinds —
+// runs a compare-and-swap loop around backends/llvm's elementwise op, bit
+// for bit the CPU backend's result.
 //
 // Masked-off lanes touch no memory and return 0, as on the CPU backend and
 // the interpreter. A scalar atomic is made once, by thread 0, and its old
@@ -102,6 +103,7 @@ bool used_in(const ir::Block &block, const ir::Value *v) {
 struct AtomicKind {
   std::string kind, sem, scope;
   Scalar element;
+  bool bf16_add = false;  // atom.add.noftz.bf16 (sm_90)
   llvm::Type *value_type; // register form (narrow floats: their bits)
   llvm::Type *bits_type;  // an integer of the element's width
 
@@ -113,10 +115,13 @@ struct AtomicKind {
     std::string s = "s" + std::to_string(bits);
     if (kind == "cas")
       return "cas." + b;
-    if (bits < 32) // only f16 add (and cas) have 16-bit atoms
-      return element == Scalar::F16 && kind == "add"
-                 ? std::optional<std::string>("add.noftz.f16")
-                 : std::nullopt;
+    if (bits < 32) { // only f16/bf16 add (and cas) have 16-bit atoms
+      if (kind == "add" && element == Scalar::F16)
+        return "add.noftz.f16";
+      if (kind == "add" && element == Scalar::BF16 && bf16_add)
+        return "add.noftz.bf16";
+      return std::nullopt;
+    }
     if (kind == "xchg")
       return "exch." + b;
     if (ir::is_float(element))
@@ -245,6 +250,7 @@ void KernelLowering::lower_atomic(const ir::Operation &op) {
   k.scope = op.string_attr_or("scope", "gpu");
   check_order(k.sem, k.scope, op.describe());
   k.element = pointer_type.pointee();
+  k.bf16_add = arch.sm >= 90;
   k.value_type = value_type(result->type());
   k.bits_type = builder.getIntNTy(
       static_cast<unsigned>(llvm_backend::storage_bytes(k.element) * 8));

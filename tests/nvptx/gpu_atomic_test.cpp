@@ -180,8 +180,13 @@ TEST(GpuAtomicPtx, EachKindIsOneAtomOrACompareAndSwapLoop) {
   expect_atom<float>(Add, "atom.acq_rel.gpu.global.add.f32");
   expect_atom<double>(Add, "atom.acq_rel.gpu.global.add.f64");
   expect_atom<bl::half>(Add, "atom.acq_rel.gpu.global.add.noftz.f16");
-  // No atom for these: compare-and-swap loops.
-  expect_atom<bl::bfloat16_t>(Add, "atom.acq_rel.gpu.global.cas.b16");
+  expect_atom<bl::bfloat16_t>(Add, "atom.acq_rel.gpu.global.add.noftz.bf16");
+  // No atom for these: compare-and-swap loops (bf16 add before sm_90).
+  std::vector<bl::bfloat16_t> b(64);
+  EXPECT_THAT(ptx_for(specialization(every_lane_kernel<bl::bfloat16_t>(), b, b,
+                                     b, int32_t{64}, int(Add), 128),
+                      "sm_80"),
+              ::testing::HasSubstr("atom.acq_rel.gpu.global.cas.b16"));
   expect_atom<float>(Max, "atom.acq_rel.gpu.global.cas.b32");
   expect_atom<double>(Min, "atom.acq_rel.gpu.global.cas.b64");
 }

@@ -143,7 +143,16 @@ bool launch_on_gpu(const std::string &kernel,
   compile_options.num_warps = options.num_warps;
   compile_options.arch = nvptx::arch_for_device(ordinal);
   compile_options.dump_ptx = dump_ptx();
-  nvptx::run(*nvptx::compile(function, compile_options), grid, runtime_args);
+  // Staged launches are synchronous. A user stream created with
+  // CU_STREAM_NON_BLOCKING is not ordered with the default stream's copies:
+  // wait for the copies in, and for the stream before copying out.
+  const bool stream_after_copies = !staged.empty() && options.stream;
+  if (stream_after_copies)
+    cuda::synchronize(ordinal);
+  nvptx::run(*nvptx::compile(function, compile_options), grid, runtime_args,
+             options.stream);
+  if (stream_after_copies)
+    cuda::synchronize_stream(options.stream);
   for (auto &[host, s] : staged)
     if (s.written)
       s.copy->copy_to_host(s.host, s.bytes);

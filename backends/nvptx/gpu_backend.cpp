@@ -167,6 +167,10 @@ const std::string &ptx_of(const CompiledKernel &kernel) {
   return kernel.loaded.ptx();
 }
 
+const std::string &ptx_entry(const CompiledKernel &kernel) {
+  return kernel.loaded.symbol();
+}
+
 int64_t dynamic_shared_bytes(const CompiledKernel &kernel) {
   return kernel.loaded.dynamic_shared_bytes();
 }
@@ -185,7 +189,7 @@ std::string llvm_ir(const ir::Function &function, const CompileOptions &options,
 }
 
 void run(const CompiledKernel &kernel, const Grid &grid,
-         const std::vector<KernelArg> &args) {
+         const std::vector<KernelArg> &args, void *stream_handle) {
   const std::string &name = kernel.loaded.name();
   if (args.size() != kernel.parameters.size())
     throw Error("kernel '" + name + "' takes " +
@@ -244,18 +248,29 @@ void run(const CompiledKernel &kernel, const Grid &grid,
     }
     parameters[i] = &slots[i];
   }
+  auto stream = static_cast<cuda::driver::CUstream>(stream_handle);
+  cuda::driver::CUcontext stream_context =
+      stream ? cuda::context_of_stream(stream, "kernel '" + name + "'")
+             : nullptr;
+  if (context && stream_context && stream_context != context)
+    throw Error("kernel '" + name +
+                "': the stream belongs to another CUDA context than the "
+                "kernel's buffers; create the stream in the context the "
+                "buffers were allocated in (the device's primary context "
+                "unless another was current)");
   if (!context)
-    context = cuda::context_for_device(cuda::current_device());
+    context = stream_context ? stream_context
+                             : cuda::context_for_device(cuda::current_device());
   cuda::LaunchShape shape;
   shape.grid = {grid.x, grid.y, grid.z};
   shape.threads = 32 * kernel.num_warps;
-  kernel.loaded.launch(context, shape, parameters.data());
+  kernel.loaded.launch(context, shape, parameters.data(), stream);
   if (kernel.faults.empty())
     return;
   // The launch must end before its fault record can be read: a kernel
   // that can fail runs synchronously (runtime/cuda/fault_record.h).
   std::optional<cuda::FaultRecord> fault =
-      cuda::take_fault_record(kernel.loaded, context);
+      cuda::take_fault_record(kernel.loaded, context, stream);
   if (!fault)
     return;
   if (fault->site < 1 || fault->site > kernel.faults.size())

@@ -41,6 +41,8 @@ compile(const ir::Function &function, const CompileOptions &options = {});
 
 /// The PTX text of a compiled kernel.
 const std::string &ptx_of(const CompiledKernel &kernel);
+/// The name of its PTX entry (for cuModuleGetFunction).
+const std::string &ptx_entry(const CompiledKernel &kernel);
 
 /// The dynamic shared memory each launch of `kernel` requests: 0 when its
 /// shared memory fits the static 48 KB, else all of it (up to the
@@ -54,12 +56,14 @@ std::string llvm_ir(const ir::Function &function,
 
 /// Launches `kernel` over `grid` on the GPU its pointer arguments live on
 /// (every pointer must be device memory: KernelArg::device >= 0), or on the
-/// current device when it has none. Asynchronous: faults surface at the
-/// next synchronizing call (a copy to the host, cuda::synchronize).
-/// Throws blocc::Error naming the kernel for arguments that do not match,
-/// a grid beyond the device's limits, and driver errors.
+/// current device when it has none, queued on `stream` (a CUstream; nullptr:
+/// the context's default stream). Asynchronous: nothing waits for the GPU,
+/// and faults surface at the next synchronizing call (a copy to the host,
+/// cuda::synchronize, cuStreamSynchronize). Throws blocc::Error naming the
+/// kernel for arguments that do not match, a stream of another context
+/// than the buffers', a grid beyond the device's limits, and driver errors.
 void run(const CompiledKernel &kernel, const Grid &grid,
-         const std::vector<KernelArg> &args);
+         const std::vector<KernelArg> &args, void *stream = nullptr);
 
 /// The architecture to compile for GPU `ordinal`: $BLOCC_GPU_ARCH when set
 /// (sm_80 .. sm_90a), else the device's own (GpuArch::for_compute_capability).

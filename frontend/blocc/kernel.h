@@ -96,6 +96,15 @@ struct LaunchOptions {
   int num_stages = 3;
   Backend backend = Backend::Auto;
   Check check = Check::Default;
+  /// The CUDA stream a GPU launch is queued on, as an opaque handle: a
+  /// CUstream or cudaStream_t (`torch.cuda.current_stream().cuda_stream`
+  /// from Python). nullptr: the default stream of the buffers' context.
+  /// The launch is asynchronous either way (nothing waits for the GPU);
+  /// on a stream created with CU_STREAM_NON_BLOCKING, wait for the stream
+  /// (cuStreamSynchronize) before reading results with to_host(), which
+  /// copies on the default stream. The stream must belong to the context
+  /// the buffers were allocated in. Host launches ignore it.
+  void *stream = nullptr;
 };
 
 namespace detail {

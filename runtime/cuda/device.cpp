@@ -155,4 +155,11 @@ void synchronize(int ordinal) {
             " (a fault here comes from an earlier kernel launch)");
 }
 
+void synchronize_stream(void *stream) {
+  check(api().cuStreamSynchronize(static_cast<CUstream>(stream)),
+        "cuStreamSynchronize",
+        "waiting for a stream (a fault here comes from an earlier kernel "
+        "launch)");
+}
+
 } // namespace blocc::cuda

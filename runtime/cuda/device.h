@@ -47,4 +47,9 @@ DeviceProperties properties(int ordinal);
 /// as a blocc::Error.
 void synchronize(int ordinal = -1);
 
+/// Waits until all work queued on `stream` (a CUstream or cudaStream_t, as
+/// an opaque handle; nullptr: the current context's default stream) has
+/// finished; reports a fault of an earlier launch as a blocc::Error.
+void synchronize_stream(void *stream);
+
 } // namespace blocc::cuda

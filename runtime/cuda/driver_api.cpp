@@ -69,6 +69,13 @@ Loaded load() {
        resolve(library, "cuCtxPopCurrent_v2", a.cuCtxPopCurrent)},
       {"cuCtxSynchronize",
        resolve(library, "cuCtxSynchronize", a.cuCtxSynchronize)},
+      {"cuStreamCreate", resolve(library, "cuStreamCreate", a.cuStreamCreate)},
+      {"cuStreamDestroy_v2",
+       resolve(library, "cuStreamDestroy_v2", a.cuStreamDestroy)},
+      {"cuStreamGetCtx", resolve(library, "cuStreamGetCtx", a.cuStreamGetCtx)},
+      {"cuStreamQuery", resolve(library, "cuStreamQuery", a.cuStreamQuery)},
+      {"cuStreamSynchronize",
+       resolve(library, "cuStreamSynchronize", a.cuStreamSynchronize)},
       {"cuMemAlloc_v2", resolve(library, "cuMemAlloc_v2", a.cuMemAlloc)},
       {"cuMemFree_v2", resolve(library, "cuMemFree_v2", a.cuMemFree)},
       {"cuMemcpyHtoD_v2", resolve(library, "cuMemcpyHtoD_v2", a.cuMemcpyHtoD)},
@@ -95,6 +102,7 @@ Loaded load() {
       {"cuEventElapsedTime",
        resolve(library, "cuEventElapsedTime", a.cuEventElapsedTime)},
   };
+  resolve(library, "cuCtxGetId", a.cuCtxGetId); // optional
   for (const Entry &e : entries) {
     if (!e.found) {
       loaded.failure = "the CUDA driver " + path + " lacks " + e.symbol +

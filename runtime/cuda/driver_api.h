@@ -29,6 +29,13 @@ using CUevent = CUevent_st *;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
+constexpr CUresult CUDA_ERROR_NOT_READY = 600;
+
+// Special stream handles: the legacy default stream and the per-thread
+// default stream (the null stream is the legacy one too).
+inline const CUstream CU_STREAM_LEGACY = reinterpret_cast<CUstream>(0x1);
+inline const CUstream CU_STREAM_PER_THREAD = reinterpret_cast<CUstream>(0x2);
+constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
 
 // CUdevice_attribute values.
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5;
@@ -68,6 +75,13 @@ struct Api {
   CUresult (*cuCtxPushCurrent)(CUcontext context);
   CUresult (*cuCtxPopCurrent)(CUcontext *context);
   CUresult (*cuCtxSynchronize)();
+  /// Optional (drivers for CUDA 12.0 and newer): nullptr when missing.
+  CUresult (*cuCtxGetId)(CUcontext context, unsigned long long *id);
+  CUresult (*cuStreamCreate)(CUstream *stream, unsigned flags);
+  CUresult (*cuStreamDestroy)(CUstream stream);
+  CUresult (*cuStreamGetCtx)(CUstream stream, CUcontext *context);
+  CUresult (*cuStreamQuery)(CUstream stream);
+  CUresult (*cuStreamSynchronize)(CUstream stream);
   CUresult (*cuMemAlloc)(CUdeviceptr *pointer, size_t bytes);
   CUresult (*cuMemFree)(CUdeviceptr pointer);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr destination, const void *source,

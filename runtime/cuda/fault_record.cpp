@@ -11,7 +11,8 @@ namespace blocc::cuda {
 using namespace driver;
 
 std::optional<FaultRecord> take_fault_record(const LoadedKernel &kernel,
-                                             CUcontext context) {
+                                             CUcontext context,
+                                             CUstream stream) {
   const std::string what = "kernel '" + kernel.name() + "'";
   ContextScope scope(context);
   auto [address, bytes] = kernel.global_in(context, kFaultRecordSymbol);
@@ -19,6 +20,12 @@ std::optional<FaultRecord> take_fault_record(const LoadedKernel &kernel,
     throw Error(what + ": internal: its fault record has " +
                 std::to_string(bytes) + " bytes, expected " +
                 std::to_string(sizeof(FaultRecord)));
+  // A stream created with CU_STREAM_NON_BLOCKING is not ordered before
+  // the default stream's copy below.
+  if (stream)
+    check(api().cuStreamSynchronize(stream), "cuStreamSynchronize",
+          what + " (waiting for its stream before reading its fault record; "
+                 "the error may come from this or an earlier launch)");
   FaultRecord record{};
   // Synchronous: waits for the launch (on the context's default stream).
   check(api().cuMemcpyDtoH(&record, address, sizeof record), "cuMemcpyDtoH",

@@ -42,10 +42,13 @@ static_assert(sizeof(FaultRecord) == 32 && offsetof(FaultRecord, site) == 4 &&
 constexpr const char *kFaultRecordSymbol = "blocc_fault_record";
 
 /// Waits for the work queued in `context` (the record is read with a
-/// synchronous copy) and returns the fault `kernel`'s module recorded
-/// there, clearing the record; nullopt when no program failed. Driver
-/// errors of the launch (a memory fault) surface here as blocc::Error.
+/// synchronous copy; first `stream`, when the launch named one, which may
+/// not be ordered with the default stream) and returns the fault
+/// `kernel`'s module recorded there, clearing the record; nullopt when no
+/// program failed. Driver errors of the launch (a memory fault) surface
+/// here as blocc::Error.
 std::optional<FaultRecord> take_fault_record(const LoadedKernel &kernel,
-                                             driver::CUcontext context);
+                                             driver::CUcontext context,
+                                             driver::CUstream stream = nullptr);
 
 } // namespace blocc::cuda

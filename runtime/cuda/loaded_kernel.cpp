@@ -4,6 +4,7 @@
 #include "runtime/cuda/context.h"
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,11 +23,18 @@ std::string log_text(const std::vector<char> &buffer) {
   return text;
 }
 
-/// The largest grid along x, y, z of the device of the current context.
+/// The largest grid along x, y, z of the device of the current context,
+/// queried once per device.
 std::array<int64_t, 3> grid_limits(const std::string &what) {
   const Api &a = api();
   CUdevice device = 0;
   check(a.cuCtxGetDevice(&device), "cuCtxGetDevice", what);
+  static std::mutex mutex;
+  static std::map<CUdevice, std::array<int64_t, 3>> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = known.find(device);
+  if (it != known.end())
+    return it->second;
   std::array<int64_t, 3> limits{};
   const int attributes[3] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
                              CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
@@ -37,7 +45,19 @@ std::array<int64_t, 3> grid_limits(const std::string &what) {
           "cuDeviceGetAttribute", what);
     limits[axis] = value;
   }
+  known.emplace(device, limits);
   return limits;
+}
+
+/// What identifies `context` for the function cache: its unique id where
+/// the driver has one (a context destroyed and another created may reuse
+/// the handle's address), else the handle.
+unsigned long long context_key(CUcontext context) {
+  const Api &a = api();
+  unsigned long long id = 0;
+  if (a.cuCtxGetId && a.cuCtxGetId(context, &id) == CUDA_SUCCESS)
+    return id;
+  return reinterpret_cast<uintptr_t>(context);
 }
 
 } // namespace
@@ -53,7 +73,7 @@ void LoadedKernel::enable_dynamic_shared_memory(CUfunction function) const {
   if (dynamic_shared_bytes_ <= kWithoutOptIn)
     return;
   const Api &a = api();
-  const std::string what = "kernel '" + name_ + "'";
+  const std::string what = this->what();
   CUdevice device = 0;
   check(a.cuCtxGetDevice(&device), "cuCtxGetDevice", what);
   int limit = 0;
@@ -77,11 +97,12 @@ void LoadedKernel::enable_dynamic_shared_memory(CUfunction function) const {
 
 const LoadedKernel::Loaded &LoadedKernel::loaded_in(CUcontext context) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = loaded_.find(context);
+  const unsigned long long key = context_key(context);
+  auto it = loaded_.find(key);
   if (it != loaded_.end())
     return it->second;
   const Api &a = api();
-  const std::string what = "kernel '" + name_ + "'";
+  const std::string what = this->what();
   std::vector<char> error_log(16384, '\0'), info_log(16384, '\0');
   int options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
                    CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
@@ -102,7 +123,7 @@ const LoadedKernel::Loaded &LoadedKernel::loaded_in(CUcontext context) const {
   check(a.cuModuleGetFunction(&loaded.function, loaded.module, symbol_.c_str()),
         "cuModuleGetFunction", what);
   enable_dynamic_shared_memory(loaded.function);
-  return loaded_.emplace(context, loaded).first->second;
+  return loaded_.emplace(key, loaded).first->second;
 }
 
 CUfunction LoadedKernel::function_in(CUcontext context) const {
@@ -115,33 +136,32 @@ LoadedKernel::global_in(CUcontext context, const char *symbol) const {
   size_t bytes = 0;
   check(api().cuModuleGetGlobal(&pointer, &bytes, loaded_in(context).module,
                                 symbol),
-        "cuModuleGetGlobal", "kernel '" + name_ + "'");
+        "cuModuleGetGlobal", what());
   return {pointer, bytes};
 }
 
 void LoadedKernel::launch(CUcontext context, const LaunchShape &shape,
-                          void **parameters) const {
-  const std::string what = "kernel '" + name_ + "'";
+                          void **parameters, CUstream stream) const {
   ContextScope scope(context);
-  std::array<int64_t, 3> limits = grid_limits(what);
+  std::array<int64_t, 3> limits = grid_limits(what());
   static const char *axes[3] = {"x (axis 0)", "y (axis 1)", "z (axis 2)"};
   for (int axis = 0; axis < 3; ++axis)
     if (shape.grid[axis] > limits[axis])
-      throw Error(what + ": the grid has " + std::to_string(shape.grid[axis]) +
-                  " programs along " + axes[axis] +
-                  ", more than the GPU's "
-                  "limit of " +
+      throw Error(what() + ": the grid has " +
+                  std::to_string(shape.grid[axis]) + " programs along " +
+                  axes[axis] + ", more than the GPU's limit of " +
                   std::to_string(limits[axis]) +
                   "; give each program more work (a larger block) or move "
                   "programs to another grid axis");
   CUfunction function = function_in(context);
-  check(api().cuLaunchKernel(function, static_cast<unsigned>(shape.grid[0]),
-                             static_cast<unsigned>(shape.grid[1]),
-                             static_cast<unsigned>(shape.grid[2]),
-                             static_cast<unsigned>(shape.threads), 1, 1,
-                             dynamic_shared_bytes_, nullptr, parameters,
-                             nullptr),
-        "cuLaunchKernel", what);
+  CUresult launched =
+      api().cuLaunchKernel(function, static_cast<unsigned>(shape.grid[0]),
+                           static_cast<unsigned>(shape.grid[1]),
+                           static_cast<unsigned>(shape.grid[2]),
+                           static_cast<unsigned>(shape.threads), 1, 1,
+                           dynamic_shared_bytes_, stream, parameters, nullptr);
+  if (launched != CUDA_SUCCESS)
+    check(launched, "cuLaunchKernel", what());
 }
 
 CUcontext context_of_pointer(uint64_t address, const std::string &what) {
@@ -149,6 +169,19 @@ CUcontext context_of_pointer(uint64_t address, const std::string &what) {
   check(api().cuPointerGetAttribute(&context, CU_POINTER_ATTRIBUTE_CONTEXT,
                                     address),
         "cuPointerGetAttribute", what);
+  return context;
+}
+
+} // namespace blocc::cuda
+
+namespace blocc::cuda {
+
+CUcontext context_of_stream(CUstream stream, const std::string &what) {
+  if (!stream || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD)
+    return nullptr;
+  CUcontext context = nullptr;
+  check(api().cuStreamGetCtx(stream, &context), "cuStreamGetCtx",
+        what + " (is the stream a valid CUstream?)");
   return context;
 }
 

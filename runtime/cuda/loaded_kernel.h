@@ -34,14 +34,16 @@ public:
 
   const std::string &name() const { return name_; }
   const std::string &ptx() const { return ptx_; }
+  const std::string &symbol() const { return symbol_; }
   unsigned dynamic_shared_bytes() const { return dynamic_shared_bytes_; }
 
-  /// Launches the kernel in `context` (asynchronously, on the context's
-  /// default stream). `parameters[i]` points at the value of the PTX
-  /// entry's parameter i. Throws blocc::Error naming the kernel for a grid
-  /// beyond the device's limits and for every driver error.
+  /// Launches the kernel in `context` on `stream` (nullptr: the context's
+  /// default stream), asynchronously: nothing waits for the GPU.
+  /// `parameters[i]` points at the value of the PTX entry's parameter i.
+  /// Throws blocc::Error naming the kernel for a grid beyond the device's
+  /// limits and for every driver error.
   void launch(driver::CUcontext context, const LaunchShape &shape,
-              void **parameters) const;
+              void **parameters, driver::CUstream stream = nullptr) const;
 
   /// The function in `context` (the context must be current). Throws
   /// blocc::Error naming the kernel and both sizes when it needs more
@@ -61,14 +63,24 @@ private:
   };
   const Loaded &loaded_in(driver::CUcontext context) const;
   void enable_dynamic_shared_memory(driver::CUfunction function) const;
+  /// "kernel 'name'", for messages.
+  std::string what() const { return "kernel '" + name_ + "'"; }
 
   std::string name_, ptx_, symbol_;
   unsigned dynamic_shared_bytes_ = 0;
   mutable std::mutex mutex_;
-  mutable std::map<driver::CUcontext, Loaded> loaded_;
+  // Per context (context_key in loaded_kernel.cpp).
+  mutable std::map<unsigned long long, Loaded> loaded_;
 };
 
 /// The context device memory at `address` was allocated in.
 driver::CUcontext context_of_pointer(uint64_t address, const std::string &what);
+
+/// The context `stream` belongs to, or nullptr for the null stream and the
+/// special handles CU_STREAM_LEGACY and CU_STREAM_PER_THREAD (each
+/// context's own default streams). Throws blocc::Error naming `what` when
+/// the driver does not know the handle.
+driver::CUcontext context_of_stream(driver::CUstream stream,
+                                    const std::string &what);
 
 } // namespace blocc::cuda

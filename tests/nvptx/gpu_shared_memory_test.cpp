@@ -44,8 +44,7 @@ nvptx::CompileOptions for_arch(const char *arch, int num_warps = 8) {
 
 TEST(SharedMemory, UpTo48KBTheBufferIsStatic) {
   std::vector<float> x(2048), row(2048), tile(2 * 2048);
-  const ir::Function &f =
-      specialization(two_layouts_f32, x, row, tile, 2048);
+  const ir::Function &f = specialization(two_layouts_f32, x, row, tile, 2048);
   auto kernel = nvptx::compile(f, for_arch("sm_90"));
   EXPECT_EQ(nvptx::dynamic_shared_bytes(*kernel), 0);
   const std::string &ptx = nvptx::ptx_of(*kernel);
@@ -57,8 +56,7 @@ TEST(SharedMemory, UpTo48KBTheBufferIsStatic) {
 
 TEST(SharedMemory, Beyond48KBTheBufferIsDynamic) {
   std::vector<float> x(16384), row(16384), tile(2 * 16384);
-  const ir::Function &f =
-      specialization(two_layouts_f32, x, row, tile, 16384);
+  const ir::Function &f = specialization(two_layouts_f32, x, row, tile, 16384);
   for (const char *arch : {"sm_80", "sm_86", "sm_90"}) {
     auto kernel = nvptx::compile(f, for_arch(arch));
     EXPECT_EQ(nvptx::dynamic_shared_bytes(*kernel),
@@ -77,12 +75,10 @@ TEST(SharedMemory, BeyondTheArchitecturesLimitIsAnErrorNamingBothSizes) {
   // 16384 f64: 135168 bytes, within sm_80's 163 KB and sm_90's 227 KB but
   // not sm_86's 99 KB.
   std::vector<double> x(16384), row(16384), tile(2 * 16384);
-  const ir::Function &f =
-      specialization(two_layouts_f64, x, row, tile, 16384);
+  const ir::Function &f = specialization(two_layouts_f64, x, row, tile, 16384);
   EXPECT_EQ(nvptx::dynamic_shared_bytes(*nvptx::compile(f, for_arch("sm_80"))),
             conversion_bytes<double>(16384));
-  std::string message =
-      error_of([&] { nvptx::compile(f, for_arch("sm_86")); });
+  std::string message = error_of([&] { nvptx::compile(f, for_arch("sm_86")); });
   EXPECT_THAT(message, ::testing::HasSubstr("load at "));
   EXPECT_THAT(message,
               ::testing::HasSubstr(
@@ -123,9 +119,9 @@ TEST(SharedMemory, DynamicSharedMemoryKernelsRunLikeTheCpuBackend) {
 TEST(SharedMemory, BeyondTheDevicesLimitLoadingIsAnErrorNamingTheKernel) {
   BLOCC_REQUIRE_GPU();
   std::vector<float> x(16384), row(16384), tile(2 * 16384);
-  auto compiled = nvptx::compile(
-      specialization(two_layouts_f32, x, row, tile, 16384),
-      for_arch(nvptx::arch_for_device(0).name().c_str()));
+  auto compiled =
+      nvptx::compile(specialization(two_layouts_f32, x, row, tile, 16384),
+                     for_arch(nvptx::arch_for_device(0).name().c_str()));
   // The same PTX, claiming a buffer larger than any GPU's.
   cuda::LoadedKernel loaded("too_much_shared", nvptx::ptx_of(*compiled),
                             "blocc_two_layouts_f32", 4u << 20);

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -215,6 +216,14 @@ inline void expect_ptx_assembles(const ir::Function &function,
       EXPECT_EQ(ptxas_errors(ptx, arch), "") << ptx;
     }
   }
+}
+
+/// A driver entry point blocc does not load itself (cuCtxCreate_v2, ...),
+/// for tests that set up what a user's program would; nullptr without a
+/// driver.
+inline void *test_driver_entry(const char *symbol) {
+  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  return library ? dlsym(library, symbol) : nullptr;
 }
 
 /// The traced specialization of `kernel` for these launch arguments.

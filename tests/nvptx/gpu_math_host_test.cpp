@@ -160,6 +160,19 @@ TEST(GpuMathOnHost, SinCosOfHugeF64ArgumentsWithinOneUlp) {
   check_sin_cos(xs);
 }
 
+TEST(GpuMathOnHost, SinCosOfEvery16BitFloatWithinOneUlp) {
+  // The GPU computes f16 and bf16 sin and cos in f32: here every f32 value
+  // of a 16-bit pattern (bf16 reaches the huge arguments; infinities and
+  // NaNs give NaN), the arguments of gpu_math_test's 16-bit tests.
+  std::vector<float> xs;
+  for (uint32_t bits = 0; bits < 65536; ++bits) {
+    xs.push_back(std::bit_cast<float>(bits << 16)); // bf16
+    uint16_t half = static_cast<uint16_t>(bits);
+    xs.push_back(static_cast<float>(std::bit_cast<_Float16>(half)));
+  }
+  check_sin_cos(xs);
+}
+
 TEST(GpuMathOnHost, SinCosOfInfinitiesAndNaNAreNaN) {
   auto sin = sin_cos<float>(false);
   auto cos = sin_cos<double>(true);

@@ -10,7 +10,9 @@
 // within 2 ulp of the CPU backend (the same code, except sin/cos beyond
 // the reduction's range, where the CPU calls the C library); fmod exact,
 // bit for bit the C library's. Skipped (reported as skipped) where no GPU
-// is present; the PTX is ptxas-assembled everywhere, with no call left.
+// is present; the PTX is ptxas-assembled everywhere, with no call left,
+// and the sin/cos/tanh/erf/fmod checks run on the CPU backend's results
+// (so that a wrong check fails without a GPU too).
 #include "nvptx/support.h"
 
 #include <bit>
@@ -270,29 +272,49 @@ template <typename T> struct Worst {
   }
 };
 
-template <typename T> void unary_math_matches_references(const char *type) {
-  BLOCC_SEED_TRACE();
-  std::vector<T> x = arguments<T>();
-  const int n = static_cast<int>(x.size());
-  // fmod's divisors: other patterns (16-bit), or values of every size.
+/// fmod's divisors for arguments x: other patterns (16-bit), or values of
+/// every size.
+template <typename T> std::vector<T> divisors(size_t n) {
   std::vector<T> y;
   if constexpr (sizeof(T) == 2) {
-    for (int i = 0; i < n; ++i)
+    for (size_t i = 0; i < n; ++i)
       y.push_back(from_bits<T>(uint32_t(i) * 7919u + 3u));
   } else {
     y = wide<T>(n, std::is_same_v<T, double> ? -1074 : -149,
                 std::is_same_v<T, double> ? 1024 : 128);
-    for (int i = 0; i < n; i += 2) // and nearby sizes
+    for (size_t i = 0; i < n; i += 2) // and nearby sizes
       y[i] = random_values<T>(1, 0.1, 7)[0];
   }
-  DeviceBuffer<T> dx(x), dy(y);
-  auto dout = poisoned_on_gpu<T>(5 * size_t(n));
-  unary_math<T>[{bl::cdiv(n, 256)}](dx, dy, dout, n, 256);
-  std::vector<T> cpu = poisoned<T>(5 * size_t(n));
-  unary_math<T>[{bl::cdiv(n, 256)}].with(kCpu)(x, y, cpu, n, 256);
-  std::vector<T> gpu = dout.to_host();
-  ASSERT_TRUE(all_written(std::vector<T>(gpu.begin(), gpu.begin() + n)));
+  return y;
+}
 
+/// unary_math's five outputs (sin, cos, tanh, erf, fmod; n each) for x
+/// and y, on the GPU or on the CPU backend, in poisoned memory.
+template <typename T>
+std::vector<T> unary_math_on(Backend backend, const std::vector<T> &x,
+                             const std::vector<T> &y) {
+  const int n = static_cast<int>(x.size());
+  if (backend == Backend::Gpu) {
+    DeviceBuffer<T> dx(x), dy(y);
+    auto dout = poisoned_on_gpu<T>(5 * size_t(n));
+    unary_math<T>[{bl::cdiv(n, 256)}](dx, dy, dout, n, 256);
+    return dout.to_host();
+  }
+  std::vector<T> out = poisoned<T>(5 * size_t(n));
+  unary_math<T>[{bl::cdiv(n, 256)}].with(kCpu)(x, y, out, n, 256);
+  return out;
+}
+
+/// Checks `got`, unary_math's outputs for x and y, against long double
+/// references and `cpu`, the CPU backend's outputs. A result is NaN (as
+/// the poison is) exactly where the exact one is: sin and cos of
+/// infinities, fmod by 0 and NaN arguments give NaN, so there the poison
+/// cannot tell an unwritten element.
+template <typename T>
+void expect_unary_math_right(const char *type, const std::vector<T> &x,
+                             const std::vector<T> &y, const std::vector<T> &got,
+                             const std::vector<T> &cpu) {
+  const int n = static_cast<int>(x.size());
   const bool narrow = sizeof(T) == 2;
   // Within 1 ulp of the correctly rounded result (1.5 from the exact
   // value); 16-bit results: rounded from f32 results within 1 f32 ulp.
@@ -304,7 +326,10 @@ template <typename T> void unary_math_matches_references(const char *type) {
     long double v = value_of(x[i]);
     long double want[4] = {sinl(v), cosl(v), tanhl(v), erfl(v)};
     for (int f = 0; f < 4; ++f) {
-      T g = gpu[size_t(f) * n + i], c = cpu[size_t(f) * n + i];
+      T g = got[size_t(f) * n + i], c = cpu[size_t(f) * n + i];
+      ASSERT_FALSE(std::isnan(value_of(g)) && !std::isnan(want[f]))
+          << type << " " << names[f] << "(" << double(v) << "), element " << i
+          << " of " << n << ", was not written";
       double u = ulps_from(g, want[f]);
       worst[f].see(u, v);
       ASSERT_LE(u, bound) << type << " " << names[f] << "(" << double(v)
@@ -315,11 +340,14 @@ template <typename T> void unary_math_matches_references(const char *type) {
       same_as_cpu[f] += std::memcmp(&g, &c, sizeof(T)) == 0;
     }
     // fmod: exact, the C library's bits (any NaN for a NaN).
-    T g = gpu[4 * size_t(n) + i], c = cpu[4 * size_t(n) + i];
+    T g = got[4 * size_t(n) + i], c = cpu[4 * size_t(n) + i];
     long double remainder = std::fmod(v, value_of(y[i]));
     if (std::isnan(remainder)) {
       ASSERT_TRUE(std::isnan(value_of(g)) && std::isnan(value_of(c)));
     } else {
+      ASSERT_FALSE(std::isnan(value_of(g)))
+          << type << " fmod(" << double(v) << ", " << double(value_of(y[i]))
+          << "), element " << i << " of " << n << ", was not written";
       ASSERT_TRUE(value_of(g) == remainder &&
                   std::signbit(value_of(g)) == std::signbit(remainder))
           << type << " fmod(" << double(v) << ", " << double(value_of(y[i]))
@@ -327,10 +355,22 @@ template <typename T> void unary_math_matches_references(const char *type) {
       ASSERT_EQ(std::memcmp(&g, &c, sizeof(T)), 0) << "fmod vs the CPU";
     }
   }
-  for (int f = 0; f < 4; ++f)
-    std::printf("%s %s: worst %.3f ulp (at %La) over %d arguments; %zu "
-                "results bit for bit the CPU backend's\n",
-                type, names[f], worst[f].ulps, worst[f].at, n, same_as_cpu[f]);
+  for (int f = 0; f < 4; ++f) {
+    std::printf("%s %s: worst %.3f ulp (at %La) over %d arguments", type,
+                names[f], worst[f].ulps, worst[f].at, n);
+    if (&got != &cpu)
+      std::printf("; %zu results bit for bit the CPU backend's",
+                  same_as_cpu[f]);
+    std::printf("\n");
+  }
+}
+
+template <typename T> void unary_math_matches_references(const char *type) {
+  BLOCC_SEED_TRACE();
+  std::vector<T> x = arguments<T>(), y = divisors<T>(x.size());
+  std::vector<T> gpu = unary_math_on(Backend::Gpu, x, y);
+  std::vector<T> cpu = unary_math_on(Backend::Cpu, x, y);
+  expect_unary_math_right(type, x, y, gpu, cpu);
 }
 
 TEST(GpuMath, SinCosTanhErfFmodF32) {
@@ -348,6 +388,23 @@ TEST(GpuMath, SinCosTanhErfFmodEveryF16) {
 TEST(GpuMath, SinCosTanhErfFmodEveryBf16) {
   BLOCC_REQUIRE_GPU();
   unary_math_matches_references<bl::bfloat16_t>("bf16");
+}
+
+// The checks themselves, without a GPU: the CPU backend's results pass
+// them on every argument of the GPU tests, infinities and NaNs included
+// (a check once took the NaN of sin(inf) for an unwritten element).
+template <typename T> void checks_accept_the_cpu_backend(const char *type) {
+  BLOCC_SEED_TRACE();
+  std::vector<T> x = arguments<T>(), y = divisors<T>(x.size());
+  std::vector<T> cpu = unary_math_on(Backend::Cpu, x, y);
+  expect_unary_math_right(type, x, y, cpu, cpu);
+}
+
+TEST(GpuMathChecks, AcceptTheCpuBackendsSinCosTanhErfFmod) {
+  checks_accept_the_cpu_backend<float>("f32");
+  checks_accept_the_cpu_backend<double>("f64");
+  checks_accept_the_cpu_backend<bl::half>("f16");
+  checks_accept_the_cpu_backend<bl::bfloat16_t>("bf16");
 }
 
 TEST(GpuMath, ExpExp2LogLog2F64WithinOneUlp) {

@@ -13,7 +13,8 @@
 // backend combines left to right: float sums and products compare within a
 // tolerance, integers, maxima and the order-sensitive combines exactly.
 // Skipped (reported as skipped) where no GPU is present; the PTX is
-// ptxas-assembled everywhere.
+// ptxas-assembled everywhere, and the checks run on the CPU backend's scans
+// of every shape (so that a wrong check fails without a GPU too).
 #include "nvptx/support.h"
 
 #include "ir/parser.h"
@@ -80,28 +81,70 @@ std::string name(const ::testing::TestParamInfo<Case> &info) {
          std::to_string(c.cols) + "_warps" + std::to_string(c.warps);
 }
 
-class GpuScan : public ::testing::TestWithParam<Case> {};
+// The suite's shapes. The kernel is one program, so each m x n matrix
+// must fit its rows x cols block (expect_scans_right checks it).
+const Case kCases[] = {
+    // one element
+    Case{1, 1, 1, 1, 1, 1}, Case{1, 1, 0, 1, 1, 4},
+    // along rows (axis 1): across lanes and warps, several elements per
+    // thread (n divisible by 16: 16-byte accesses, also with rows masked
+    // off), several tiles
+    Case{3, 1021, 1, 4, 1024, 4}, Case{3, 1024, 1, 4, 1024, 4},
+    Case{4, 1024, 1, 4, 1024, 4}, Case{2, 4096, 1, 2, 4096, 4},
+    Case{7, 257, 1, 8, 512, 8}, Case{5, 61, 1, 8, 64, 4},
+    Case{9, 48, 1, 16, 64, 1},
+    // along columns (axis 0): across warps, several tiles
+    Case{131, 3, 0, 256, 4, 4}, Case{67, 29, 0, 128, 32, 4},
+    Case{17, 33, 0, 32, 64, 2}, Case{100, 16, 0, 128, 16, 2},
+    // a block smaller than the CTA's tile: replicas
+    Case{2, 3, 1, 2, 4, 4}, Case{3, 2, 0, 4, 2, 8}, Case{5, 7, 1, 8, 8, 4}};
 
-TEST_P(GpuScan, EveryKindMatchesTheCpuBackendAndTheReferences) {
-  BLOCC_REQUIRE_GPU();
-  BLOCC_SEED_TRACE();
-  const Case c = GetParam();
+/// A case's inputs and the outputs of the scans kernel on one backend.
+struct ScanRun {
+  std::vector<float> x;
+  std::vector<int32_t> k;
+  std::vector<float> f;   // kFloatKinds tiles
+  std::vector<int32_t> i; // kIntKinds tiles
+};
+
+ScanRun fresh_inputs(const Case &c) {
   const size_t size = size_t(c.m) * c.n;
+  return {random_values<float>(size, -10, 10),
+          random_values<int32_t>(size, -1000, 1000),
+          {},
+          {}};
+}
+
+void scan_on_cpu(const Case &c, ScanRun &run) {
   const size_t tile = size_t(c.rows) * c.cols;
-  auto x = random_values<float>(size, -10, 10);
-  auto k = random_values<int32_t>(size, -1000, 1000);
-  DeviceBuffer<float> dx(x);
-  DeviceBuffer<int32_t> dk(k);
+  run.f = poisoned<float>(kFloatKinds * tile);
+  run.i = poisoned<int32_t>(kIntKinds * tile);
+  scans[{1}].with(kCpu)(run.x, run.k, run.f, run.i, c.m, c.n, c.axis, c.rows,
+                        c.cols);
+}
+
+void scan_on_gpu(const Case &c, ScanRun &run) {
+  const size_t tile = size_t(c.rows) * c.cols;
+  DeviceBuffer<float> dx(run.x);
+  DeviceBuffer<int32_t> dk(run.k);
   auto df = poisoned_on_gpu<float>(kFloatKinds * tile);
   auto di = poisoned_on_gpu<int32_t>(kIntKinds * tile);
   scans[{1}].with(on(Backend::Gpu, c.warps))(dx, dk, df, di, c.m, c.n, c.axis,
                                              c.rows, c.cols);
-  auto f = poisoned<float>(kFloatKinds * tile);
-  auto i = poisoned<int32_t>(kIntKinds * tile);
-  scans[{1}].with(kCpu)(x, k, f, i, c.m, c.n, c.axis, c.rows, c.cols);
-  std::vector<float> gf = df.to_host();
-  std::vector<int32_t> gi = di.to_host();
+  run.f = df.to_host();
+  run.i = di.to_host();
+}
 
+/// Checks `got` (scans of `got.x`, `got.k`) against float64 and exact
+/// references and against `cpu`, the CPU backend's scans of the same
+/// inputs.
+void expect_scans_right(const Case &c, const ScanRun &got, const ScanRun &cpu) {
+  ASSERT_TRUE(c.m <= c.rows && c.n <= c.cols)
+      << "a " << c.m << "x" << c.n << " matrix does not fit a " << c.rows << "x"
+      << c.cols << " block (the kernel is one program)";
+  const size_t tile = size_t(c.rows) * c.cols;
+  const std::vector<float> &x = got.x, &gf = got.f, &f = cpu.f;
+  const std::vector<int32_t> &k = got.k, &gi = got.i, &i = cpu.i;
   const int lines = c.axis == 0 ? c.n : c.m;
   const int along = c.axis == 0 ? c.m : c.n;
   // Element j of line `line` in the matrix and in an output tile.
@@ -178,22 +221,32 @@ TEST_P(GpuScan, EveryKindMatchesTheCpuBackendAndTheReferences) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, GpuScan,
-    ::testing::Values(
-        // one element
-        Case{1, 1, 1, 1, 1, 1}, Case{1, 1, 0, 1, 1, 4},
-        // along rows (axis 1): across lanes and warps, several elements
-        // per thread (n divisible by 16: 16-byte accesses), several tiles
-        Case{3, 1021, 1, 4, 1024, 4}, Case{5, 1024, 1, 4, 1024, 4},
-        Case{2, 4096, 1, 2, 4096, 4}, Case{7, 257, 1, 8, 512, 8},
-        Case{5, 61, 1, 8, 64, 4}, Case{9, 48, 1, 16, 64, 1},
-        // along columns (axis 0): across warps, several tiles
-        Case{131, 3, 0, 256, 4, 4}, Case{67, 29, 0, 128, 32, 4},
-        Case{17, 33, 0, 32, 64, 2}, Case{100, 16, 0, 128, 16, 2},
-        // a block smaller than the CTA's tile: replicas
-        Case{2, 3, 1, 2, 4, 4}, Case{3, 2, 0, 4, 2, 8}, Case{5, 7, 1, 8, 8, 4}),
-    name);
+class GpuScan : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GpuScan, EveryKindMatchesTheCpuBackendAndTheReferences) {
+  BLOCC_REQUIRE_GPU();
+  BLOCC_SEED_TRACE();
+  const Case c = GetParam();
+  ScanRun gpu = fresh_inputs(c), cpu = gpu;
+  scan_on_gpu(c, gpu);
+  scan_on_cpu(c, cpu);
+  expect_scans_right(c, gpu, cpu);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, GpuScan, ::testing::ValuesIn(kCases), name);
+
+// The checks themselves, without a GPU: the CPU backend's scans pass them
+// for every shape of the suite (a case whose matrix overflowed its block
+// once read other kinds' tiles as its last rows, on either backend).
+TEST(GpuScanChecks, AcceptTheCpuBackendsScansOfEveryShape) {
+  BLOCC_SEED_TRACE();
+  for (const Case &c : kCases) {
+    SCOPED_TRACE(name(::testing::TestParamInfo<Case>(c, 0)));
+    ScanRun cpu = fresh_inputs(c);
+    scan_on_cpu(c, cpu);
+    expect_scans_right(c, cpu, cpu);
+  }
+}
 
 // y_k = a_k y_{k-1} + b_k as a scan of (a, b) pairs: composing the maps of
 // two runs, (a1, b1) then (a2, b2), gives (a1 a2, b1 a2 + b2): associative,
@@ -310,9 +363,10 @@ TEST(GpuScanPtx, EveryShapeOfTheSuiteAssembles) {
   std::vector<float> f;
   std::vector<int32_t> i;
   for (const Case &c :
-       {Case{3, 1021, 1, 4, 1024, 4}, Case{2, 4096, 1, 2, 4096, 4},
-        Case{131, 3, 0, 256, 4, 4}, Case{100, 16, 0, 128, 16, 2},
-        Case{3, 2, 0, 4, 2, 8}, Case{1, 1, 0, 1, 1, 4}}) {
+       {Case{3, 1021, 1, 4, 1024, 4}, Case{3, 1024, 1, 4, 1024, 4},
+        Case{2, 4096, 1, 2, 4096, 4}, Case{131, 3, 0, 256, 4, 4},
+        Case{100, 16, 0, 128, 16, 2}, Case{3, 2, 0, 4, 2, 8},
+        Case{1, 1, 0, 1, 1, 4}}) {
     SCOPED_TRACE(c.rows * 10000 + c.cols);
     expect_ptx_assembles(
         specialization(scans, f, i, f, i, c.m, c.n, c.axis, c.rows, c.cols),

@@ -126,6 +126,9 @@ void LayoutAssignment::visit_op(const ir::Operation &op) {
   case OpCode::Scan:
     visit_scan(op);
     return;
+  case OpCode::Dot:
+    visit_dot(op);
+    return;
   case OpCode::For:
     visit_for(op);
     return;
@@ -224,6 +227,19 @@ void LayoutAssignment::visit_scan(const ir::Operation &op) {
     require(operand, *home(first));
 }
 
+void LayoutAssignment::visit_dot(const ir::Operation &op) {
+  const ir::Value *result = op.result();
+  if (!home(result))
+    set_home(result, layouts_of(result).empty() ? anchor(result->type().shape())
+                                                : layouts_of(result).front());
+  require(op.operand(2), *home(result));
+  for (const ir::Value *input : {op.operand(0), op.operand(1)})
+    if (layouts_of(input).empty())
+      require(input,
+              anchor(input->type().shape(), 16 / llvm_backend::storage_bytes(
+                                                     input->type().element())));
+}
+
 void LayoutAssignment::visit_for(const ir::Operation &op) {
   const ir::Block &body = *op.region(0);
   const ir::Operation *yield = body.terminator();
@@ -279,13 +295,16 @@ void LayoutAssignment::visit_if(const ir::Operation &op) {
     visit(*op.region(i));
 }
 
-Layout LayoutAssignment::anchor(const std::vector<int64_t> &shape) {
-  return Layout{parent_for(shape), all_dims(shape.size()), shape};
+Layout LayoutAssignment::anchor(const std::vector<int64_t> &shape,
+                                int64_t min_width) {
+  return Layout{parent_for(shape, min_width), all_dims(shape.size()), shape};
 }
 
-int LayoutAssignment::parent_for(const std::vector<int64_t> &shape) {
+int LayoutAssignment::parent_for(const std::vector<int64_t> &shape,
+                                 int64_t min_width) {
   auto found = vector_width_.find(shape);
-  int64_t width = found == vector_width_.end() ? 1 : found->second;
+  int64_t width =
+      std::max(found == vector_width_.end() ? 1 : found->second, min_width);
   return intern(choose_blocked_layout(shape, width, num_warps_));
 }
 

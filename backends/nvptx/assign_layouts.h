@@ -34,7 +34,14 @@
 //     in, else the first layout the body needs the carried value in; the
 //     init and the yielded value are needed in it;
 //   - an if's result: the first layout it is needed in; both branches
-//     yield it in that layout.
+//     yield it in that layout;
+//   - a dot's result: the first layout it is needed in (else the anchor
+//     of its shape); the accumulator is needed in it, and each input in
+//     the first layout it is needed in, from which it is written to shared
+//     memory (lower_dot.cpp); else in its anchor with at least 16 bytes
+//     per thread along the last dimension even where loads cannot be
+//     vectors, so that a thread holds few rows (one global address each,
+//     live across a K loop) rather than many.
 // Because loop bodies need their yielded values in the carried layout and
 // the carried values in layouts found inside the body, the walk is
 // repeated until nothing changes.
@@ -82,6 +89,7 @@ private:
   void visit_op(const ir::Operation &op);
   void visit_reduce(const ir::Operation &op);
   void visit_scan(const ir::Operation &op);
+  void visit_dot(const ir::Operation &op);
   void visit_for(const ir::Operation &op);
   void visit_if(const ir::Operation &op);
   // Shape ops (assign_shape_layouts.cpp).
@@ -96,8 +104,10 @@ private:
   /// The parent equal to `layout`, or one placing every element in the
   /// same threads, else `layout` added.
   int intern(const BlockedLayout &layout);
-  Layout anchor(const std::vector<int64_t> &shape);
-  int parent_for(const std::vector<int64_t> &shape);
+  /// `min_width`: at least this many elements per thread along the last
+  /// dimension, even where accesses cannot be vectors.
+  Layout anchor(const std::vector<int64_t> &shape, int64_t min_width = 1);
+  int parent_for(const std::vector<int64_t> &shape, int64_t min_width = 1);
   void require(const ir::Value *v, const Layout &layout);
   void set_home(const ir::Value *v, const Layout &layout);
   void propagate_to_operands(const ir::Operation &op, const Layout &layout);

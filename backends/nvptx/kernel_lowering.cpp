@@ -231,6 +231,9 @@ void KernelLowering::lower_op(const ir::Operation &op) {
     case OpCode::Rem:
       check_division(op);
       break;
+    case OpCode::Dot:
+      lower_dot(op);
+      return;
     case OpCode::For:
       lower_for(op);
       return;

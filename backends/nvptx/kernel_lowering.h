@@ -28,16 +28,17 @@
 // dynamic shared memory (`.extern .shared`, sized at launch:
 // dynamic_shared_bytes()), up to the architecture's opt-in limit.
 //
-// Ops this version does not lower (dot) are reported,
-// before any code is generated, as a blocc::Error naming the op and its
-// source line.
+// Every op of the block IR is lowered; ops with operand types the backend
+// does not handle are reported, before any code is generated, as a
+// blocc::Error naming the op and its source line.
 //
 // Concerns live in separate files, each implementing part of this class:
 // kernel_lowering.cpp (the walk, values, threads), lower_elementwise.cpp,
 // lower_memory.cpp, lower_creation.cpp (constants, arange, program ids,
 // splat, broadcast, expand_dims), lower_convert.cpp (shared memory and
-// layout conversions), lower_reduce.cpp, lower_scan.cpp, lower_shape.cpp
-// (reshape, permute, join, split, cat), lower_control_flow.cpp (for, if),
+// layout conversions), lower_reduce.cpp, lower_scan.cpp, lower_dot.cpp,
+// lower_shape.cpp (reshape, permute, join, split, cat),
+// lower_control_flow.cpp (for, if),
 // lower_atomic.cpp, lower_debug.cpp (print, assert, checked integer
 // division), lower_fault.cpp (stopping a program with an error),
 // supported_ops.cpp.
@@ -127,6 +128,7 @@ public:
   /// Reshape (moving elements), permute, join, split, cat
   /// (lower_shape.cpp).
   void lower_shape(const ir::Operation &op);
+  void lower_dot(const ir::Operation &op);
   void lower_for(const ir::Operation &op);
   void lower_if(const ir::Operation &op);
   /// Lowers every op of `block` but its terminator, which it returns.

@@ -90,6 +90,14 @@ std::string unsupported_reason(const ir::Operation &op,
              "and floats are)";
     return "";
   }
+  case OpCode::Dot: {
+    Scalar acc = op.operand(2)->type().element();
+    if (ir::is_fp8(acc) || acc == Scalar::I1)
+      return "a dot accumulating in " + std::string(ir::scalar_name(acc)) +
+             " is not lowered (fp8 and i1 have no arithmetic; accumulate in "
+             "f16, f32 or an integer type)";
+    return "";
+  }
   case OpCode::Load:
   case OpCode::Store:
     if (op.operand(0)->type().pointee() == Scalar::Ptr)

@@ -12,6 +12,7 @@
 // under tf32x3 about 2^-21 (the dropped lo*lo term); the reference
 // interpreter computes them in IEEE float32, which every bound admits.
 #include "e2e/support.h"
+#include "fp8_bytes.h"
 
 #include <gmock/gmock.h>
 
@@ -306,28 +307,12 @@ auto fp8_dot = bl::kernel("fp8_dot", [](bl::Ptr<uint8_t> a, bl::Ptr<uint8_t> b,
             bl::dot(a8, b8));
 });
 
-/// An fp8 byte's value: 1 sign bit, `exponent_bits` with the IEEE bias,
-/// the rest mantissa; exponent 0 is subnormal.
-double decode_fp8(uint8_t byte, int exponent_bits) {
-  int mantissa_bits = 7 - exponent_bits;
-  int bias = (1 << (exponent_bits - 1)) - 1;
-  int e = (byte >> mantissa_bits) & ((1 << exponent_bits) - 1);
-  int m = byte & ((1 << mantissa_bits) - 1);
-  double scale = std::ldexp(1.0, -mantissa_bits);
-  double v = e == 0 ? m * scale * std::ldexp(1.0, 1 - bias)
-                    : (1 + m * scale) * std::ldexp(1.0, e - bias);
-  return byte & 0x80 ? -v : v;
-}
-
-/// Random fp8 bytes that are numbers (E4M3 keeps S.1111.111 for NaN, E5M2
-/// its largest exponent for inf and NaN).
+/// Random fp8 bytes that are numbers.
 std::vector<uint8_t> random_fp8(size_t n, int exponent_bits) {
   std::vector<uint8_t> out;
   while (out.size() < n) {
     auto byte = static_cast<uint8_t>(random_ints<int>(1, 0, 255)[0]);
-    bool nan_e4m3 = exponent_bits == 4 && (byte & 0x7f) == 0x7f;
-    bool special_e5m2 = exponent_bits == 5 && (byte & 0x7c) == 0x7c;
-    if (!nan_e4m3 && !special_e5m2)
+    if (blocc::fp8_bytes::is_number(byte, exponent_bits))
       out.push_back(byte);
   }
   return out;
@@ -339,9 +324,9 @@ TEST(Fp8Dot, MixedFormatsAccumulateInFloat32) {
   fp8_dot[{1}](a, b, c);
   std::vector<double> ad, bd;
   for (uint8_t x : a)
-    ad.push_back(decode_fp8(x, 4));
+    ad.push_back(blocc::fp8_bytes::decode(x, 4));
   for (uint8_t x : b)
-    bd.push_back(decode_fp8(x, 5));
+    bd.push_back(blocc::fp8_bytes::decode(x, 5));
   Reference want = reference<double, double>(ad, bd, nullptr, 1, 16, 16, 32);
   EXPECT_TRUE(within(c, want, (32 + 2) * kF32));
 }

@@ -170,22 +170,27 @@ inline std::optional<std::string> ptxas() {
   return std::nullopt;
 }
 
-/// Assembles `ptx` with ptxas for `arch`; "" when it assembles, else
-/// ptxas's complaint. Requires ptxas().
-inline std::string ptxas_errors(const std::string &ptx,
-                                const std::string &arch) {
+struct PtxasResult {
+  bool ok = false;
+  std::string output; // what ptxas printed
+};
+
+/// Runs ptxas on `ptx` for `arch` with `flags` (such as "-v"). Requires
+/// ptxas().
+inline PtxasResult run_ptxas(const std::string &ptx, const std::string &arch,
+                             const std::string &flags = "") {
   std::string dir = std::filesystem::temp_directory_path().string();
   std::string file = dir + "/blocc_ptx_XXXXXX";
   int fd = mkstemp(file.data());
   if (fd < 0)
-    return "cannot create a temporary file";
+    return {false, "cannot create a temporary file"};
   close(fd);
   {
     std::ofstream out(file);
     out << ptx;
   }
-  std::string command =
-      *ptxas() + " -arch=" + arch + " " + file + " -o /dev/null 2>&1";
+  std::string command = *ptxas() + " " + flags + " -arch=" + arch + " " + file +
+                        " -o /dev/null 2>&1";
   std::string output;
   FILE *pipe = popen(command.c_str(), "r");
   char buffer[512];
@@ -193,7 +198,15 @@ inline std::string ptxas_errors(const std::string &ptx,
     output += buffer;
   int status = pipe ? pclose(pipe) : -1;
   std::filesystem::remove(file);
-  return status == 0 ? "" : "ptxas -arch=" + arch + " failed:\n" + output;
+  return {status == 0, output};
+}
+
+/// Assembles `ptx` with ptxas for `arch`; "" when it assembles, else
+/// ptxas's complaint. Requires ptxas().
+inline std::string ptxas_errors(const std::string &ptx,
+                                const std::string &arch) {
+  PtxasResult r = run_ptxas(ptx, arch);
+  return r.ok ? "" : "ptxas -arch=" + arch + " failed:\n" + r.output;
 }
 
 /// The PTX the GPU backend generates for `function`.

@@ -1,0 +1,528 @@
+// dot on the CUDA cores: C = A x B + acc by fused multiply-adds, with the
+// accumulator in registers (tensor cores are a later step).
+//
+// The result is produced in its home layout (assign_layouts.h: the layout
+// its first user needs, so that a loop-carried accumulator converts
+// nothing), and the accumulator is read in that layout: each thread
+// computes the elements of C its registers hold, for which it needs their
+// rows of A and columns of B at every k. A and B reach it through shared
+// memory:
+//   1. every thread writes the elements of A and B it holds, in whatever
+//      layout they were computed, converted to the accumulator's type once
+//      (the interpreter's rule; beyond 48 KB in dynamic shared memory,
+//      lower_convert.cpp) — or, where that would not fit in what the
+//      architecture allows a CTA, in their own narrower type (fp8 as f16,
+//      which holds every fp8 value exactly), converted as they are read;
+//   2. a barrier;
+//   3. a loop over K in groups of four: each thread reads the group's
+//      values of its rows of A and columns of B and accumulates
+//      c = fma(a, b, c) in increasing k — the interpreter's order and
+//      rounding, so that results are bit for bit the CPU backend's (f16
+//      accumulators use fma.rn.f16: the same rounding, but a NaN result
+//      may have other bits).
+// The side with fewer lines (rows or columns) per thread is read first
+// for the group; the other is streamed a line at a time, so that only one
+// line of it is live beside the accumulator.
+//
+// Shared layout of each input: when the thread holds several consecutive
+// rows (A) or columns (B) of C — size_per_thread > 1 along M or N, as
+// layouts for vector stores have along N — the input is stored k-major
+// ([k][m] or [k][n]) and read as vectors along M or N: the lanes of a warp
+// read one contiguous row. Otherwise it is stored with K fastest ([m][k]
+// or [n][k]) and the group of a line is one vector read; the row pitch is
+// an odd number of vectors, so that lanes reading consecutive lines hit
+// different banks. Writes are vectors where the source layout holds runs
+// along the stored row.
+//
+// int8 x int8 accumulating in int32 (either signedness): both inputs are
+// kept as bytes with K fastest, a group of four is one 32-bit word, and
+// dp4a adds the four products to the accumulator in one instruction —
+// exact, since integer sums wrap alike in any order.
+#include "backends/nvptx/kernel_lowering.h"
+
+#include "backends/llvm/element_ops.h"
+#include "backends/llvm/llvm_types.h"
+#include "ir/error.h"
+
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include <algorithm>
+
+namespace blocc::nvptx {
+
+using ir::Scalar;
+namespace llb = llvm_backend;
+
+namespace {
+
+/// Values of k accumulated per step of the loop (dp4a: a word of four
+/// bytes).
+constexpr int64_t kGroup = 4;
+constexpr int64_t kMaxVectorBytes = 16;
+
+/// How one input of the dot is kept in shared memory.
+struct Staging {
+  Scalar input = Scalar::F32;   // the operand's element type
+  Scalar element = Scalar::F32; // what shared memory holds
+  bool k_fastest = false;       // [batch][mn][k] rather than [batch][k][mn]
+  int64_t vector = 1;           // elements one read moves along the row
+  int64_t pitch = 0;            // elements between rows
+  int64_t batch_stride = 0;     // elements between batches
+  int64_t offset = 0;           // bytes into the kernel's shared memory
+  int64_t count = 0;            // elements in all
+
+  int64_t element_bytes() const { return llb::storage_bytes(element); }
+  int64_t bytes() const { return count * element_bytes(); }
+};
+
+/// A row of A or a column of B that a thread needs: batch and index as
+/// offsets from the thread's first element of C.
+struct Line {
+  int64_t batch = 0, index = 0;
+  friend bool operator==(const Line &, const Line &) = default;
+};
+
+/// Lines read together: `width` consecutive indices from `first` (one
+/// vector along M or N), lines[w] naming the side's line first + w.
+struct Unit {
+  Line first;
+  int64_t width = 1;
+  std::vector<size_t> lines;
+};
+
+/// One register of C: its line of A (row) and of B (column).
+struct Cell {
+  int64_t reg = 0;
+  size_t row = 0, col = 0;
+};
+
+size_t index_of(std::vector<Line> &lines, const Line &line) {
+  auto it = std::find(lines.begin(), lines.end(), line);
+  if (it != lines.end())
+    return static_cast<size_t>(it - lines.begin());
+  lines.push_back(line);
+  return lines.size() - 1;
+}
+
+int64_t align_up(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
+
+class DotLowering {
+public:
+  DotLowering(KernelLowering &k, const ir::Operation &op)
+      : k_(k), b_(k.builder), op_(op), home_(*k.layouts().home(op.result())),
+        parent_(k.parent(home_)) {
+    const ir::Type &c = op.result()->type();
+    rank_ = c.rank();
+    batch_ = rank_ == 3 ? c.dim(0) : 1;
+    m_ = c.dim(rank_ - 2);
+    n_ = c.dim(rank_ - 1);
+    depth_ = op.operand(0)->type().dim(rank_ - 1);
+    acc_ = c.element();
+    Scalar a = op.operand(0)->type().element();
+    Scalar b = op.operand(1)->type().element();
+    auto is_byte = [](Scalar s) { return s == Scalar::I8 || s == Scalar::U8; };
+    dp4a_ = is_byte(a) && is_byte(b) &&
+            (acc_ == Scalar::I32 || acc_ == Scalar::U32) && depth_ % 4 == 0;
+  }
+
+  void lower() {
+    find_cells();
+    group_ = std::min(kGroup, depth_);
+    plan_staging();
+    k_.before_shared_write();
+    write(0, staging_[0]);
+    write(1, staging_[1]);
+    k_.after_shared_write();
+
+    const KernelLowering::Registers &init = k_.registers(op_.operand(2), home_);
+    std::vector<llvm::Value *> acc;
+    for (const Cell &cell : cells_)
+      acc.push_back(init[cell.reg]);
+    int64_t steps = depth_ / group_;
+    if (steps == 1)
+      step(b_.getInt32(0), acc);
+    else
+      loop(steps, acc);
+    std::vector<llvm::Value *> by_register(parent_.num_registers());
+    for (size_t i = 0; i < cells_.size(); ++i)
+      by_register[cells_[i].reg] = acc[i];
+    k_.define_block(op_.result(), home_, k_.per_register(home_, [&](int64_t r) {
+      return by_register[r];
+    }));
+  }
+
+private:
+  int mn_dim(int operand) const { return operand == 0 ? rank_ - 2 : rank_ - 1; }
+  int k_dim(int operand) const { return operand == 0 ? rank_ - 1 : rank_ - 2; }
+
+  /// Register r's offset from the thread's first element along value
+  /// dimension `dim` of C.
+  int64_t offset(int64_t r, int dim) const {
+    if (home_.shape[dim] == 1)
+      return 0;
+    return parent_.register_offset(r)[home_.dims[dim]];
+  }
+
+  /// Consecutive elements a thread holds along value dimension `dim` of C.
+  int64_t per_thread(int dim) const {
+    if (home_.shape[dim] == 1 ||
+        parent_.shape[home_.dims[dim]] != home_.shape[dim])
+      return 1;
+    return parent_.size_per_thread[home_.dims[dim]];
+  }
+
+  void find_cells() {
+    for (int64_t r = 0; r < parent_.num_registers(); ++r) {
+      if (canonical_register(parent_, home_, r) != r)
+        continue;
+      int64_t p = rank_ == 3 ? offset(r, 0) : 0;
+      cells_.push_back({r, index_of(lines_[0], {p, offset(r, rank_ - 2)}),
+                        index_of(lines_[1], {p, offset(r, rank_ - 1)})});
+    }
+    for (int side = 0; side < 2; ++side)
+      base_[side] = k_.element_index(home_, 0, mn_dim(side));
+    batch_base_ = rank_ == 3 ? k_.element_index(home_, 0, 0) : b_.getInt32(0);
+  }
+
+  Staging plan(int operand, Scalar element) const {
+    Staging s;
+    s.input = op_.operand(operand)->type().element();
+    s.element = element;
+    int64_t mn = operand == 0 ? m_ : n_;
+    int64_t bytes = s.element_bytes();
+    int64_t lanes = std::min(per_thread(mn_dim(operand)),
+                             std::max<int64_t>(1, kMaxVectorBytes / bytes));
+    s.k_fastest = dp4a_ || lanes < 2;
+    int64_t row = s.k_fastest ? depth_ : mn;
+    s.vector = s.k_fastest
+                   ? std::min<int64_t>(
+                         group_, std::max<int64_t>(1, kMaxVectorBytes / bytes))
+                   : lanes;
+    s.pitch = row;
+    if ((row / s.vector) % 2 == 0)
+      s.pitch += s.vector;
+    s.batch_stride = s.pitch * (s.k_fastest ? mn : depth_);
+    s.count = batch_ * s.batch_stride;
+    return s;
+  }
+
+  /// Shared element types: the accumulator's type where both inputs fit in
+  /// what the architecture allows a CTA (static shared memory up to 48 KB,
+  /// dynamic beyond), else their own (fp8 as f16, booleans as bytes),
+  /// converted as they are read (several instructions an element, against
+  /// one fused multiply-add per element pair); int8 for dp4a.
+  void plan_staging() {
+    auto narrow = [&](int operand) {
+      Scalar in = op_.operand(operand)->type().element();
+      return ir::is_fp8(in) ? Scalar::F16 : in == Scalar::I1 ? Scalar::I8 : in;
+    };
+    std::vector<std::pair<Scalar, Scalar>> choices;
+    if (dp4a_)
+      choices.push_back({narrow(0), narrow(1)});
+    else
+      choices = {{acc_, acc_}, {narrow(0), narrow(1)}};
+    int64_t least = 0;
+    for (auto [a, b] : choices) {
+      staging_[0] = plan(0, a);
+      staging_[1] = plan(1, b);
+      staging_[1].offset = align_up(staging_[0].bytes(), 16);
+      int64_t end = staging_[1].offset + staging_[1].bytes();
+      if (end <= k_.arch.max_shared_bytes())
+        return;
+      least = least ? std::min(least, end) : end;
+    }
+    const ir::Type &a = op_.operand(0)->type(), &b = op_.operand(1)->type();
+    throw Error("a dot of " + a.str() + " by " + b.str() + " needs " +
+                std::to_string(least) +
+                " bytes of shared memory for its inputs, more than the " +
+                std::to_string(k_.arch.max_shared_bytes()) + " bytes " +
+                k_.arch.name() +
+                " allows a CTA; use smaller blocks (a smaller BLOCK_K)");
+  }
+
+  llvm::Value *convert(llvm::Value *v, Scalar from, Scalar to) {
+    return from == to ? v : llb::emit_cast(b_, from, to, v);
+  }
+
+  llvm::Value *i32(int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); }
+
+  llvm::Value *add(llvm::Value *x, llvm::Value *y) {
+    return b_.CreateAdd(x, y, "", /*HasNUW=*/true, /*HasNSW=*/true);
+  }
+  llvm::Value *mul(llvm::Value *x, int64_t y) {
+    return b_.CreateMul(x, i32(y), "", /*HasNUW=*/true, /*HasNSW=*/true);
+  }
+
+  // Addresses in shared memory are a per-thread base (from the thread's
+  // first batch, row/column and k) plus a constant per register, so that
+  // every access is [base + immediate]: one address per thread and input
+  // stays live across the loops instead of one per register.
+
+  /// The constant part of an element's index in an input's array.
+  static int64_t shared_offset(const Staging &s, int64_t batch, int64_t mn,
+                               int64_t k) {
+    return batch * s.batch_stride +
+           (s.k_fastest ? mn * s.pitch + k : k * s.pitch + mn);
+  }
+
+  /// Address of an input's element at the thread's base (batch, mn, k),
+  /// in elements of `type`.
+  llvm::Value *shared_base(const Staging &s, llvm::Type *type,
+                           llvm::Value *batch, llvm::Value *mn,
+                           llvm::Value *k) {
+    llvm::Value *row = s.k_fastest ? mn : k, *column = s.k_fastest ? k : mn;
+    llvm::Value *index =
+        add(mul(batch, s.batch_stride), add(mul(row, s.pitch), column));
+    return k_.shared_element(s.offset, s.count, type, index);
+  }
+
+  /// Register r's offset from the thread's first element along value
+  /// dimension `dim` of a value in `layout`.
+  int64_t offset_in(const Layout &layout, int64_t r, int dim) const {
+    if (layout.shape[dim] == 1)
+      return 0;
+    return k_.parent(layout).register_offset(r)[layout.dims[dim]];
+  }
+
+  /// Writes the elements of operand `operand` this thread holds.
+  void write(int operand, const Staging &s) {
+    const ir::Value *x = op_.operand(operand);
+    const Layout &layout = k_.layouts().layouts_of(x).front();
+    const BlockedLayout &p = k_.parent(layout);
+    const KernelLowering::Registers &values = k_.registers(x, layout);
+    const int fast = s.k_fastest ? k_dim(operand) : mn_dim(operand);
+    const int last = p.rank() - 1;
+    // Registers r .. r + run - 1 hold consecutive elements along the row.
+    int64_t run = 1;
+    if (layout.shape[fast] > 1 && layout.dims[fast] == last &&
+        p.shape[last] == layout.shape[fast]) {
+      run = std::min(p.size_per_thread[last],
+                     std::max<int64_t>(1, kMaxVectorBytes / s.element_bytes()));
+      while (run > 1 && (s.pitch % run != 0 || s.batch_stride % run != 0))
+        run /= 2;
+    }
+    llvm::Type *type = k_.storage_type(s.element);
+    auto first = [&](int dim) {
+      return layout.shape[dim] == 1 ? i32(0) : k_.element_index(layout, 0, dim);
+    };
+    llvm::Value *base =
+        shared_base(s, type, rank_ == 3 ? first(0) : i32(0),
+                    first(mn_dim(operand)), first(k_dim(operand)));
+    for (int64_t r = 0; r < p.num_registers(); ++r) {
+      if (canonical_register(p, layout, r) != r ||
+          p.register_offset(r)[last] % run != 0)
+        continue;
+      llvm::Value *address = b_.CreateConstGEP1_64(
+          type, base,
+          shared_offset(s, rank_ == 3 ? offset_in(layout, r, 0) : 0,
+                        offset_in(layout, r, mn_dim(operand)),
+                        offset_in(layout, r, k_dim(operand))));
+      if (run == 1) {
+        b_.CreateStore(convert(values[r], s.input, s.element), address);
+        continue;
+      }
+      auto *vector_type =
+          llvm::FixedVectorType::get(type, static_cast<unsigned>(run));
+      llvm::Value *vector = llvm::PoisonValue::get(vector_type);
+      for (int64_t i = 0; i < run; ++i)
+        vector = b_.CreateInsertElement(
+            vector, convert(values[r + i], s.input, s.element), i);
+      b_.CreateAlignedStore(vector, address,
+                            llvm::Align(run * s.element_bytes()));
+    }
+  }
+
+  /// `width` consecutive elements of an input's shared array at `offset`
+  /// elements from `base`.
+  std::vector<llvm::Value *> read(const Staging &s, llvm::Value *base,
+                                  int64_t offset, int64_t width) {
+    llvm::Type *type = k_.storage_type(s.element);
+    llvm::Value *address = b_.CreateConstGEP1_64(type, base, offset);
+    if (width == 1)
+      return {b_.CreateLoad(type, address)};
+    auto *vector_type =
+        llvm::FixedVectorType::get(type, static_cast<unsigned>(width));
+    llvm::Value *vector = b_.CreateAlignedLoad(
+        vector_type, address, llvm::Align(width * s.element_bytes()));
+    std::vector<llvm::Value *> out;
+    for (int64_t i = 0; i < width; ++i)
+      out.push_back(b_.CreateExtractElement(vector, i));
+    return out;
+  }
+
+  /// The lines of a side, grouped into what one read moves.
+  std::vector<Unit> units(int side) const {
+    const Staging &s = staging_[side];
+    const std::vector<Line> &lines = lines_[side];
+    int64_t width = s.k_fastest ? 1 : s.vector;
+    std::vector<Unit> out;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i].index % width != 0)
+        continue;
+      Unit unit{lines[i], width, {}};
+      for (int64_t w = 0; w < width; ++w) {
+        Line next{lines[i].batch, lines[i].index + w};
+        auto it = std::find(lines.begin(), lines.end(), next);
+        if (it == lines.end())
+          throw Error("internal: dot lines of a thread are not in runs of " +
+                      std::to_string(width));
+        unit.lines.push_back(static_cast<size_t>(it - lines.begin()));
+      }
+      out.push_back(unit);
+    }
+    return out;
+  }
+
+  /// The thread's base address in an input for the group at k0 (for dp4a
+  /// in bytes, else in elements of the shared type).
+  llvm::Value *group_base(int side, llvm::Value *k0) {
+    const Staging &s = staging_[side];
+    llvm::Type *type = dp4a_ ? b_.getInt8Ty() : k_.storage_type(s.element);
+    return shared_base(s, type, batch_base_, base_[side], k0);
+  }
+
+  /// The group's values of each line of `unit` (values[w][kk], converted
+  /// to the accumulator's type; for dp4a one word of four bytes).
+  std::vector<std::vector<llvm::Value *>> read_unit(int side, const Unit &unit,
+                                                    llvm::Value *base) {
+    const Staging &s = staging_[side];
+    auto offset = [&](int64_t kk) {
+      return shared_offset(s, unit.first.batch, unit.first.index, kk);
+    };
+    std::vector<std::vector<llvm::Value *>> values(unit.width);
+    if (dp4a_) {
+      values[0].push_back(b_.CreateAlignedLoad(
+          b_.getInt32Ty(),
+          b_.CreateConstGEP1_64(b_.getInt8Ty(), base, offset(0)),
+          llvm::Align(4)));
+      return values;
+    }
+    if (s.k_fastest) {
+      for (int64_t kk = 0; kk < group_; kk += s.vector)
+        for (llvm::Value *v : read(s, base, offset(kk), s.vector))
+          values[0].push_back(v);
+    } else {
+      for (int64_t kk = 0; kk < group_; ++kk) {
+        std::vector<llvm::Value *> row = read(s, base, offset(kk), unit.width);
+        for (int64_t w = 0; w < unit.width; ++w)
+          values[w].push_back(row[w]);
+      }
+    }
+    for (auto &line : values)
+      for (llvm::Value *&v : line)
+        v = convert(v, s.element, acc_);
+    return values;
+  }
+
+  /// a * b + c rounded once. f16: the hardware's fma.rn.f16, which rounds
+  /// like the interpreter's exact emulation (backends/llvm's, some twenty
+  /// instructions in f64); only the bits of a NaN result may differ.
+  llvm::Value *fma(llvm::Value *a, llvm::Value *b, llvm::Value *c) {
+    if (acc_ != Scalar::F16)
+      return llb::emit_fma(b_, acc_, a, b, c);
+    auto half = [&](llvm::Value *bits) {
+      return b_.CreateBitCast(bits, b_.getHalfTy());
+    };
+    llvm::Value *r = b_.CreateIntrinsic(llvm::Intrinsic::fma, {b_.getHalfTy()},
+                                        {half(a), half(b), half(c)});
+    return b_.CreateBitCast(r, b_.getInt16Ty());
+  }
+
+  llvm::Value *dp4a(llvm::Value *a, llvm::Value *b, llvm::Value *c) {
+    auto kind = [&](int operand) {
+      return ir::is_signed(op_.operand(operand)->type().element()) ? "s32"
+                                                                   : "u32";
+    };
+    llvm::Type *i32_type = b_.getInt32Ty();
+    auto *type = llvm::FunctionType::get(i32_type,
+                                         {i32_type, i32_type, i32_type}, false);
+    std::string text =
+        std::string("dp4a.") + kind(0) + "." + kind(1) + " $0, $1, $2, $3;";
+    return b_.CreateCall(llvm::InlineAsm::get(type, text, "=r,r,r,r", false),
+                         {a, b, c});
+  }
+
+  /// Accumulates the group of k starting at k0 into `acc` (one per cell).
+  void step(llvm::Value *k0, std::vector<llvm::Value *> &acc) {
+    // The side with fewer lines is read whole first; the other is streamed.
+    int first = lines_[0].size() <= lines_[1].size() ? 0 : 1;
+    int streamed = 1 - first;
+    llvm::Value *bases[2] = {group_base(0, k0), group_base(1, k0)};
+    std::vector<std::vector<llvm::Value *>> held(lines_[first].size());
+    for (const Unit &unit : units(first)) {
+      auto values = read_unit(first, unit, bases[first]);
+      for (int64_t w = 0; w < unit.width; ++w)
+        held[unit.lines[w]] = values[w];
+    }
+    for (const Unit &unit : units(streamed)) {
+      auto values = read_unit(streamed, unit, bases[streamed]);
+      for (int64_t w = 0; w < unit.width; ++w)
+        for (size_t c = 0; c < cells_.size(); ++c) {
+          const Cell &cell = cells_[c];
+          size_t line = streamed == 0 ? cell.row : cell.col;
+          if (line != unit.lines[w])
+            continue;
+          const auto &other = held[streamed == 0 ? cell.col : cell.row];
+          const auto &a = streamed == 0 ? values[w] : other;
+          const auto &b = streamed == 0 ? other : values[w];
+          if (dp4a_) {
+            acc[c] = dp4a(a[0], b[0], acc[c]);
+            continue;
+          }
+          for (int64_t kk = 0; kk < group_; ++kk)
+            acc[c] = fma(a[kk], b[kk], acc[c]);
+        }
+    }
+  }
+
+  /// The K loop: `steps` groups, the accumulator carried in phis.
+  void loop(int64_t steps, std::vector<llvm::Value *> &acc) {
+    llvm::Function *f = b_.GetInsertBlock()->getParent();
+    llvm::BasicBlock *before = b_.GetInsertBlock();
+    auto *body = llvm::BasicBlock::Create(k_.context, "dot.k", f);
+    auto *done = llvm::BasicBlock::Create(k_.context, "dot.done", f);
+    b_.CreateBr(body);
+    b_.SetInsertPoint(body);
+    llvm::PHINode *g = b_.CreatePHI(b_.getInt32Ty(), 2, "dot.group");
+    g->addIncoming(b_.getInt32(0), before);
+    std::vector<llvm::PHINode *> phis;
+    for (llvm::Value *&v : acc) {
+      llvm::PHINode *phi = b_.CreatePHI(v->getType(), 2);
+      phi->addIncoming(v, before);
+      phis.push_back(phi);
+      v = phi;
+    }
+    step(mul(g, group_), acc);
+    llvm::Value *next = b_.CreateAdd(g, b_.getInt32(1));
+    llvm::BasicBlock *latch = b_.GetInsertBlock();
+    g->addIncoming(next, latch);
+    for (size_t i = 0; i < phis.size(); ++i)
+      phis[i]->addIncoming(acc[i], latch);
+    b_.CreateCondBr(b_.CreateICmpULT(next, i32(steps)), body, done);
+    b_.SetInsertPoint(done);
+  }
+
+  KernelLowering &k_;
+  llvm::IRBuilder<> &b_;
+  const ir::Operation &op_;
+  const Layout &home_;
+  const BlockedLayout &parent_;
+  int rank_ = 2;
+  int64_t batch_ = 1, m_ = 0, n_ = 0, depth_ = 0, group_ = 1;
+  Scalar acc_ = Scalar::F32;
+  bool dp4a_ = false;
+  Staging staging_[2];
+  std::vector<Line> lines_[2]; // rows of A, columns of B
+  std::vector<Cell> cells_;
+  llvm::Value *base_[2] = {nullptr, nullptr}; // thread's first row, column
+  llvm::Value *batch_base_ = nullptr;
+};
+
+} // namespace
+
+void KernelLowering::lower_dot(const ir::Operation &op) {
+  DotLowering(*this, op).lower();
+}
+
+} // namespace blocc::nvptx

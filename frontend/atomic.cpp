@@ -127,6 +127,7 @@ void check_rmw_element(const std::string &kind, Scalar e,
 Tensor atomic_rmw(const char *kind, const Operand &ptr, const Operand &value,
                   const Operand *mask, const AtomicOptions &options) {
   std::string what = std::string("bl::atomic_") + kind;
+  detail::reject_in_combine(what, ptr.loc());
   const Type &pt = atomic_pointer(ptr, what);
   check_rmw_element(kind, pt.pointee(), what, ptr.loc());
   std::vector<ir::Value *> operands{ptr.value(),
@@ -195,6 +196,7 @@ Tensor atomic_xchg(Operand pointer, Operand value, Operand mask,
 Tensor atomic_cas(Operand pointer, Operand compare, Operand value,
                   AtomicOptions options) {
   const std::string what = "bl::atomic_cas";
+  detail::reject_in_combine(what, pointer.loc());
   const Type &pt = atomic_pointer(pointer, what);
   Scalar e = pt.pointee();
   int bits = ir::scalar_bits(e);

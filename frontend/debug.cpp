@@ -17,6 +17,8 @@ using ir::Scalar;
 
 void device_print(const std::string &prefix, const std::vector<Tensor> &values,
                   bool hex, SourceLoc loc) {
+  detail::reject_in_combine("bl::device_print", loc,
+                            "print the result after the reduction or scan");
   // One printed line per element is the format's contract: a prefix that
   // breaks the line (or holds bytes a terminal shows as garbage) would
   // garble every line after it.
@@ -39,6 +41,9 @@ void device_print(const std::string &prefix, const std::vector<Tensor> &values,
 }
 
 void device_assert(Operand condition, const std::string &message) {
+  detail::reject_in_combine("bl::device_assert", condition.loc(),
+                            "check the operands before the reduction or scan, "
+                            "or the result after it");
   if (detail::natural_dtype(condition) != Scalar::I1)
     user_error(condition.loc(),
                "bl::device_assert: the condition must be boolean (i1), got " +

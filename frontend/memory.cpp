@@ -84,6 +84,9 @@ Shape access_shape(const Operand &ptr,
 
 Tensor load_impl(const Operand &ptr, const Operand *mask, const Operand *other,
                  const LoadOptions &options) {
+  detail::reject_in_combine("bl::load", ptr.loc(),
+                            "load the values before the reduction or scan "
+                            "and pass them in as operands");
   const Type &pt = pointer_type(ptr, "bl::load");
   if (mask)
     check_mask(*mask, "bl::load");
@@ -111,6 +114,7 @@ Tensor load_impl(const Operand &ptr, const Operand *mask, const Operand *other,
 
 void store_impl(const Operand &ptr, const Operand &value, const Operand *mask,
                 const StoreOptions &options) {
+  detail::reject_in_combine("bl::store", ptr.loc());
   const Type &pt = pointer_type(ptr, "bl::store");
   if (value.is_value() && value.value()->type().is_pointer())
     user_error(value.loc(), "bl::store: storing pointers is not supported; "

@@ -179,6 +179,27 @@ void trace_combine(ir::Operation *op, const std::vector<Type> &elements,
   }
 }
 
+} // namespace
+
+void detail::reject_in_combine(const std::string &what, const SourceLoc &loc,
+                               const std::string &instead) {
+  const ir::Block *block = TraceContext::current(loc).builder().block();
+  for (const ir::Operation *op = block ? block->parent_op() : nullptr; op;
+       op = op->parent_block() ? op->parent_block()->parent_op() : nullptr) {
+    if (op->code() != OpCode::Reduce && op->code() != OpCode::Scan)
+      continue;
+    user_error(loc, what + " cannot be used in the combine function of the " +
+                        op->describe() +
+                        ": a combine function is a pure function of the "
+                        "elements it combines (backends call it as often "
+                        "and in whatever order they fold), so it cannot "
+                        "access memory, print or assert; " +
+                        instead);
+  }
+}
+
+namespace {
+
 /// One Reduce (or Scan) over blocks of one shape along a resolved axis.
 std::vector<Tensor> collective(OpCode code, const std::vector<ir::Value *> &xs,
                                int axis, bool reverse, const CombineN &combine,

@@ -53,6 +53,15 @@ std::vector<ir::Value *> unify(const std::vector<const Operand *> &operands,
                                const std::vector<ir::Scalar> &dtypes,
                                const std::string &what);
 
+/// A user error when the op being traced would land in the combine function
+/// of a reduction or scan: `what` ("bl::load") touches memory, prints or
+/// asserts, and a combine is a pure function of the elements it combines
+/// (reduce.cpp). `instead` says what to do.
+void reject_in_combine(const std::string &what, const SourceLoc &loc,
+                       const std::string &instead =
+                           "do it with the result, after the reduction or "
+                           "scan");
+
 std::string dtype_name(ir::Scalar s);
 std::string shape_str(const Shape &s);
 

@@ -18,7 +18,10 @@
 //   when it has no results; `for` has one region whose first argument is the
 //   induction variable.
 // - Reduce and scan combine regions take and yield scalars (one element of
-//   each operand), as Triton's combine functions do.
+//   each operand), as Triton's combine functions do, and are pure functions
+//   of them: no load, store, atomic, print or assert, however deeply
+//   nested. Backends run a combine as often and in whatever order their
+//   fold needs, so an effect in it would have no defined count or order.
 // - Dot takes rank-2 blocks, or rank-3 blocks with a leading batch dimension
 //   that all three operands share.
 #include "ir/error.h"
@@ -803,6 +806,31 @@ private:
     verify_block(*combine, &op);
     expect_yield(op, *combine, elements, "combine region",
                  "one element per operand");
+    expect_pure(op, *combine);
+  }
+
+  /// No op of `block` or of its nested regions touches memory, prints or
+  /// asserts (the combine region of `collective`).
+  void expect_pure(const Operation &collective, const Block &block) const {
+    for (const auto &owned : block.ops()) {
+      const Operation &inner = *owned;
+      switch (inner.code()) {
+      case OpCode::Load:
+      case OpCode::Store:
+      case OpCode::AtomicRmw:
+      case OpCode::AtomicCas:
+      case OpCode::Print:
+      case OpCode::Assert:
+        fail(inner, "is inside the combine region of " + collective.describe() +
+                        "; a combine region is a pure function of the "
+                        "elements it combines: no memory access, print or "
+                        "assert");
+      default:
+        break;
+      }
+      for (size_t r = 0; r < inner.num_regions(); ++r)
+        expect_pure(collective, *inner.region(r));
+    }
   }
 
   void verify_dot(const Operation &op) const {

@@ -451,9 +451,7 @@ void KernelLowering::lower_op(const ir::Operation &op) {
     unsupported(op, "this operation is not supported yet");
   if (!block_result)
     return lower_scalar_elementwise(op);
-  bool integer_division = (code == OpCode::Div || code == OpCode::Rem) &&
-                          op.result()->type().is_integer();
-  if (integer_division) {
+  if (is_integer_division(op)) {
     // Computed where it stands, so that a zero divisor is reported here.
     lazy_from_operands(false, false);
     materialize(op.result());

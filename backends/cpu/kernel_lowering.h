@@ -78,6 +78,9 @@ struct Lanes {
   }
 };
 
+/// Integer div or rem: the ops that may fault on a zero divisor.
+bool is_integer_division(const ir::Operation &op);
+
 /// The state of one iteration of a chunk loop: its vector width and the
 /// vectors already computed in it (so that a value several consumers share
 /// is evaluated once per chunk).
@@ -199,8 +202,11 @@ public:
   llvm::Value *apply_elementwise(const ir::Operation &op,
                                  const std::vector<llvm::Value *> &operands);
   void lower_scalar_elementwise(const ir::Operation &op);
+  /// Stops the program when a lane of `divisor` is zero (only lanes set in
+  /// `active`, when given). The failing lane is `base` + its lane, or 0
+  /// without a base (a scalar op of a combine region, run on vectors).
   void check_divisors(const ir::Operation &op, llvm::Value *divisor,
-                      llvm::Value *base, int vl);
+                      llvm::Value *base, int vl, llvm::Value *active = nullptr);
   llvm::Value *constant_value(const ir::Operation &op);
 
   llvm::Value *load_vector(Chunk &chunk, const ir::Operation &op,
@@ -225,10 +231,27 @@ public:
   /// loop that folds it, and v is not materialized before.
   bool materialized_by_next_reduce(const ir::Value *v) const;
   void lower_scan(const ir::Operation &op);
-  /// Runs a combine region on register-form values (scalars or vectors).
+  /// Runs the combine region of reduce/scan `op` on register-form values:
+  /// scalars, or vectors of independent combinations (lower_combine.cpp).
   std::vector<llvm::Value *> combine(const ir::Operation &op,
                                      const std::vector<llvm::Value *> &lhs,
                                      const std::vector<llvm::Value *> &rhs);
+  using CombineValues = std::unordered_map<const ir::Value *, llvm::Value *>;
+  /// `block` of a combine region on vectors of VL combinations, `reached`
+  /// (<VL x i1>, or null for all) the lanes that run it; returns what it
+  /// yields.
+  std::vector<llvm::Value *> combine_vectors(const ir::Block &block,
+                                             CombineValues &values,
+                                             llvm::Value *reached, int vl);
+  /// A combine region on one combination, through lower_block.
+  std::vector<llvm::Value *>
+  combine_scalars(const ir::Block &region,
+                  const std::vector<llvm::Value *> &arguments);
+  /// A combine region on vectors, one lane at a time (combine_scalars in a
+  /// loop over the lanes).
+  std::vector<llvm::Value *>
+  combine_lane_by_lane(const ir::Block &region,
+                       const std::vector<llvm::Value *> &arguments, int vl);
   /// The elements of operand `k` of reduce/scan `op` on `lanes`.
   std::vector<llvm::Value *> evaluate_all(Chunk &chunk, const ir::Operation &op,
                                           const Lanes &lanes);

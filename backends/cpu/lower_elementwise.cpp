@@ -86,28 +86,28 @@ KernelLowering::apply_elementwise(const ir::Operation &op,
   unsupported(op, "not an elementwise operation");
 }
 
-namespace {
-
 bool is_integer_division(const ir::Operation &op) {
   return (op.code() == OpCode::Div || op.code() == OpCode::Rem) &&
          op.result()->type().is_integer();
 }
 
-} // namespace
-
 void KernelLowering::check_divisors(const ir::Operation &op,
                                     llvm::Value *divisor, llvm::Value *base,
-                                    int vl) {
+                                    int vl, llvm::Value *active) {
   const char *what = op.code() == OpCode::Div ? "integer division by zero"
                                               : "integer remainder by zero";
   int site = add_fault_site(op, what, op.result()->type().shape());
   llvm::Value *zero = llb::emit_divisor_is_zero(builder, divisor);
+  if (active)
+    zero = builder.CreateAnd(zero, active);
   if (!divisor->getType()->isVectorTy()) {
     fail_if(zero, site, [&] { return i64(0); });
     return;
   }
   llvm::Value *any = builder.CreateOrReduce(zero);
   fail_if(any, site, [&] {
+    if (!base)
+      return i64(0);
     return builder.CreateAdd(builder.CreateZExt(base, builder.getInt64Ty()),
                              first_set_lane(zero, vl));
   });

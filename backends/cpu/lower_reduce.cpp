@@ -68,60 +68,6 @@ bool KernelLowering::materialized_by_next_reduce(const ir::Value *v) const {
          split_at(v->type(), reduce).inner == 1;
 }
 
-std::vector<llvm::Value *>
-KernelLowering::combine(const ir::Operation &op,
-                        const std::vector<llvm::Value *> &lhs,
-                        const std::vector<llvm::Value *> &rhs) {
-  const ir::Block &region = *op.region(0);
-  std::unordered_map<const ir::Value *, llvm::Value *> values;
-  for (size_t i = 0; i < lhs.size(); ++i) {
-    values[region.argument(i)] = lhs[i];
-    values[region.argument(lhs.size() + i)] = rhs[i];
-  }
-  auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(lhs[0]->getType());
-  auto value_of = [&](const ir::Value *v) -> llvm::Value * {
-    auto it = values.find(v);
-    llvm::Value *x = it != values.end() ? it->second : scalar(v);
-    if (vector && !x->getType()->isVectorTy())
-      x = splat(static_cast<int>(vector->getNumElements()), x);
-    return x;
-  };
-  for (const auto &owned : region.ops()) {
-    const ir::Operation &inner = *owned;
-    switch (inner.code()) {
-    case OpCode::Yield: {
-      std::vector<llvm::Value *> results;
-      for (const ir::Value *v : inner.operands())
-        results.push_back(value_of(v));
-      return results;
-    }
-    case OpCode::Constant:
-      values[inner.result()] = constant_value(inner);
-      continue;
-    case OpCode::MultipleOf:
-    case OpCode::MaxContiguous:
-    case OpCode::MaxConstancy:
-      values[inner.result()] = value_of(inner.operand(0));
-      continue;
-    default:
-      break;
-    }
-    bool integer_division =
-        (inner.code() == OpCode::Div || inner.code() == OpCode::Rem) &&
-        inner.result()->type().is_integer();
-    if (!ir::is_elementwise(inner.code()) || integer_division ||
-        inner.result()->type().is_block())
-      unsupported(inner, "the CPU backend runs combine regions of "
-                         "elementwise operations only (no integer "
-                         "division, memory, control flow or blocks)");
-    std::vector<llvm::Value *> operands;
-    for (const ir::Value *v : inner.operands())
-      operands.push_back(value_of(v));
-    values[inner.result()] = apply_elementwise(inner, operands);
-  }
-  throw Error("internal: a combine region without yield");
-}
-
 std::vector<llvm::Value *> KernelLowering::evaluate_all(Chunk &chunk,
                                                         const ir::Operation &op,
                                                         const Lanes &lanes) {

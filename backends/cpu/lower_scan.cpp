@@ -36,20 +36,33 @@ void KernelLowering::lower_scan(const ir::Operation &op) {
   };
   // Step k of the scan: the running values after combining `next` (the
   // first step starts them), kept in entry-block variables across steps.
+  // The first step branches around the combine, which must not run on
+  // running values that do not exist yet: it may divide by one of them.
   auto step = [&](llvm::Value *k, const std::vector<llvm::Value *> &next) {
     for (size_t i = 0; i < n; ++i)
       if (!acc[i])
         acc[i] = entry_variable(next[i]->getType());
-    llvm::Value *first = builder.CreateICmpEQ(k, i64(0));
+    llvm::BasicBlock *start = builder.GetInsertBlock();
+    auto *later = llvm::BasicBlock::Create(context, "scan.combine", function);
+    auto *join = llvm::BasicBlock::Create(context, "scan.step", function);
+    builder.CreateCondBr(builder.CreateICmpEQ(k, i64(0)), join, later);
+    builder.SetInsertPoint(later);
     std::vector<llvm::Value *> current;
     for (size_t i = 0; i < n; ++i)
       current.push_back(builder.CreateLoad(next[i]->getType(), acc[i]));
     std::vector<llvm::Value *> combined = combine(op, current, next);
+    llvm::BasicBlock *combined_at = builder.GetInsertBlock();
+    builder.CreateBr(join);
+    builder.SetInsertPoint(join);
     std::vector<llvm::Value *> sums;
     for (size_t i = 0; i < n; ++i) {
-      sums.push_back(builder.CreateSelect(first, next[i], combined[i]));
-      builder.CreateStore(sums[i], acc[i]);
+      llvm::PHINode *sum = builder.CreatePHI(next[i]->getType(), 2);
+      sum->addIncoming(next[i], start);
+      sum->addIncoming(combined[i], combined_at);
+      sums.push_back(sum);
     }
+    for (size_t i = 0; i < n; ++i)
+      builder.CreateStore(sums[i], acc[i]);
     return sums;
   };
 

@@ -1,12 +1,11 @@
 // The CPU backend as a runtime: faults reported with the interpreter's
 // exact message, thread counts that do not change results, launches and
 // compiles from many threads at once, the compile cache, backend selection
-// through LaunchOptions and BLOCC_BACKEND, the LLVM IR a kernel compiles to,
-// and a clear error for IR the backend does not lower.
+// through LaunchOptions and BLOCC_BACKEND, and the LLVM IR a kernel
+// compiles to.
 #include "cpu/support.h"
 
 #include "backends/cpu/cpu_backend.h"
-#include "ir/parser.h"
 
 #include <cstdlib>
 #include <thread>
@@ -234,27 +233,6 @@ TEST(CpuLlvmIr, KernelsShowTheirVectorLoops) {
   EXPECT_THAT(ir, HasSubstr("define"));
   EXPECT_THAT(ir, HasSubstr("@llvm.masked.load"));
   EXPECT_THAT(ir, HasSubstr("@llvm.masked.store"));
-}
-
-TEST(CpuUnsupported, CombineRegionWithIntegerDivisionIsAClearError) {
-  auto functions = blocc::ir::parse_module(R"(
-func @odd_reduce(%x: ptr<i32>) {
-  %r = arange {end = 16, start = 0} : tensor<16xi32>
-  %p = splat %x : tensor<16xptr<i32>>
-  %q = addptr %p, %r : tensor<16xptr<i32>>
-  %v = load %q : tensor<16xi32>
-  %s = reduce %v {axis = 0} : i32 {
-  ^(%a: i32, %b: i32):
-    %d = div %a, %b : i32 loc("combine.cpp":7)
-    yield %d
-  }
-  store %x, %s
-  return
-}
-)");
-  std::string message = error_of([&] { bl::cpu::compile(*functions[0]); });
-  EXPECT_THAT(message, HasSubstr("the CPU backend cannot compile kernel "
-                                 "'odd_reduce': div at combine.cpp:7"));
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 // Mistakes in reductions and scans: axes out of range, combine functions
 // that return the wrong number, shape or type of values, operations that
-// need integers or blocks, and values that leak out of a combine function.
+// need integers or blocks, values that leak out of a combine function, and
+// combine functions that touch memory, print or assert.
 #include "error/support.h"
 
 namespace bl = blocc;
@@ -224,6 +225,98 @@ TEST(ReduceErrors, VariableAssignedInsideACombineFunction) {
                              where(reduce_line)));
   EXPECT_THAT(msg, HasSubstr("return the value from the combine function "
                              "instead"));
+}
+
+// A combine function is a pure function of the elements it combines: each
+// op with an effect names its own line and the reduction's, at trace time,
+// so that every executor (interpreter, CPU, GPU) stops there alike.
+TEST(ReduceErrors, LoadInsideACombineFunction) {
+  static int reduce_line, load_line;
+  auto k = bl::kernel("combine_load", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+    auto v = bl::load(x + bl::arange(0, 16));
+    auto weighted = [&](bl::Tensor a, bl::Tensor b) {
+      return a + b * (load_line = __LINE__, bl::load(x));
+    };
+    auto s = (reduce_line = __LINE__, bl::reduce(v, 0, weighted));
+    bl::store(out, s);
+  });
+  for (bl::Backend backend : {bl::Backend::Interpreter, bl::Backend::Cpu}) {
+    bl::LaunchOptions options;
+    options.backend = backend;
+    std::vector<float> x(64, 1.f);
+    auto out = poisoned<float>(64);
+    std::string msg = error_of([&] { k[{1}].with(options)(x, out); });
+    EXPECT_TRUE(untouched(out));
+    EXPECT_THAT(msg, HasSubstr(at(load_line)));
+    EXPECT_THAT(msg, HasSubstr("bl::load cannot be used in the combine "
+                               "function of the reduce at " +
+                               where(reduce_line) +
+                               ": a combine function is a pure function of "
+                               "the elements it combines"));
+    EXPECT_THAT(msg, HasSubstr("load the values before the reduction or scan "
+                               "and pass them in as operands"));
+  }
+}
+
+TEST(ReduceErrors, StoreInABranchOfAScanCombine) {
+  static int scan_line, store_line;
+  auto k =
+      bl::kernel("combine_store", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+        auto v = bl::load(x + bl::arange(0, 16));
+        auto noisy = [&](bl::Tensor a, bl::Tensor b) {
+          bl::if_(a > b, [&] { (store_line = __LINE__, bl::store(out, a)); });
+          return a + b;
+        };
+        auto s = (scan_line = __LINE__, bl::associative_scan(v, 0, noisy));
+        bl::store(out + bl::arange(0, 16), s);
+      });
+  std::string msg = run(k);
+  EXPECT_THAT(msg, HasSubstr(at(store_line)));
+  EXPECT_THAT(msg, HasSubstr("bl::store cannot be used in the combine "
+                             "function of the scan at " +
+                             where(scan_line)));
+  EXPECT_THAT(msg, HasSubstr("do it with the result, after the reduction or "
+                             "scan"));
+}
+
+TEST(ReduceErrors, AtomicPrintAndAssertInsideACombineFunction) {
+  static int atomic_line, print_line, assert_line;
+  auto atomic =
+      bl::kernel("combine_atomic", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+        auto v = bl::load(x + bl::arange(0, 16));
+        bl::store(out, bl::reduce(v, 0, [&](bl::Tensor a, bl::Tensor b) {
+                    return (atomic_line = __LINE__, bl::atomic_add(out, a)) + b;
+                  }));
+      });
+  auto print =
+      bl::kernel("combine_print", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+        auto v = bl::load(x + bl::arange(0, 16));
+        bl::store(out, bl::reduce(v, 0, [](bl::Tensor a, bl::Tensor b) {
+                    (print_line = __LINE__, bl::device_print("a", {a}));
+                    return a + b;
+                  }));
+      });
+  auto check =
+      bl::kernel("combine_assert", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+        auto v = bl::load(x + bl::arange(0, 16));
+        bl::store(out, bl::reduce(v, 0, [](bl::Tensor a, bl::Tensor b) {
+                    (assert_line = __LINE__, bl::device_assert(a < b, "a < b"));
+                    return a + b;
+                  }));
+      });
+  std::string msg = run(atomic);
+  EXPECT_THAT(msg, HasSubstr(at(atomic_line)));
+  EXPECT_THAT(msg, HasSubstr("bl::atomic_add cannot be used in the combine "
+                             "function of the reduce at "));
+  msg = run(print);
+  EXPECT_THAT(msg, HasSubstr(at(print_line)));
+  EXPECT_THAT(msg, HasSubstr("bl::device_print cannot be used in the combine "
+                             "function of the reduce at "));
+  EXPECT_THAT(msg, HasSubstr("print the result after the reduction or scan"));
+  msg = run(check);
+  EXPECT_THAT(msg, HasSubstr(at(assert_line)));
+  EXPECT_THAT(msg, HasSubstr("bl::device_assert cannot be used in the "
+                             "combine function of the reduce at "));
 }
 
 } // namespace

@@ -714,6 +714,36 @@ TEST_F(VerifierTest, ReduceYieldCount) {
                "expected 1 (one element per operand)");
 }
 
+TEST_F(VerifierTest, CombineRegionsArePure) {
+  // A load in an if in a scan's combine region; without it the scan
+  // verifies.
+  Value *x = f.add_argument(Type::pointer(Scalar::F32), {"x", 16});
+  Operation *scan =
+      b.create(OpCode::Scan, {f32_block({16})}, {block(Scalar::F32, {16})},
+               {{"axis", int64_t{0}}});
+  Block *combine = scan->add_region();
+  Value *l = combine->add_argument(scalar(Scalar::F32));
+  Value *r = combine->add_argument(scalar(Scalar::F32));
+  Builder cb = in(combine);
+  Operation *branch =
+      cb.create(OpCode::If, {cb.cmp("lt", l, r)}, {scalar(Scalar::F32)});
+  Block *then_region = branch->add_region();
+  Builder tb = in(then_region);
+  tb.set_location({"kernel.cpp", 9});
+  tb.create(OpCode::Yield,
+            {tb.create_value(OpCode::Load, {x}, scalar(Scalar::F32))}, {});
+  in(branch->add_region()).create(OpCode::Yield, {r}, {});
+  cb.create(OpCode::Yield, {branch->result(0)}, {});
+  expect_error("load at kernel.cpp:9: is inside the combine region of scan "
+               "at kernel.cpp:7; a combine region is a pure function of the "
+               "elements it combines: no memory access, print or assert");
+
+  then_region->erase(then_region->back()); // the yield
+  then_region->erase(then_region->back()); // the load
+  Builder(then_region).create(OpCode::Yield, {l}, {});
+  EXPECT_EQ(verify_message(), "");
+}
+
 TEST_F(VerifierTest, ReduceOperandsShareAShape) {
   Operation *op = b.create(OpCode::Reduce, {f32_block({16}), arange(32)},
                            {scalar(Scalar::F32), scalar(Scalar::I32)},

@@ -58,6 +58,20 @@ TEST(GeneratorTest, ArgumentsDescribeTheFunction) {
   }
 }
 
+/// What the combine region of reduce/scan `op` holds beyond one op.
+void combine_features(ir::Operation &op, std::set<std::string> &features) {
+  if (op.num_operands() == 3)
+    features.insert("combine of three operands");
+  op.walk([&](ir::Operation &inner) {
+    if (inner.code() == OpCode::If)
+      features.insert("combine with an if");
+    if (inner.code() == OpCode::Div && inner.result()->type().is_integer())
+      features.insert("combine dividing integers");
+    if (inner.code() == OpCode::Rem && inner.result()->type().is_integer())
+      features.insert("combine with a remainder");
+  });
+}
+
 TEST(GeneratorTest, TheBatchCoversWhatItPromises) {
   std::map<OpCode, int> ops;
   std::set<Scalar> types;
@@ -109,10 +123,14 @@ TEST(GeneratorTest, TheBatchCoversWhatItPromises) {
           features.insert("argmax/argmin");
         if (op.operand(0)->type().rank() == 2)
           features.insert("2-D reduction");
+        combine_features(op, features);
         break;
       case OpCode::Scan:
         if (op.has_attr("reverse") && op.int_attr("reverse"))
           features.insert("reverse scan");
+        if (op.num_operands() > 1)
+          features.insert("scan of several operands");
+        combine_features(op, features);
         break;
       case OpCode::For: {
         ir::Operation *step = op.operand(2)->defining_op();
@@ -184,6 +202,11 @@ TEST(GeneratorTest, TheBatchCoversWhatItPromises) {
                         "argmax/argmin",
                         "2-D reduction",
                         "reverse scan",
+                        "scan of several operands",
+                        "combine with an if",
+                        "combine dividing integers",
+                        "combine with a remainder",
+                        "combine of three operands",
                         "loop counting down",
                         "loop-carried pointers",
                         "nested loops",

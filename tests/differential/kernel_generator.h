@@ -10,14 +10,16 @@
 // among i8/i16/i32/i64/u32/f16/bf16/f32/f64, float math, bitwise ops and
 // shifts, broadcasts of 1-D values to 2-D blocks, transposes, reshapes,
 // join/split/cat, dot, reductions (sum, max, min, argmax, argmin, xor, or)
-// and scans (cumsum, cummax, cummin) along an axis, `for` loops (counting
-// up or down, zero-trip, trip counts from arguments or the program id) with
-// loop-carried values (including pointers advanced each iteration), and
-// `if` with results; a quarter of the kernels also see infinities and NaNs.
-// Forms aimed at the passes are mixed in: identities canonicalize rewrites
-// and repeated ops cse merges. Results are stored to output buffers so that
-// every output element is written by exactly one program instance or left
-// as it was (no races between programs).
+// and scans (cumsum, cummax, cummin) along an axis, also with custom
+// combines (argmax/argmin through an `if`, integer division and remainder
+// by constants, three operands; scans of several operands), `for` loops
+// (counting up or down, zero-trip, trip counts from arguments or the
+// program id) with loop-carried values (including pointers advanced each
+// iteration), and `if` with results; a quarter of the kernels also see
+// infinities and NaNs. Forms aimed at the passes are mixed in: identities
+// canonicalize rewrites and repeated ops cse merges. Results are stored to
+// output buffers so that every output element is written by exactly one
+// program instance or left as it was (no races between programs).
 //
 // Every op is admitted only if value_facts.h shows that two correct
 // executors must agree on its result (to within a tolerance the facts

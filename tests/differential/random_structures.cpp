@@ -41,22 +41,50 @@ bool KernelGenerator::reduce_action(bool scan) {
   Shape shape = t.shape();
   Scalar s = t.element();
   int axis = static_cast<int>(rng_.below(shape.size()));
-  enum Kind { Sum, Max, Min, Xor, Or, ArgMax, ArgMin };
-  std::vector<int> weights = {4,
-                              2,
-                              2,
-                              ir::is_float(s) ? 0 : 1,
-                              ir::is_float(s) ? 0 : 1,
-                              scan ? 0 : 1,
-                              scan ? 0 : 1};
+  // Built-in reductions, and custom combines as users write them: an
+  // argmax/argmin through an if (ties to the smaller index), a max found
+  // through integer division by a constant, a sum modulo a constant, and a
+  // third operand folded beside a value and its index. All are associative
+  // and commutative, so every order of combination gives the same result.
+  enum Kind {
+    Sum,
+    Max,
+    Min,
+    Xor,
+    Or,
+    ArgMax,
+    ArgMin,
+    BranchArgBest,
+    BucketMax,
+    SumModulo,
+    ArgBestAndMax,
+  };
+  int integer = ir::is_float(s) ? 0 : 1, reduce_only = scan ? 0 : 1;
+  // One weight per kind, in the order above.
+  std::vector<int> weights = {
+      4,           2, 2,       integer, integer, reduce_only,
+      reduce_only, 1, integer, integer, 1};
   Kind kind = static_cast<Kind>(rng_.weighted(weights));
-  bool with_index = kind == ArgMax || kind == ArgMin;
+  bool with_index = kind == ArgMax || kind == ArgMin || kind == BranchArgBest ||
+                    kind == ArgBestAndMax;
 
   std::vector<Value *> xs{x};
+  if (kind == SumModulo) {
+    // Non-negative elements whose sums of two stay within the type.
+    int bits = ir::scalar_bits(s);
+    double low_bits = std::min(1023.0, std::ldexp(1.0, bits - 3) - 1);
+    xs[0] = make(OpCode::And, {x, constant(s, shape, low_bits)}, t);
+  }
   if (with_index)
     xs.push_back(index_along(shape, axis));
-  if (!xs.back())
-    return false;
+  if (kind == ArgBestAndMax) {
+    Scalar third = rng_.pick(value_dtypes());
+    xs.push_back(third == Scalar::I1 ? nullptr
+                                     : operand(third, shape, Need::Any));
+  }
+  for (Value *v : xs)
+    if (!v)
+      return false;
   std::vector<Type> results;
   Shape result_shape = shape;
   if (!scan)
@@ -81,6 +109,29 @@ bool KernelGenerator::reduce_action(bool scan) {
   bool built = true;
   inside(combine, [&] {
     Type e = t.element_type();
+    Type i1 = Type::scalar(Scalar::I1);
+    // The better value wins; on a tie the smaller index, so that every
+    // combination order gives the same answer.
+    auto take_lhs = [&](bool largest) {
+      Value *better = cmp(largest ? "gt" : "lt", lhs[0], rhs[0]);
+      Value *tie = cmp("eq", lhs[0], rhs[0]);
+      Value *earlier = cmp("lt", lhs[1], rhs[1]);
+      return make(OpCode::Or, {better, make(OpCode::And, {tie, earlier}, i1)},
+                  i1);
+    };
+    // (value, index) of lhs or rhs through an if with two results.
+    auto branch_to_best = [&]() -> std::vector<Value *> {
+      Value *condition = take_lhs(rng_.percent(50));
+      if (!condition)
+        return {nullptr};
+      ir::Operation *branch =
+          b_.create(OpCode::If, {condition}, {e, lhs[1]->type()});
+      for (const std::vector<Value *> *side : {&lhs, &rhs})
+        inside(branch->add_region(), [&] {
+          b_.create(OpCode::Yield, {(*side)[0], (*side)[1]}, {});
+        });
+      return {branch->result(0), branch->result(1)};
+    };
     std::vector<Value *> yielded;
     switch (kind) {
     case Sum:
@@ -100,19 +151,44 @@ bool KernelGenerator::reduce_action(bool scan) {
       break;
     case ArgMax:
     case ArgMin: {
-      // The better value wins; on a tie the smaller index, so that every
-      // combination order gives the same answer.
-      Type i1 = Type::scalar(Scalar::I1);
-      Value *better = cmp(kind == ArgMax ? "gt" : "lt", lhs[0], rhs[0]);
-      Value *tie = cmp("eq", lhs[0], rhs[0]);
-      Value *earlier = cmp("lt", lhs[1], rhs[1]);
-      Value *take_lhs =
-          make(OpCode::Or, {better, make(OpCode::And, {tie, earlier}, i1)}, i1);
-      yielded = {
-          make(OpCode::Select, {take_lhs, lhs[0], rhs[0]}, e),
-          make(OpCode::Select, {take_lhs, lhs[1], rhs[1]}, lhs[1]->type())};
+      Value *take = take_lhs(kind == ArgMax);
+      yielded = {make(OpCode::Select, {take, lhs[0], rhs[0]}, e),
+                 make(OpCode::Select, {take, lhs[1], rhs[1]}, lhs[1]->type())};
       break;
     }
+    case BranchArgBest:
+      yielded = branch_to_best();
+      break;
+    case BucketMax: {
+      // a / c orders the elements as a does (truncation is monotonic);
+      // equal quotients fall back to comparing a itself.
+      Value *divisor = constant(
+          s, {}, double(rng_.pick(std::vector<int64_t>{2, 3, 7, 10, 100})));
+      Value *lq = make(OpCode::Div, {lhs[0], divisor}, e);
+      Value *rq = make(OpCode::Div, {rhs[0], divisor}, e);
+      Value *take =
+          make(OpCode::Or,
+               {cmp("gt", lq, rq),
+                make(OpCode::And,
+                     {cmp("eq", lq, rq), cmp("ge", lhs[0], rhs[0])}, i1)},
+               i1);
+      yielded = {make(OpCode::Select, {take, lhs[0], rhs[0]}, e)};
+      break;
+    }
+    case SumModulo: {
+      int64_t largest = std::max<int64_t>(1, int64_t(facts(xs[0]).hi));
+      double modulus = double(rng_.between(2, largest + 1));
+      yielded = {make(
+          OpCode::Rem,
+          {make(OpCode::Add, {lhs[0], rhs[0]}, e), constant(s, {}, modulus)},
+          e)};
+      break;
+    }
+    case ArgBestAndMax:
+      yielded = branch_to_best();
+      yielded.push_back(
+          make(OpCode::Maximum, {lhs[2], rhs[2]}, lhs[2]->type()));
+      break;
     }
     for (Value *v : yielded)
       built = built && v;

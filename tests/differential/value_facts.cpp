@@ -593,6 +593,18 @@ std::string FactsAnalysis::evaluate_collective(const ir::Operation &op) {
   const ir::Operation *yield = combine.terminator();
   const ir::Operation *combiner = yield->operand(0)->defining_op();
   OpCode c = combiner ? combiner->code() : OpCode::Yield;
+  // Combines of several operands pick one element's values (argmax); sums,
+  // min/max and bitwise folds have the bounds below. Any other combine gets
+  // the facts that are closed under it.
+  bool known = k > 1 || c == OpCode::Minimum || c == OpCode::Maximum ||
+               c == OpCode::Select || c == OpCode::Add || c == OpCode::Xor ||
+               c == OpCode::Or || c == OpCode::And;
+  std::vector<ValueFacts> closed;
+  if (!known) {
+    reason = close_under_combine(op, closed);
+    if (!reason.empty())
+      return "combine region: " + reason;
+  }
   for (size_t i = 0; i < k; ++i) {
     const ValueFacts &a = get(op.operand(i));
     Scalar s = op.operand(i)->type().element();
@@ -623,7 +635,7 @@ std::string FactsAnalysis::evaluate_collective(const ir::Operation &op) {
     } else if (c == OpCode::Xor || c == OpCode::Or || c == OpCode::And) {
       f = full_range(s);
     } else {
-      return "combine region the analysis does not know";
+      f = closed[i];
     }
     const ir::Value *v = op.result(i);
     if (is_computable_float(s)) {
@@ -636,6 +648,42 @@ std::string FactsAnalysis::evaluate_collective(const ir::Operation &op) {
     facts_[v] = f;
   }
   return "";
+}
+
+std::string
+FactsAnalysis::close_under_combine(const ir::Operation &op,
+                                   std::vector<ValueFacts> &closed) {
+  // Facts holding the elements and every combination of two values they
+  // hold hold every value any order of combination makes, however deep its
+  // tree. Widen the elements' facts by their combinations until a round
+  // adds nothing.
+  const ir::Block &combine = *op.region(0);
+  size_t k = op.num_operands();
+  closed.clear();
+  for (size_t i = 0; i < k; ++i)
+    closed.push_back(get(op.operand(i)));
+  auto same = [](const ValueFacts &a, const ValueFacts &b) {
+    return a.lo == b.lo && a.hi == b.hi && a.error == b.error &&
+           a.quantum == b.quantum && a.special == b.special;
+  };
+  for (int round = 0; round < kMaxCombineRounds; ++round) {
+    for (size_t i = 0; i < k; ++i) {
+      facts_[combine.argument(i)] = closed[i];
+      facts_[combine.argument(k + i)] = closed[i];
+    }
+    std::string reason = evaluate_block(combine);
+    if (!reason.empty())
+      return reason;
+    bool grew = false;
+    for (size_t i = 0; i < k; ++i) {
+      ValueFacts wider = hull(closed[i], get(combine.terminator()->operand(i)));
+      grew = grew || !same(wider, closed[i]);
+      closed[i] = wider;
+    }
+    if (!grew)
+      return "";
+  }
+  return "values that keep growing with every combination";
 }
 
 std::string FactsAnalysis::evaluate_dot(const ir::Operation &op) {

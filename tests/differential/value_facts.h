@@ -12,7 +12,9 @@
 // errors become through it (a Lipschitz bound over the operands' ranges).
 // Math functions (exp, log, tanh, ...) may be approximations: they get
 // kMathUlps units in the last place. Sums over n elements get the bound of
-// any summation order, (n - 1) u sum|x|, so a backend may reduce in a tree.
+// any summation order, (n - 1) u sum|x|, so a backend may reduce in a tree;
+// any other combine gets facts closed under it (combining two values they
+// hold gives a value they hold), which hold for every order too.
 //
 // Special values: some kernels also get infinities and NaNs, in inputs and
 // constants, to check the IEEE rules of every executor (NaN ignored by
@@ -30,6 +32,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace blocc::differential {
 
@@ -83,6 +86,9 @@ double integer_max(ir::Scalar s);
 /// Units in the last place allowed to each math function (exp, log, ...).
 constexpr double kMathUlps = 4;
 
+/// How often the facts of a custom combine may widen before it is given up.
+constexpr int kMaxCombineRounds = 8;
+
 /// Derives facts for the ops of a function as they are built, from the
 /// facts of function arguments and of the grid.
 class FactsAnalysis {
@@ -104,6 +110,10 @@ private:
   std::string evaluate_elementwise(const ir::Operation &op);
   std::string evaluate_cast(const ir::Operation &op);
   std::string evaluate_collective(const ir::Operation &op);
+  /// The facts of each operand of reduce/scan `op` widened until combining
+  /// two values they hold gives a value they hold.
+  std::string close_under_combine(const ir::Operation &op,
+                                  std::vector<ValueFacts> &closed);
   std::string evaluate_dot(const ir::Operation &op);
   std::string evaluate_for(const ir::Operation &op);
   std::string evaluate_if(const ir::Operation &op);

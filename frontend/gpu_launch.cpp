@@ -18,12 +18,6 @@ namespace blocc::detail {
 
 namespace {
 
-std::string argument_name(const std::string &kernel, size_t i,
-                          const ParamInfo &p) {
-  return "kernel '" + kernel + "', argument " + std::to_string(i + 1) + " (" +
-         p.type_name + ")";
-}
-
 const char *backend_name(Backend backend) {
   return backend == Backend::Cpu ? "the CPU backend" : "the interpreter";
 }

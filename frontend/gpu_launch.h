@@ -34,4 +34,13 @@ bool launch_on_gpu(const std::string &kernel,
                    std::vector<KernelArg> runtime_args,
                    const LaunchOptions &options);
 
+/// What gpu_inspect returns.
+enum class GpuStage { LlvmIr, Ptx };
+
+/// The GPU backend's optimized LLVM IR or PTX for `function`, compiled for
+/// `arch` ("sm_90", ...) with `num_warps` warps; needs no GPU. Throws
+/// blocc::Error when blocc was built without the GPU backend.
+std::string gpu_inspect(const ir::Function &function, const std::string &arch,
+                        int num_warps, GpuStage stage);
+
 } // namespace blocc::detail

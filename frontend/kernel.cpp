@@ -9,6 +9,8 @@
 #include "kernel_writes.h"
 
 #include <bit>
+#include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -24,12 +26,6 @@ struct KernelBase::Compiled {
 };
 
 namespace {
-
-std::string argument_name(const std::string &kernel, size_t i,
-                          const ParamInfo &p) {
-  return "kernel '" + kernel + "', argument " + std::to_string(i + 1) + " (" +
-         p.type_name + ")";
-}
 
 bool fits(int64_t v, DType t) {
   switch (t) {
@@ -61,7 +57,32 @@ bool dump_enabled(const char *stage) {
          s.find(",all,") != std::string::npos;
 }
 
+/// Parameter names are keywords in Python and names in the IR: both read
+/// C identifiers.
+bool is_c_identifier(const std::string &s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+    return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+      return false;
+  return true;
+}
+
+/// The shortest text that reads back as `v`: "5.5", not "5.500000".
+std::string shortest_text(double v) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, end);
+}
+
 } // namespace
+
+std::string argument_name(const std::string &kernel, size_t i,
+                          const ParamInfo &p) {
+  std::string named = p.name.empty() ? "" : " '" + p.name + "'";
+  return "kernel '" + kernel + "', argument " + std::to_string(i + 1) + named +
+         " (" + p.type_name + ")";
+}
 
 KernelBase::KernelBase(std::string name, std::vector<ParamInfo> params,
                        std::source_location loc)
@@ -69,7 +90,56 @@ KernelBase::KernelBase(std::string name, std::vector<ParamInfo> params,
 
 KernelBase::~KernelBase() = default;
 
+std::string KernelBase::definition_site() const { return where(loc_); }
+
+void KernelBase::name_parameters(const std::vector<std::string> &names) {
+  const std::string kernel =
+      "kernel '" + name_ + "' (defined at " + where(loc_) + ")";
+  if (names.size() != params_.size())
+    throw Error(kernel + " has " + std::to_string(params_.size()) +
+                " parameters, but " + std::to_string(names.size()) +
+                " names were given for them");
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (!is_c_identifier(names[i]))
+      throw Error(kernel + ": the name '" + names[i] + "' of parameter " +
+                  std::to_string(i + 1) +
+                  " is not an identifier (letters, digits and _, not "
+                  "starting with a digit)");
+    for (size_t j = 0; j < i; ++j)
+      if (names[j] == names[i])
+        throw Error(kernel + ": parameters " + std::to_string(j + 1) + " and " +
+                    std::to_string(i + 1) + " are both named '" + names[i] +
+                    "'");
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (has_parameter_names()) {
+    for (size_t i = 0; i < names.size(); ++i)
+      if (params_[i].name != names[i])
+        throw Error(kernel + ": parameter " + std::to_string(i + 1) +
+                    " is already named '" + params_[i].name + "', not '" +
+                    names[i] + "'");
+    return;
+  }
+  // The names reach the IR (its arguments), so specializations traced
+  // before would print differently: name a kernel before launching it.
+  if (!cache_.empty())
+    throw Error(kernel + ": name its parameters before its first launch");
+  for (size_t i = 0; i < names.size(); ++i)
+    params_[i].name = names[i];
+}
+
+void KernelBase::name_parameters_at_definition(
+    const std::vector<std::string> &names) {
+  try {
+    name_parameters(names);
+  } catch (const Error &e) {
+    definition_error_ = e.what();
+  }
+}
+
 void KernelBase::check_arguments(const std::vector<ArgValue> &args) const {
+  if (!definition_error_.empty())
+    throw Error(definition_error_);
   if (args.size() != params_.size())
     throw Error("kernel '" + name_ + "' (defined at " + where(loc_) +
                 ") takes " + std::to_string(params_.size()) +
@@ -105,7 +175,7 @@ void KernelBase::check_arguments(const std::vector<ArgValue> &args) const {
       bool want_int = ir::is_integer(p.dtype);
       if (want_int && a.kind == ArgValue::Kind::Float)
         throw Error(who() + ": expected an integer, got the float " +
-                    std::to_string(a.float_value));
+                    shortest_text(a.float_value));
       if (want_int && !fits(a.int_value, p.dtype))
         throw Error(who() + ": the value " + std::to_string(a.int_value) +
                     " does not fit in " +
@@ -128,7 +198,7 @@ KernelBase::trace(const std::vector<ArgValue> &args) {
     const ParamInfo &p = params_[i];
     const ArgValue &a = args[i];
     ir::ArgumentInfo info;
-    info.name = "arg" + std::to_string(i);
+    info.name = p.name.empty() ? "arg" + std::to_string(i) : p.name;
     if (p.kind == ParamInfo::Kind::Pointer) {
       info.divisibility =
           reinterpret_cast<uintptr_t>(a.pointer) % 16 == 0 ? 16 : 1;
@@ -259,6 +329,17 @@ void KernelBase::launch(const Grid &grid, const std::vector<ArgValue> &args,
 
 std::string KernelBase::llvm_ir(const std::vector<ArgValue> &args) {
   return cpu_llvm_ir(*compile(args).function);
+}
+
+std::string KernelBase::gpu_llvm_ir(const std::vector<ArgValue> &args,
+                                    const std::string &arch, int num_warps) {
+  return gpu_inspect(*compile(args).function, arch, num_warps,
+                     GpuStage::LlvmIr);
+}
+
+std::string KernelBase::ptx(const std::vector<ArgValue> &args,
+                            const std::string &arch, int num_warps) {
+  return gpu_inspect(*compile(args).function, arch, num_warps, GpuStage::Ptx);
 }
 
 } // namespace blocc::detail

@@ -4,6 +4,12 @@
 //                                   bl::Const<int> BLOCK) { ... });
 //   add[{bl::cdiv(n, 1024)}](xs, n, 1024);
 //
+// Parameter names, optional, come before the callable (a C++ lambda does
+// not carry them): they name the arguments in error messages and in the
+// IR, and are the keywords Python callers use (bindings/):
+//
+//   auto add = bl::kernel("add", {"x", "n", "BLOCK"}, [](...) { ... });
+//
 // Each launch computes a specialization key from its arguments (the values
 // of Const parameters, pointer 16-byte alignment, integer divisibility by
 // 16, as Triton specializes), traces the callable once per key, runs the
@@ -114,7 +120,13 @@ struct ParamInfo {
   enum class Kind { Pointer, Scalar, Constant } kind;
   DType dtype;           // pointee for pointers
   std::string type_name; // "bl::Ptr<f32>", "bl::i32", "bl::Const<int>"
+  std::string name;      // "x"; empty where the kernel names no parameters
 };
+
+/// "kernel 'add', argument 3 'out' (bl::Ptr<f32>)": how messages name
+/// argument `index` (from 0) of a launch.
+std::string argument_name(const std::string &kernel, size_t index,
+                          const ParamInfo &param);
 
 /// One launch argument as the caller passed it, before it is checked
 /// against the parameter it binds to.
@@ -225,18 +237,18 @@ template <typename P> struct ParamTraits {
 template <typename T> struct ParamTraits<Ptr<T>> {
   static ParamInfo info() {
     return {ParamInfo::Kind::Pointer, dtype_of<T>(),
-            "bl::Ptr<" + cpp_name<T>() + ">"};
+            "bl::Ptr<" + cpp_name<T>() + ">", ""};
   }
 };
 template <typename T> struct ParamTraits<ScalarParam<T>> {
   static ParamInfo info() {
-    return {ParamInfo::Kind::Scalar, dtype_of<T>(), "bl::" + cpp_name<T>()};
+    return {ParamInfo::Kind::Scalar, dtype_of<T>(), "bl::" + cpp_name<T>(), ""};
   }
 };
 template <typename T> struct ParamTraits<Const<T>> {
   static ParamInfo info() {
     return {ParamInfo::Kind::Constant, dtype_of<T>(),
-            "bl::Const<" + cpp_name<T>() + ">"};
+            "bl::Const<" + cpp_name<T>() + ">", ""};
   }
 };
 
@@ -284,6 +296,22 @@ public:
 
   const std::string &name() const { return name_; }
   const std::vector<ParamInfo> &params() const { return params_; }
+  /// Where bl::kernel was called: "file.cpp:12".
+  std::string definition_site() const;
+
+  /// Names the parameters, one name per parameter, each a C identifier,
+  /// no two alike (bl::kernel's name list does this). A kernel defined
+  /// without names may be named once, before its first launch (bindings
+  /// that export it); renaming a named kernel differently is an error.
+  void name_parameters(const std::vector<std::string> &names);
+  bool has_parameter_names() const {
+    return !params_.empty() && !params_[0].name.empty();
+  }
+  /// What is wrong with the kernel's definition (bad parameter names given
+  /// to bl::kernel), or "". Such a kernel cannot be launched: launches and
+  /// exports report this message. (Throwing from bl::kernel would end a
+  /// program whose kernels are namespace-scope variables before main.)
+  const std::string &definition_error() const { return definition_error_; }
 
   void launch(const Grid &grid, const std::vector<ArgValue> &args,
               const LaunchOptions &options);
@@ -293,6 +321,15 @@ public:
   /// The optimized LLVM IR the CPU backend generates for that
   /// specialization (throws blocc::Error when the backend is not built).
   std::string llvm_ir(const std::vector<ArgValue> &args);
+  /// The GPU backend's optimized LLVM IR (NVVM) and PTX for that
+  /// specialization, compiled for `arch` ("sm_80" .. "sm_90a") with
+  /// `num_warps` warps per program. Compile-only: no GPU or CUDA driver is
+  /// needed. Throws blocc::Error when blocc was built without the GPU
+  /// backend, or for ops it does not lower.
+  std::string gpu_llvm_ir(const std::vector<ArgValue> &args,
+                          const std::string &arch, int num_warps);
+  std::string ptx(const std::vector<ArgValue> &args, const std::string &arch,
+                  int num_warps);
   /// The specialization these arguments select, compiled if needed.
   const ir::Function &specialize(const std::vector<ArgValue> &args);
   /// Number of distinct specializations traced so far.
@@ -300,6 +337,8 @@ public:
 
 protected:
   virtual void invoke(const TraceInputs &inputs) = 0;
+  /// name_parameters, keeping a failure as the definition error.
+  void name_parameters_at_definition(const std::vector<std::string> &names);
 
 private:
   struct Compiled;
@@ -310,6 +349,7 @@ private:
   std::string name_;
   std::vector<ParamInfo> params_;
   std::source_location loc_;
+  std::string definition_error_;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::unique_ptr<Compiled>> cache_;
 };
@@ -342,9 +382,13 @@ template <typename F> class Kernel : public detail::KernelBase {
   static constexpr size_t N = std::tuple_size_v<Params>;
 
 public:
-  Kernel(std::string name, F f, std::source_location loc)
+  Kernel(std::string name, F f, std::source_location loc,
+         const std::vector<std::string> &param_names = {})
       : KernelBase(std::move(name), infos(std::make_index_sequence<N>()), loc),
-        f_(std::move(f)) {}
+        f_(std::move(f)) {
+    if (!param_names.empty())
+      name_parameters_at_definition(param_names);
+  }
 
   Launch<F> operator[](Grid grid) { return Launch<F>(*this, grid, {}); }
   /// The traced, optimized IR for these launch arguments, as text.
@@ -379,6 +423,18 @@ template <typename F>
 Kernel<F> kernel(std::string name, F f,
                  std::source_location loc = std::source_location::current()) {
   return Kernel<F>(std::move(name), std::move(f), loc);
+}
+
+/// The same, with the parameters' names, one per parameter, in order:
+///   bl::kernel("add", {"x", "y", "out", "n", "BLOCK"}, [](...) { ... })
+template <typename F, size_t M>
+Kernel<F> kernel(std::string name, const char *const (&param_names)[M], F f,
+                 std::source_location loc = std::source_location::current()) {
+  static_assert(
+      M == std::tuple_size_v<typename detail::Signature<F>::Params>,
+      "blocc: bl::kernel's name list needs one name per kernel parameter");
+  return Kernel<F>(std::move(name), std::move(f), loc,
+                   std::vector<std::string>(param_names, param_names + M));
 }
 
 } // namespace blocc

@@ -1,16 +1,7 @@
-// Tutorial 02: fused softmax.
-//
-// softmax(x)_j = exp(x_j - max(x)) / sum_k exp(x_k - max(x)), row by row.
-// Written as separate passes (max, subtract, exp, sum, divide) it reads and
-// writes the matrix several times; fused into one kernel each row is read
-// once, kept in a block while the reductions run, and written once. The
-// kernel needs a whole row in one block, so BLOCK is the row length rounded
-// up to a power of two; the extra lanes are masked and read as -inf, which
-// changes neither the max nor (after exp) the sum.
-//
-// Each program instance handles rows pid, pid + num_programs, ... so the
-// grid can be sized to the machine rather than to the matrix.
-#include <blocc/blocc.h>
+// Tutorial 02: fused softmax. The kernel is in fused_softmax.h (Python
+// calls the same kernel as blocc.kernels.softmax); this program checks it
+// against a float64 softmax at several shapes and prints its IR.
+#include "fused_softmax.h"
 
 #include <algorithm>
 #include <chrono>
@@ -21,22 +12,7 @@
 
 namespace bl = blocc;
 
-auto softmax = bl::kernel("softmax", [](bl::Ptr<float> out, bl::Ptr<float> in,
-                                        bl::i32 in_stride, bl::i32 out_stride,
-                                        bl::i32 n_rows, bl::i32 n_cols,
-                                        bl::Const<int> BLOCK) {
-  auto first = bl::program_id(0);
-  auto step = bl::num_programs(0);
-  for (auto row : bl::range(first, n_rows, step)) {
-    auto cols = bl::arange(0, BLOCK);
-    auto mask = cols < n_cols;
-    auto x = bl::load(in + row * in_stride + cols, mask, -INFINITY);
-    auto shifted = x - bl::max(x, 0); // exp can no longer overflow
-    auto numerator = bl::exp(shifted);
-    auto denominator = bl::sum(numerator, 0);
-    bl::store(out + row * out_stride + cols, numerator / denominator, mask);
-  }
-});
+using blocc::tutorials::softmax;
 
 int next_power_of_two(int n) {
   int p = 1;

@@ -1,0 +1,70 @@
+"""kernel.asm: blocc's IR, LLVM IR and PTX for a specialization, compiled
+without running (PTX without a GPU)."""
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import blocc
+from blocc.kernels import add, softmax
+
+needs_gpu_compiler = pytest.mark.skipif(
+    not blocc.backends()["gpu"], reason="blocc was built without the GPU backend")
+
+
+def test_ir_names_the_parameters():
+    text = add.asm(n=98432, BLOCK=1024, target=None)
+    assert list(text) == ["ir"]
+    assert text["ir"].startswith("func @add(%x: ptr<f32> {divisibility = 16}, "
+                                 "%y: ptr<f32> {divisibility = 16}")
+    assert "%n: i32 {divisibility = 16}" in text["ir"]
+    assert "arange {end = 1024, start = 0}" in text["ir"]
+    assert 'loc("vector_add.h"' in text["ir"]
+
+
+def test_ir_follows_the_specialization():
+    x = np.zeros(100, np.float32)
+    text = add.asm(x[1:], x, x, 97, BLOCK=64, target=None)["ir"]
+    assert "%x: ptr<f32>," in text  # misaligned: no divisibility
+    assert "%n: i32)" in text  # 97 is not a multiple of 16
+    assert "arange {end = 64" in text
+
+
+@pytest.mark.skipif(not blocc.backends()["cpu"], reason="no CPU backend in this build")
+def test_cpu_llvm_ir():
+    text = add.asm(n=4096, BLOCK=256)
+    assert set(text) == {"ir", "llir"}
+    assert "define " in text["llir"] and "fadd" in text["llir"]
+
+
+@needs_gpu_compiler
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_ptx_without_a_gpu(arch, tmp_path):
+    text = softmax.asm(x_row_stride=1024, out_row_stride=1024, n_rows=64,
+                       n_cols=1000, BLOCK=1024, target=arch, num_warps=8)
+    assert set(text) == {"ir", "llir", "ptx"}
+    assert f".target {arch}" in text["ptx"]
+    assert ".entry blocc_softmax" in text["ptx"]
+    assert ".maxntid 256" in text["ptx"]  # 8 warps
+    assert "nvvm" in text["llir"] or "ptx_kernel" in text["llir"]
+    if shutil.which("ptxas"):
+        ptx = tmp_path / "softmax.ptx"
+        ptx.write_text(text["ptx"])
+        subprocess.run(["ptxas", f"-arch={arch}", str(ptx), "-o", str(tmp_path / "out.cubin")],
+                       check=True)
+
+
+@needs_gpu_compiler
+def test_inspection_errors():
+    with pytest.raises(blocc.Error, match="sm_70.*sm_80, sm_86, sm_89, sm_90, sm_90a"):
+        add.asm(n=1, BLOCK=64, target="sm_70")
+    with pytest.raises(blocc.Error, match="num_warps must be a power of two from 1 to 32"):
+        add.asm(n=1, BLOCK=64, target="sm_90", num_warps=64)
+    with pytest.raises(blocc.Error, match="target=3: expected 'cpu', a GPU architecture"):
+        add.asm(n=1, BLOCK=64, target=3)
+    with pytest.raises(blocc.Error, match="missing argument 'n'"):
+        add.asm(BLOCK=64)
+    with pytest.raises(blocc.Error, match="no parameter named 'check'"):
+        add.asm(n=1, BLOCK=64, check=True)

@@ -4,6 +4,7 @@
 #include "backends/nvptx/kernel_abi.h"
 #include "backends/nvptx/kernel_lowering.h"
 #include "backends/nvptx/ptx_codegen.h"
+#include "backends/nvptx/ptx_disk_cache.h"
 #include "ir/error.h"
 #include "ir/printer.h"
 #include "runtime/cpu/compile_cache.h"
@@ -52,7 +53,7 @@ public:
 
 namespace {
 
-std::atomic<size_t> compiled_count{0};
+std::atomic<size_t> compiled_count{0}, llvm_compile_count{0};
 
 /// The PTX entry's name: the kernel's, made an identifier.
 std::string symbol_for(const std::string &name) {
@@ -115,27 +116,35 @@ std::string kind_name(KernelArg::Kind kind) {
 static std::shared_ptr<const CompiledKernel>
 compile_by_text(const ir::Function &function, const CompileOptions &options);
 
+/// The launch fast path: a Function compiled before with these options
+/// (kernel launches pass the same specialization every time) skips
+/// printing its IR for the cache key.
+struct Seen {
+  std::mutex mutex;
+  std::map<std::tuple<uint64_t, std::string, int, bool>,
+           std::shared_ptr<const CompiledKernel>>
+      kernels;
+};
+static Seen &seen() {
+  static Seen s;
+  return s;
+}
+
 std::shared_ptr<const CompiledKernel> compile(const ir::Function &function,
                                               const CompileOptions &options) {
-  // The launch fast path: a Function compiled before with these options
-  // (kernel launches pass the same specialization every time) skips
-  // printing its IR for the cache key.
-  static std::mutex seen_mutex;
-  static std::map<std::tuple<uint64_t, std::string, int, bool>,
-                  std::shared_ptr<const CompiledKernel>>
-      seen;
+  Seen &s = seen();
   auto seen_key = std::make_tuple(function.unique_id(), options.arch.name(),
                                   options.num_warps, options.dump_ptx);
   {
-    std::lock_guard<std::mutex> lock(seen_mutex);
-    auto it = seen.find(seen_key);
-    if (it != seen.end())
+    std::lock_guard<std::mutex> lock(s.mutex);
+    auto it = s.kernels.find(seen_key);
+    if (it != s.kernels.end())
       return it->second;
   }
   std::shared_ptr<const CompiledKernel> kernel =
       compile_by_text(function, options);
-  std::lock_guard<std::mutex> lock(seen_mutex);
-  seen.emplace(seen_key, kernel);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.kernels.emplace(seen_key, kernel);
   return kernel;
 }
 
@@ -146,8 +155,16 @@ compile_by_text(const ir::Function &function, const CompileOptions &options) {
                     " warps=" + std::to_string(options.num_warps) + "\n" +
                     ir::print(function);
   return cache().get(key, [&] {
+    // Lowered either way: the launch needs its dynamic shared memory and
+    // fault sites, which the disk cache does not hold (ptx_disk_cache.h).
     Generated g = generate(function, options);
-    std::string ptx = emit_ptx(*g.module, *g.machine);
+    std::optional<std::string> cached = load_cached_ptx(key);
+    std::string ptx =
+        cached ? std::move(*cached) : emit_ptx(*g.module, *g.machine);
+    if (!cached) {
+      ++llvm_compile_count;
+      store_cached_ptx(key, ptx);
+    }
     if (options.dump_ptx)
       std::cerr << "// blocc: PTX of " << function.name() << " for "
                 << options.arch.name() << "\n"
@@ -308,5 +325,18 @@ GpuArch arch_for_device(int ordinal) {
 }
 
 size_t num_compiled_kernels() { return compiled_count.load(); }
+
+CacheCounters cache_counters() {
+  PtxDiskCounters disk = ptx_disk_counters();
+  return {llvm_compile_count.load(), disk.hits, disk.rejected, disk.writes,
+          disk.write_failures};
+}
+
+void clear_memory_cache_for_testing() {
+  cache().clear();
+  Seen &s = seen();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.kernels.clear();
+}
 
 } // namespace blocc::nvptx

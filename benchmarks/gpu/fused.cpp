@@ -14,35 +14,25 @@
 // blocks: the row is read three times, from L2 after the first).
 //
 //   blocc_bench_gpu_fused [--rows 4096] [--samples 30] [--json FILE]
+#include "gpu_timing.h"
+#include "kernels.h"
+#include "results_json.h"
 #include "runtime/cuda/context.h"
-#include "runtime/cuda/driver_api.h"
 #include <blocc/blocc.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
-#include <fstream>
-#include <functional>
 #include <iostream>
 #include <random>
 #include <string>
 #include <vector>
 
 namespace bl = blocc;
-namespace driver = blocc::cuda::driver;
+using gpu_bench::median_ms;
+using gpu_bench::softmax;
 
 namespace {
-
-auto softmax = bl::kernel("softmax", [](bl::Ptr<float> out, bl::Ptr<float> in,
-                                        bl::i32 n, bl::Const<int> BLOCK) {
-  auto row = bl::program_id(0);
-  auto cols = bl::arange(0, BLOCK);
-  auto mask = cols < n;
-  auto x = bl::load(in + row * n + cols, mask, -INFINITY);
-  auto numerator = bl::exp(x - bl::max(x, 0));
-  bl::store(out + row * n + cols, numerator / bl::sum(numerator, 0), mask);
-});
 
 // The whole row in one block: read once, written once.
 template <typename T> auto make_layer_norm_row(const char *name) {
@@ -109,34 +99,6 @@ auto layer_norm_loop_f32 = make_layer_norm_loop<float>("layer_norm_loop_f32");
 auto layer_norm_loop_f16 =
     make_layer_norm_loop<bl::half>("layer_norm_loop_f16");
 
-double median_ms(const std::function<void()> &work, int samples, int burst) {
-  const driver::Api &api = driver::api();
-  driver::CUevent start = nullptr, stop = nullptr;
-  driver::check(api.cuEventCreate(&start, 0), "cuEventCreate", "benchmark");
-  driver::check(api.cuEventCreate(&stop, 0), "cuEventCreate", "benchmark");
-  for (int i = 0; i < burst; ++i) // warm-up
-    work();
-  std::vector<double> times;
-  for (int s = 0; s < samples; ++s) {
-    driver::check(api.cuEventRecord(start, nullptr), "cuEventRecord",
-                  "benchmark");
-    for (int i = 0; i < burst; ++i)
-      work();
-    driver::check(api.cuEventRecord(stop, nullptr), "cuEventRecord",
-                  "benchmark");
-    driver::check(api.cuEventSynchronize(stop), "cuEventSynchronize",
-                  "benchmark");
-    float ms = 0;
-    driver::check(api.cuEventElapsedTime(&ms, start, stop),
-                  "cuEventElapsedTime", "benchmark");
-    times.push_back(ms / burst);
-  }
-  api.cuEventDestroy(start);
-  api.cuEventDestroy(stop);
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
 int next_power_of_two(int n) {
   int p = 1;
   while (p < n)
@@ -144,50 +106,26 @@ int next_power_of_two(int n) {
   return p;
 }
 
-struct Record {
-  std::string kernel, config, dtype;
-  int64_t rows, cols;
-  double blocc_gbs, ceiling_gbs;
-};
+gpu_bench::Record record(const char *kernel, std::string config,
+                         const char *dtype, int rows, int cols, double gbs,
+                         double ceiling) {
+  gpu_bench::Record r;
+  r.kernel = kernel;
+  r.config = std::move(config);
+  r.dtype = dtype;
+  r.shape = {rows, cols};
+  r.blocc = gbs;
+  r.peer_value = ceiling;
+  return r;
+}
 
 template <typename T> float to_float(T v) { return static_cast<float>(v); }
-
-/// Rows checked against float64 (a sample: every 97th row and the last).
-std::vector<int> checked_rows(int rows) {
-  std::vector<int> out;
-  for (int r = 0; r < rows; r += 97)
-    out.push_back(r);
-  out.push_back(rows - 1);
-  return out;
-}
-
-bool check_softmax(const std::vector<float> &x, const std::vector<float> &y,
-                   int rows, int n) {
-  for (int r : checked_rows(rows)) {
-    const float *row = &x[size_t(r) * n];
-    double m = -INFINITY, s = 0;
-    for (int c = 0; c < n; ++c)
-      m = std::max(m, double(row[c]));
-    for (int c = 0; c < n; ++c)
-      s += std::exp(row[c] - m);
-    for (int c = 0; c < n; ++c) {
-      double want = std::exp(row[c] - m) / s;
-      double got = y[size_t(r) * n + c];
-      if (!(std::abs(got - want) <= 1e-5 * want + 1e-12)) {
-        std::fprintf(stderr, "softmax wrong at row %d col %d: %g != %g\n", r, c,
-                     got, want);
-        return false;
-      }
-    }
-  }
-  return true;
-}
 
 template <typename T>
 bool check_layer_norm(const std::vector<T> &x, const std::vector<T> &y,
                       const std::vector<T> &w, const std::vector<T> &b,
                       int rows, int n, double eps, double tolerance) {
-  for (int r : checked_rows(rows)) {
+  for (int r : gpu_bench::checked_rows(rows)) {
     double mean = 0, var = 0;
     for (int c = 0; c < n; ++c)
       mean += to_float(x[size_t(r) * n + c]);
@@ -215,7 +153,8 @@ bool check_layer_norm(const std::vector<T> &x, const std::vector<T> &y,
 template <typename T, typename K>
 bool bench_layer_norm(K &kernel, const char *name, const char *dtype, int rows,
                       int n, int block, int warps, int samples, double ceiling,
-                      std::vector<Record> &records, std::mt19937 &rng) {
+                      std::vector<gpu_bench::Record> &records,
+                      std::mt19937 &rng) {
   std::uniform_real_distribution<float> dist(-2, 3), near_one(0.5f, 1.5f);
   std::vector<T> x(size_t(rows) * n), w(n), b(n);
   for (auto &v : x)
@@ -245,7 +184,8 @@ bool bench_layer_norm(K &kernel, const char *name, const char *dtype, int rows,
                        " warps=" + std::to_string(warps);
   std::printf("%-44s %5s %6d %9.4f %9.1f %6.3f\n", config.c_str(), dtype, n, ms,
               gbs, gbs / ceiling);
-  records.push_back({"layer_norm_fwd", config, dtype, rows, n, gbs, ceiling});
+  records.push_back(
+      record("layer_norm_fwd", config, dtype, rows, n, gbs, ceiling));
   return true;
 }
 
@@ -285,7 +225,7 @@ int main(int argc, char **argv) {
     bl::cuda::DeviceProperties device = bl::cuda::properties(0);
     std::printf("device: %s (sm_%d, %d SMs)\n", device.name.c_str(),
                 device.compute_capability, device.multiprocessors);
-    std::vector<Record> records;
+    std::vector<gpu_bench::Record> records;
     std::mt19937 rng(12345);
 
     // The ceiling, on a buffer the size of the largest matrix.
@@ -318,13 +258,14 @@ int main(int argc, char **argv) {
             median_ms([&] { softmax[{rows}].with(options)(dy, dx, n, block); },
                       samples, 10);
         double gbs = 8.0 * x.size() / (ms * 1e6);
-        if (!check_softmax(x, dy.to_host(), rows, n))
+        if (!gpu_bench::softmax_is_right(x, dy.to_host(), rows, n))
           return 1;
         std::string config = "BLOCK=" + std::to_string(block) +
                              " warps=" + std::to_string(warps);
         std::printf("%-44s %5s %6d %9.4f %9.1f %6.3f\n", config.c_str(), "f32",
                     n, ms, gbs, gbs / ceiling);
-        records.push_back({"softmax", config, "f32", rows, n, gbs, ceiling});
+        records.push_back(
+            record("softmax", config, "f32", rows, n, gbs, ceiling));
       }
     }
 
@@ -360,25 +301,10 @@ int main(int argc, char **argv) {
       }
     }
 
-    if (!json.empty()) {
-      std::time_t now = std::time(nullptr);
-      char date[32];
-      std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-      std::ofstream out(json);
-      out << "{\"suite\": \"gpu\", \"hardware\": \"" << device.name
-          << "\", \"date\": \"" << date << "\", \"command\": \"" << command
-          << "\",\n \"results\": [\n";
-      for (size_t i = 0; i < records.size(); ++i) {
-        const Record &r = records[i];
-        out << "  {\"kernel\": \"" << r.kernel << "\", \"config\": \""
-            << r.config << "\", \"shape\": [" << r.rows << ", " << r.cols
-            << "], \"dtype\": \"" << r.dtype
-            << "\", \"metric\": \"GB/s\", \"blocc\": " << r.blocc_gbs
-            << ", \"peer\": \"cuMemcpyDtoD (ceiling)\", \"peer_value\": "
-            << r.ceiling_gbs << ", \"ratio\": " << r.blocc_gbs / r.ceiling_gbs
-            << "}" << (i + 1 < records.size() ? "," : "") << "\n";
-      }
-      out << "]}\n";
+    if (!json.empty() &&
+        !gpu_bench::write_results(json, device.name, command, records)) {
+      std::cerr << "blocc_bench_gpu_fused: cannot write " << json << "\n";
+      return 1;
     }
   } catch (const bl::Error &e) {
     std::cerr << "blocc_bench_gpu_fused: " << e.what() << "\n";

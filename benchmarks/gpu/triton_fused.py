@@ -7,8 +7,11 @@ the median of triton.testing.do_bench, bandwidth as bytes read plus
 written (counted as blocc_bench_gpu_fused counts them). Run where torch
 and triton are installed:
 
-    python3 benchmarks/gpu/triton_fused.py [rows]
+    python3 benchmarks/gpu/triton_fused.py [rows] [--json FILE]
+
+--json writes the figures for benchmarks/gpu/report.py.
 """
+import json
 import sys
 
 import torch
@@ -82,9 +85,21 @@ def bench(f):
 
 
 def main():
-    rows = int(sys.argv[1]) if len(sys.argv) > 1 else 4096
+    args, json_path = sys.argv[1:], None
+    if "--json" in args:
+        at = args.index("--json")
+        json_path = args[at + 1]
+        del args[at:at + 2]
+    rows = int(args[0]) if args else 4096
     print("device:", torch.cuda.get_device_name(0), "triton", triton.__version__,
           "torch", torch.__version__)
+    records = []
+
+    def record(kernel, n, dtype, peer, config, value):
+        records.append({"kernel": kernel, "shape": [rows, n], "dtype": dtype,
+                        "metric": "GB/s", "peer": peer, "config": config,
+                        "value": value})
+
     a = torch.ones(rows * 16384, device="cuda")
     c = torch.empty_like(a)
     ms = bench(lambda: c.copy_(a))
@@ -104,8 +119,12 @@ def main():
             assert torch.allclose(y, want, rtol=1e-4, atol=1e-7)
             print(f"triton N={n} BLOCK={block} warps={warps} {ms:9.4f} ms "
                   f"{gbs(8 * x.numel(), ms):9.1f} GB/s")
+            record("softmax", n, "f32", "triton",
+                   f"BLOCK={block} warps={warps}", gbs(8 * x.numel(), ms))
         ms = bench(lambda: torch.softmax(x, dim=1))
         print(f"torch.softmax N={n} {ms:9.4f} ms {gbs(8 * x.numel(), ms):9.1f} GB/s")
+        record("softmax", n, "f32", "torch", "torch.softmax",
+               gbs(8 * x.numel(), ms))
 
     print("\nlayer norm forward, rows =", rows)
     for dtype, name in ((torch.float32, "f32"), (torch.float16, "f16")):
@@ -130,6 +149,8 @@ def main():
                 assert torch.allclose(y.float(), want, rtol=2e-2, atol=2e-2)
                 print(f"triton row {name} N={n} BLOCK={block} warps={warps} "
                       f"{ms:9.4f} ms {gbs(nbytes, ms):9.1f} GB/s")
+                record("layer_norm_fwd", n, name, "triton",
+                       f"row BLOCK={block} warps={warps}", gbs(nbytes, ms))
             loop_block = min(block, 65536 // size)
             warps = min(max(loop_block // 256, 1), 8)
             ms = bench(lambda: layer_norm_loop[(rows,)](
@@ -138,10 +159,18 @@ def main():
             assert torch.allclose(y.float(), want, rtol=2e-2, atol=2e-2)
             print(f"triton loop {name} N={n} BLOCK={loop_block} warps={warps} "
                   f"{ms:9.4f} ms {gbs(nbytes, ms):9.1f} GB/s")
+            record("layer_norm_fwd", n, name, "triton",
+                   f"loop BLOCK={loop_block} warps={warps}", gbs(nbytes, ms))
             ms = bench(lambda: torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5))
             # torch writes no mean/rstd in inference: its bytes are x, y, w, b.
             print(f"torch layer_norm {name} N={n} {ms:9.4f} ms "
                   f"{gbs(2 * x.numel() * size + 2 * n * size, ms):9.1f} GB/s")
+            # Compared by time: torch's figure counted with blocc's bytes.
+            record("layer_norm_fwd", n, name, "torch",
+                   "torch.nn.functional.layer_norm", gbs(nbytes, ms))
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump({"peer_results": records}, f, indent=1)
 
 
 if __name__ == "__main__":

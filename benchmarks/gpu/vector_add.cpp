@@ -8,17 +8,14 @@
 //   blocc_bench_gpu [--log2n 26,28] [--samples 50] [--json FILE]
 //
 // Prints a table and, with --json, writes DESIGN.md's results format.
+#include "gpu_timing.h"
+#include "kernels.h"
+#include "results_json.h"
 #include "runtime/cuda/context.h"
-#include "runtime/cuda/driver_api.h"
 #include <blocc/blocc.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
-#include <fstream>
-#include <functional>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -26,54 +23,9 @@
 #include <vector>
 
 namespace bl = blocc;
-namespace driver = blocc::cuda::driver;
+using gpu_bench::median_ms;
 
 namespace {
-
-auto add = bl::kernel("add", [](bl::Ptr<float> x, bl::Ptr<float> y,
-                                bl::Ptr<float> out, bl::i32 n,
-                                bl::Const<int> BLOCK) {
-  auto offsets = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
-  auto mask = offsets < n;
-  bl::store(out + offsets,
-            bl::load(x + offsets, mask) + bl::load(y + offsets, mask), mask);
-});
-
-/// Median milliseconds per call of `work`, timed with CUDA events around
-/// bursts of `burst` calls on the default stream.
-double median_ms(const std::function<void()> &work, int samples, int burst) {
-  const driver::Api &api = driver::api();
-  driver::CUevent start = nullptr, stop = nullptr;
-  driver::check(api.cuEventCreate(&start, 0), "cuEventCreate", "benchmark");
-  driver::check(api.cuEventCreate(&stop, 0), "cuEventCreate", "benchmark");
-  for (int i = 0; i < burst; ++i) // warm-up
-    work();
-  std::vector<double> times;
-  for (int s = 0; s < samples; ++s) {
-    driver::check(api.cuEventRecord(start, nullptr), "cuEventRecord",
-                  "benchmark");
-    for (int i = 0; i < burst; ++i)
-      work();
-    driver::check(api.cuEventRecord(stop, nullptr), "cuEventRecord",
-                  "benchmark");
-    driver::check(api.cuEventSynchronize(stop), "cuEventSynchronize",
-                  "benchmark");
-    float ms = 0;
-    driver::check(api.cuEventElapsedTime(&ms, start, stop),
-                  "cuEventElapsedTime", "benchmark");
-    times.push_back(ms / burst);
-  }
-  api.cuEventDestroy(start);
-  api.cuEventDestroy(stop);
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
-struct Record {
-  std::string kernel, config;
-  int64_t n;
-  double blocc_gbs, peer_gbs;
-};
 
 std::vector<int> parse_list(const std::string &text) {
   std::vector<int> out;
@@ -127,7 +79,7 @@ int main(int argc, char **argv) {
     bl::cuda::DeviceProperties device = bl::cuda::properties(0);
     std::printf("device: %s (sm_%d, %d SMs)\n", device.name.c_str(),
                 device.compute_capability, device.multiprocessors);
-    std::vector<Record> records;
+    std::vector<gpu_bench::Record> records;
     std::mt19937 rng(12345);
     std::uniform_real_distribution<float> dist(-1, 1);
     for (int log2n : log2ns) {
@@ -151,8 +103,8 @@ int main(int argc, char **argv) {
           bl::LaunchOptions options;
           options.num_warps = warps;
           auto launch = [&] {
-            add[{bl::cdiv(n, block)}].with(options)(dx, dy, dout,
-                                                    static_cast<int>(n), block);
+            gpu_bench::vector_add[{bl::cdiv(n, block)}].with(options)(
+                dx, dy, dout, static_cast<int>(n), block);
           };
           dout.fill(std::nanf(""));
           double ms = median_ms(launch, samples, 10);
@@ -169,29 +121,20 @@ int main(int argc, char **argv) {
                                " warps=" + std::to_string(warps);
           std::printf("%-24s %10.3f %10.1f %8.3f\n", config.c_str(), ms, gbs,
                       gbs / copy_gbs);
-          records.push_back({"vector_add", config, n, gbs, copy_gbs});
+          gpu_bench::Record r;
+          r.kernel = "vector_add";
+          r.config = config;
+          r.shape = {n};
+          r.blocc = gbs;
+          r.peer_value = copy_gbs;
+          records.push_back(r);
         }
       }
     }
-    if (!json.empty()) {
-      std::time_t now = std::time(nullptr);
-      char date[32];
-      std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-      std::ofstream out(json);
-      out << "{\"suite\": \"gpu\", \"hardware\": \"" << device.name
-          << "\", \"date\": \"" << date << "\", \"command\": \"" << command
-          << "\",\n \"results\": [\n";
-      for (size_t i = 0; i < records.size(); ++i) {
-        const Record &r = records[i];
-        out << "  {\"kernel\": \"" << r.kernel << "\", \"config\": \""
-            << r.config << "\", \"shape\": [" << r.n
-            << "], \"dtype\": \"f32\", \"metric\": \"GB/s\", \"blocc\": "
-            << r.blocc_gbs
-            << ", \"peer\": \"cuMemcpyDtoD (ceiling)\", \"peer_value\": "
-            << r.peer_gbs << ", \"ratio\": " << r.blocc_gbs / r.peer_gbs << "}"
-            << (i + 1 < records.size() ? "," : "") << "\n";
-      }
-      out << "]}\n";
+    if (!json.empty() &&
+        !gpu_bench::write_results(json, device.name, command, records)) {
+      std::cerr << "blocc_bench_gpu: cannot write " << json << "\n";
+      return 1;
     }
   } catch (const bl::Error &e) {
     std::cerr << "blocc_bench_gpu: " << e.what() << "\n";

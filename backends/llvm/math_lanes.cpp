@@ -1,9 +1,12 @@
 #include "backends/llvm/math_lanes.h"
 
+#include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -17,19 +20,91 @@ llvm::Type *same_shape(llvm::Type *element, llvm::Type *like) {
   return element;
 }
 
-/// Whether the x86 target features of the function being built (those the
-/// CPU backend puts on its kernels) include `feature`; true for other
-/// targets and for code with no features named.
-bool x86_target_has(llvm::IRBuilderBase &b, llvm::StringRef feature) {
+/// The target features of the function being built (those the CPU backend
+/// puts on its kernels); empty where none are named.
+llvm::StringRef target_features(llvm::IRBuilderBase &b) {
   llvm::BasicBlock *block = b.GetInsertBlock();
   llvm::Function *function = block ? block->getParent() : nullptr;
   if (!function || !function->hasFnAttribute("target-features"))
-    return true;
-  llvm::StringRef features =
-      function->getFnAttribute("target-features").getValueAsString();
-  bool x86 = features.contains("sse");
-  return !x86 || features.contains(("+" + feature + ",").str()) ||
+    return {};
+  return function->getFnAttribute("target-features").getValueAsString();
+}
+
+bool is_x86(llvm::StringRef features) { return features.contains("sse"); }
+
+bool names_feature(llvm::StringRef features, llvm::StringRef feature) {
+  return features.contains(("+" + feature + ",").str()) ||
          features.ends_with(("+" + feature).str());
+}
+
+/// Whether the x86 target features of the function being built include
+/// `feature`; true for other targets and for code with no features named
+/// (for features whose absence only x86 has to work around).
+bool x86_target_has(llvm::IRBuilderBase &b, llvm::StringRef feature) {
+  llvm::StringRef features = target_features(b);
+  return !is_x86(features) || names_feature(features, feature);
+}
+
+/// The x86 VSCALEF intrinsic for vectors of `bits` bits of `element`, or
+/// not_intrinsic where the function's target lacks it: AVX-512 for 512
+/// bits, with AVX512VL for 128 and 256 bits.
+llvm::Intrinsic::ID scalef_intrinsic(llvm::IRBuilderBase &b,
+                                     llvm::Type *element, unsigned bits) {
+  llvm::StringRef features = target_features(b);
+  if (!is_x86(features) || !names_feature(features, "avx512f") ||
+      (bits < 512 && !names_feature(features, "avx512vl")))
+    return llvm::Intrinsic::not_intrinsic;
+  bool f64 = element->isDoubleTy();
+  switch (bits) {
+  case 128:
+    return f64 ? llvm::Intrinsic::x86_avx512_mask_scalef_pd_128
+               : llvm::Intrinsic::x86_avx512_mask_scalef_ps_128;
+  case 256:
+    return f64 ? llvm::Intrinsic::x86_avx512_mask_scalef_pd_256
+               : llvm::Intrinsic::x86_avx512_mask_scalef_ps_256;
+  case 512:
+    return f64 ? llvm::Intrinsic::x86_avx512_mask_scalef_pd_512
+               : llvm::Intrinsic::x86_avx512_mask_scalef_ps_512;
+  default:
+    return llvm::Intrinsic::not_intrinsic;
+  }
+}
+
+/// p * 2^floor(n), rounded once (VSCALEF, AVX-512), for vectors of 128 or
+/// 256 bits or of whole 512-bit pieces; nullptr where the target or the
+/// shape has no such instruction.
+llvm::Value *x86_scalef(llvm::IRBuilderBase &b, llvm::Value *p,
+                        llvm::Value *n) {
+  auto *type = llvm::dyn_cast<llvm::FixedVectorType>(p->getType());
+  if (!type)
+    return nullptr;
+  llvm::Type *element = type->getElementType();
+  unsigned element_bits = element->getScalarSizeInBits();
+  unsigned bits = type->getNumElements() * element_bits;
+  unsigned piece_bits = bits <= 256 ? bits : 512;
+  if (bits % piece_bits != 0)
+    return nullptr;
+  llvm::Intrinsic::ID id = scalef_intrinsic(b, element, piece_bits);
+  if (id == llvm::Intrinsic::not_intrinsic)
+    return nullptr;
+  unsigned lanes = piece_bits / element_bits;
+  llvm::Value *all_lanes = b.getIntN(lanes < 8 ? 8 : lanes, -1);
+  std::vector<llvm::Value *> pieces;
+  for (unsigned first = 0; first < type->getNumElements(); first += lanes) {
+    auto piece = [&](llvm::Value *v) {
+      if (lanes == type->getNumElements())
+        return v;
+      std::vector<int> indices(lanes);
+      std::iota(indices.begin(), indices.end(), static_cast<int>(first));
+      return b.CreateShuffleVector(v, indices);
+    };
+    llvm::Value *pp = piece(p);
+    std::vector<llvm::Value *> args = {pp, piece(n), pp, all_lanes};
+    if (piece_bits == 512)
+      args.push_back(b.getInt32(4)); // _MM_FROUND_CUR_DIRECTION
+    pieces.push_back(b.CreateIntrinsic(id, {}, args));
+  }
+  return pieces.size() == 1 ? pieces[0] : llvm::concatenateVectors(b, pieces);
 }
 
 /// x86 before SSE4.1 has no vector rounding instruction.
@@ -139,10 +214,42 @@ llvm::Value *FloatLanes::power_of_two(llvm::Value *e) {
 }
 
 llvm::Value *FloatLanes::scale(llvm::Value *p, llvm::Value *n) {
+  if (llvm::Value *r = x86_scalef(b, p, n))
+    return r;
   llvm::Value *e = to_i32(n);
   llvm::Value *half = b.CreateAShr(e, 1);
   llvm::Value *rest = b.CreateSub(e, half);
   return mul(mul(p, power_of_two(half)), power_of_two(rest));
+}
+
+FloatLanes::Integral FloatLanes::round_by_shifting(llvm::Value *x,
+                                                   double factor) {
+  llvm::Value *shifter = c(is_f64() ? 0x1.8p52 : 0x1.8p23);
+  llvm::Value *shifted =
+      factor == 1.0 ? add(x, shifter) : mad(x, c(factor), shifter);
+  return {sub(shifted, shifter), shifted};
+}
+
+llvm::Value *FloatLanes::scale(llvm::Value *p, const Integral &n) {
+  if (llvm::Value *r = x86_scalef(b, p, n.value))
+    return r;
+  // shifted's bits are S + n, S the bits of 1.5 * 2^p: even, and its low
+  // bits that a shift left by mantissa_bits keeps (9 of f32, 12 of f64)
+  // are 0, as are those of S / 2. So bits >> 1 is S / 2 + floor(n / 2)
+  // and bits - (bits >> 1) is S / 2 + n - floor(n / 2), which
+  // power_of_two turns into powers of two, S / 2 shifted out.
+  llvm::Value *bits = to_bits(n.shifted);
+  llvm::Value *half = b.CreateAShr(bits, 1);
+  llvm::Value *rest = b.CreateSub(bits, half);
+  return mul(mul(p, power_of_two(half)), power_of_two(rest));
+}
+
+llvm::Value *FloatLanes::clamp_keeping_nan(llvm::Value *x, double lo,
+                                           double hi) {
+  // x < lo ? lo : x is x86's max(lo, x), which returns its second operand
+  // when either is NaN; likewise for min.
+  x = select(less(x, lo), c(lo), x);
+  return select(b.CreateFCmpOGT(x, c(hi)), c(hi), x);
 }
 
 bool target_has_fma(llvm::IRBuilderBase &b) { return x86_target_has(b, "fma"); }

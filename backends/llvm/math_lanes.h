@@ -86,13 +86,37 @@ struct FloatLanes {
 
   llvm::Value *to_bits(llvm::Value *x) { return b.CreateBitCast(x, bits); }
   llvm::Value *from_bits(llvm::Value *x) { return b.CreateBitCast(x, type); }
-  /// 2^e for i32 lanes e within the normal exponent range.
+  /// 2^e for i32 lanes e (or lanes as wide as the float's) within the
+  /// normal exponent range; what e holds above the bits that reach the
+  /// exponent field is shifted out.
   llvm::Value *power_of_two(llvm::Value *e);
-  /// p * 2^n for integral n (a float value) whose halves are normal
-  /// exponents (|n| up to about twice the largest): two steps, each by a
-  /// normal power of two, so that subnormal results round once and large
-  /// ones overflow to infinity.
+  /// p * 2^n for integral n (a float value, not NaN) whose halves are
+  /// normal exponents (|n| up to about twice the largest), rounded once, so
+  /// that subnormal results round correctly and large ones overflow to
+  /// infinity: one VSCALEF on AVX-512 vectors, else two steps, each by a
+  /// normal power of two.
   llvm::Value *scale(llvm::Value *p, llvm::Value *n);
+
+  /// An integer held two ways: `value` as a float, and `shifted`, the sum
+  /// value + 1.5 * 2^mantissa_bits, whose bits are those of the shifter
+  /// plus the integer (two's complement in the low bits).
+  struct Integral {
+    llvm::Value *value;
+    llvm::Value *shifted;
+  };
+  /// x * factor rounded to an integer, ties to even, for |x * factor| <
+  /// 2^(mantissa_bits - 1): the sum with the shifter 1.5 * 2^p lies where
+  /// the spacing is 1 (with factor != 1 the product rounds first where
+  /// the target has no FMA). Two operations, whatever the target; a NaN x
+  /// gives NaN lanes and no poison.
+  Integral round_by_shifting(llvm::Value *x, double factor);
+  /// p * 2^n as scale() does, for n from round_by_shifting: the powers of
+  /// two come from n's shifted bits (no conversion, so a NaN n makes
+  /// garbage powers, not poison, and p NaN keeps the result NaN).
+  llvm::Value *scale(llvm::Value *p, const Integral &n);
+  /// x clamped to [lo, hi] by selects that x86 does in one max and one min
+  /// instruction each: a NaN x stays NaN (minnum/maxnum would give a bound).
+  llvm::Value *clamp_keeping_nan(llvm::Value *x, double lo, double hi);
 };
 
 /// Whether the function being built may use FMA instructions: false only

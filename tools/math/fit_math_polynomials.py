@@ -29,6 +29,11 @@ def exp_tail(t):
     return (mp.exp(t) - 1 - t) / t ** 2 if abs(t) > TINY else mp.mpf(1) / 2
 
 
+def exp2_quotient(f):
+    """(2^f - 1) / f: 2^f = 1 + f Q(f)."""
+    return (mp.power(2, f) - 1) / f if abs(f) > TINY else mp.log(2)
+
+
 def log_tail(z):
     """log1p(f) = 2 atanh(s) = 2s + s z R(z), s = f / (2 + f), z = s^2."""
     s = sqrt(z)
@@ -65,6 +70,7 @@ def erfc_scaled(x):
 
 QUARTER_PI = mp.pi / 4 * mp.mpf("1.0001")  # the reduction may overshoot
 HALF_LN2 = mp.log(2) / 2 * mp.mpf("1.0001")
+HALF = mp.mpf(1) / 2 * mp.mpf("1.0001")
 LOG_Z = (mp.mpf(3) - 2 * sqrt(2)) ** 2 * mp.mpf("1.0001")  # s <= 3 - 2 sqrt 2
 TANH_CUT = mp.mpf(1)
 ERF_CUT = mp.mpf(1)
@@ -76,6 +82,7 @@ def fits():
     # t^2 is kept off 0: a weight vanishing inside the interval stalls the
     # exchange (and the error there is harmless anyway).
     exp_w = lambda t: max(t * t, (HALF_LN2 / 2) ** 2) / mp.exp(t)
+    exp2_w = lambda f: max(abs(f), HALF / 2) / mp.power(2, f)
     log_w = lambda z: z * sqrt(z) / (2 * mp.atanh(sqrt(z)))
     sin_w = lambda z: z * sqrt(z) / mp.sin(sqrt(z))
     cos_w = lambda z: z / mp.cos(sqrt(z))
@@ -100,6 +107,11 @@ def fits():
             ("erf_" + fmt, bits, erf_tail, erf_w, TINY, ERF_CUT ** 2,
              n["erf"]),
         ]
+        if fmt == "f32":
+            # f32 exp2 with FMA evaluates 2^f directly, f = x - n exact
+            # (without FMA, and for f64, exp's polynomial on f ln2).
+            table.append(("exp2_f32", bits, exp2_quotient, exp2_w, -HALF,
+                          HALF, 6))
         end = ERF_F32_END if fmt == "f32" else ERF_F64_END
         mid = (ERF_CUT + end) / 2
         # G in u = x - mid; the weight e^{-x^2} is the absolute error this

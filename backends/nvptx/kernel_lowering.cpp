@@ -22,6 +22,7 @@ KernelLowering::KernelLowering(const ir::Function &kernel, llvm::Module &module,
       arch(arch) {
   check_supported(kernel, axis_info);
   layouts_ = std::make_unique<LayoutAssignment>(kernel, axis_info, num_warps);
+  widens_without_nan_fixup_ = widens_with_unobserved_nan_bits(kernel);
 }
 
 llvm::Type *KernelLowering::value_type(const ir::Type &type) {

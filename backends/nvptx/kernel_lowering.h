@@ -47,6 +47,7 @@
 #include "backends/nvptx/assign_layouts.h"
 #include "backends/nvptx/fault_sites.h"
 #include "backends/nvptx/gpu_arch.h"
+#include "backends/nvptx/nan_blind_uses.h"
 #include "ir/axis_info.h"
 #include "ir/function.h"
 
@@ -56,6 +57,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -208,6 +210,8 @@ private:
 
   std::unique_ptr<LayoutAssignment> layouts_;
   std::map<const ir::Value *, llvm::Value *> scalars_;
+  /// f16/bf16 -> f32 casts that need no NaN fix-up (nan_blind_uses.h).
+  std::set<const ir::Value *> widens_without_nan_fixup_;
   std::vector<Layout> layout_ids_;
   std::map<std::pair<const ir::Value *, int>, Registers> blocks_;
   // Per parent layout and dimension: the thread's first element (i32).

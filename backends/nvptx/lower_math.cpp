@@ -15,7 +15,10 @@
 //   to nearest even like the interpreter, with NaN mapped to the quiet NaN
 //   the interpreter produces (0x7e00 / 0x7fc0 with the sign). f16/bf16 ->
 //   f32: the exact cvt (bf16: a shift), NaN becoming the quiet NaN of its
-//   sign. Bit for bit the same as backends/llvm's conversions.
+//   sign. Bit for bit the same as backends/llvm's conversions. The NaN
+//   fix-up of a widening is left out where only arithmetic that returns its
+//   own NaN sees the result (nan_blind_uses.h): in f16 layer norm it made
+//   ptxas spill.
 #include "backends/nvptx/kernel_lowering.h"
 
 #include "backends/llvm/element_ops.h"
@@ -96,12 +99,15 @@ llvm::Value *narrow(llvm::IRBuilderBase &b, llvm::Value *x, Scalar to) {
   return b.CreateSelect(b.CreateFCmpUNO(x, x), nan, bits);
 }
 
-llvm::Value *widen(llvm::IRBuilderBase &b, llvm::Value *bits, Scalar from) {
+llvm::Value *widen(llvm::IRBuilderBase &b, llvm::Value *bits, Scalar from,
+                   bool fix_nan) {
   llvm::Value *wide = b.CreateZExt(bits, b.getInt32Ty());
   llvm::Value *value =
       from == Scalar::BF16 // the high half of an f32, exactly
           ? b.CreateBitCast(b.CreateShl(wide, 16), b.getFloatTy())
           : b.CreateFPExt(b.CreateBitCast(bits, b.getHalfTy()), b.getFloatTy());
+  if (!fix_nan) // nothing observes the NaN's bits (nan_blind_uses.h)
+    return value;
   // A NaN becomes the quiet NaN of its sign, as backends/llvm widens it.
   llvm::Value *nan =
       b.CreateOr(b.CreateShl(b.CreateAnd(wide, b.getInt32(0x8000)), 16),
@@ -144,7 +150,8 @@ KernelLowering::gpu_element_op(const ir::Operation &op,
       return narrow(builder, x[0], result);
     if (result == Scalar::F32 &&
         (operand == Scalar::F16 || operand == Scalar::BF16))
-      return widen(builder, x[0], operand);
+      return widen(builder, x[0], operand,
+                   !widens_without_nan_fixup_.count(op.result()));
     return nullptr;
   default:
     return nullptr;

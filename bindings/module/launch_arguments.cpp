@@ -1,67 +1,11 @@
 #include "launch_arguments.h"
 
 #include "errors.h"
-
-#include <cstring>
-#include <optional>
+#include "runtime/cuda/device.h"
 
 namespace py = pybind11;
 
 namespace blocc::python {
-
-namespace {
-
-/// The element type of a buffer whose struct-module format is `format`:
-/// "f32" and so on, or nullopt for what kernels cannot take (complex,
-/// structured, big-endian elements).
-std::optional<std::string> element_type(const char *format, size_t itemsize) {
-  std::string f = format ? format : "B";
-  if (!f.empty() && (f[0] == '@' || f[0] == '=' || f[0] == '<'))
-    f.erase(0, 1);
-  if (f.size() != 1)
-    return std::nullopt;
-  const char c = f[0];
-  const auto sized = [&](const char *b8, const char *b16, const char *b32,
-                         const char *b64) -> std::optional<std::string> {
-    const char *name = itemsize == 1   ? b8
-                       : itemsize == 2 ? b16
-                       : itemsize == 4 ? b32
-                       : itemsize == 8 ? b64
-                                       : nullptr;
-    if (!name)
-      return std::nullopt;
-    return std::string(name);
-  };
-  if (c == '?')
-    return itemsize == 1 ? std::optional<std::string>("i1") : std::nullopt;
-  if (std::strchr("bhilqn", c))
-    return sized("i8", "i16", "i32", "i64");
-  if (std::strchr("BHILQN", c))
-    return sized("u8", "u16", "u32", "u64");
-  if (std::strchr("efd", c))
-    return sized(nullptr, "f16", "f32", "f64");
-  return std::nullopt;
-}
-
-/// How messages show a Python value's type: "numpy.ndarray", "int".
-std::string type_name(const py::handle &value) {
-  py::handle type = py::type::handle_of(value);
-  std::string module = py::str(type.attr("__module__"));
-  std::string name = py::str(type.attr("__qualname__"));
-  return module == "builtins" ? name : module + "." + name;
-}
-
-/// "numpy.ndarray[float32]": the array's type and element type, the
-/// numpy name where the object has a dtype.
-std::string array_description(const py::handle &value,
-                              const std::string &element) {
-  std::string dtype = element;
-  if (py::hasattr(value, "dtype"))
-    dtype = py::str(value.attr("dtype"));
-  return type_name(value) + "[" + dtype + "]";
-}
-
-} // namespace
 
 std::string argument_label(const blocc_kernel_v1 &kernel, size_t index) {
   const blocc_param_v1 &p = kernel.params[index];
@@ -72,23 +16,34 @@ std::string argument_label(const blocc_kernel_v1 &kernel, size_t index) {
 }
 
 LaunchArguments::LaunchArguments(const blocc_kernel_v1 &kernel,
-                                 const std::vector<py::object> &values)
+                                 const std::vector<py::object> &values,
+                                 uintptr_t stream)
     : kernel_(kernel) {
   args_.reserve(values.size());
   for (size_t i = 0; i < values.size(); ++i)
     args_.push_back(kernel.params[i].kind == BLOCC_PARAM_POINTER
-                        ? pointer_argument(i, values[i])
+                        ? pointer_argument(i, values[i], stream)
                         : scalar_argument(i, values[i]));
 }
 
-LaunchArguments::~LaunchArguments() {
-  for (auto &buffer : buffers_)
-    PyBuffer_Release(buffer.get());
+void LaunchArguments::wait_for_producers(uintptr_t stream) const {
+  for (uintptr_t producer : producer_streams_) {
+    // 1 and 2 name the legacy and per-thread default streams; a launch
+    // without a stream runs on the legacy one.
+    const uintptr_t launch = stream ? stream : 1;
+    if (producer == launch)
+      continue;
+    py::gil_scoped_release released;
+    cuda::synchronize_stream(
+        producer == 1 ? nullptr : reinterpret_cast<void *>(producer));
+  }
 }
 
 blocc_arg_v1 LaunchArguments::pointer_argument(size_t index,
-                                               const py::object &value) {
+                                               const py::object &value,
+                                               uintptr_t stream) {
   const blocc_param_v1 &param = kernel_.params[index];
+  const std::string label = argument_label(kernel_, index);
   blocc_arg_v1 a{};
   a.kind = BLOCC_ARG_POINTER;
   a.device = -1;
@@ -98,53 +53,43 @@ blocc_arg_v1 LaunchArguments::pointer_argument(size_t index,
     a.description = "None";
     return a;
   }
-  if (py::hasattr(value, "__cuda_array_interface__") ||
-      (!PyObject_CheckBuffer(value.ptr()) && py::hasattr(value, "__dlpack__")))
-    raise_error(argument_label(kernel_, index) + ": " + type_name(value) +
-                " is a GPU or DLPack array; this version of blocc's Python "
-                "bindings takes host arrays with the buffer protocol "
-                "(numpy) only");
-  if (!PyObject_CheckBuffer(value.ptr()))
-    raise_error(argument_label(kernel_, index) + ": expected an array of " +
-                param.dtype +
-                " (a numpy array, or any object with the buffer "
-                "protocol), got " +
+  ArrayView view;
+  bool is_array = false;
+  try {
+    is_array = view_array(value, stream ? stream : 1, view, arrays_);
+  } catch (py::error_already_set &e) {
+    raise_error(label + ": cannot read the array " + type_name(value) + ": " +
+                e.what());
+  } catch (const std::exception &e) {
+    raise_error(label + ": " + e.what());
+  }
+  if (!is_array)
+    raise_error(label + ": expected an array of " + param.dtype +
+                " (a numpy array or torch tensor, or any object with the "
+                "buffer protocol, __dlpack__ or __cuda_array_interface__), "
+                "got " +
                 type_name(value));
-  auto view = std::make_unique<Py_buffer>();
-  if (PyObject_GetBuffer(value.ptr(), view.get(),
-                         PyBUF_STRIDES | PyBUF_FORMAT) != 0) {
-    py::error_already_set cause;
-    raise_error(argument_label(kernel_, index) +
-                ": cannot read the memory of " + type_name(value) + ": " +
-                cause.what());
-  }
-  Py_buffer *b = view.get();
-  buffers_.push_back(std::move(view));
-  std::optional<std::string> element =
-      element_type(b->format, static_cast<size_t>(b->itemsize));
-  const std::string what = array_description(
-      value, element ? *element : std::string(b->format ? b->format : "?"));
-  if (!element)
-    raise_error(argument_label(kernel_, index) + ": " + what +
+  if (!view.element)
+    raise_error(label + ": " + view.description +
                 " has elements blocc has no type for; kernels take bool, "
-                "(u)int8/16/32/64, float16, float32 and float64 arrays");
-  if (!PyBuffer_IsContiguous(b, 'A')) {
-    std::string strides;
-    for (int d = 0; d < b->ndim; ++d)
-      strides += (d ? ", " : "") + std::to_string(b->strides[d]);
-    if (b->ndim == 1)
-      strides += ",";
-    raise_error(argument_label(kernel_, index) + ": " + what +
-                " is not contiguous (strides in bytes: (" + strides +
-                ")); a kernel addresses the array's memory from its first "
+                "(u)int8/16/32/64, float16, bfloat16, float32 and float64 "
+                "arrays");
+  if (!view.contiguous)
+    raise_error(label + ": " + view.description +
+                " is not contiguous (strides in bytes: " + view.strides +
+                "); a kernel addresses the array's memory from its first "
                 "element, so pass a contiguous copy "
-                "(numpy.ascontiguousarray)");
-  }
-  a.dtype = keep(*element);
-  a.pointer = b->buf;
-  a.size_bytes = static_cast<uint64_t>(b->len);
-  a.read_only = b->readonly ? 1 : 0;
-  a.description = keep(what);
+                "(numpy.ascontiguousarray, tensor.contiguous())");
+  if (view.torch && view.device >= 0 && torch_device_ < 0)
+    torch_device_ = view.device;
+  if (view.producer_stream)
+    producer_streams_.push_back(*view.producer_stream);
+  a.dtype = keep(*view.element);
+  a.pointer = view.pointer;
+  a.size_bytes = view.size_bytes;
+  a.read_only = view.read_only ? 1 : 0;
+  a.device = view.device;
+  a.description = keep(view.description);
   return a;
 }
 

@@ -4,6 +4,7 @@
 // compile cache).
 #include "blocc/kernel.h"
 #include "errors.h"
+#include "gpu_timer.h"
 #include "kernel_library.h"
 #include "python_kernel.h"
 #include "runtime/cuda/device.h"
@@ -101,5 +102,6 @@ PYBIND11_MODULE(_blocc, m) {
   m.def("_clear_compile_cache", &blocc::clear_compile_cache,
         py::call_guard<py::gil_scoped_release>());
   define_cuda_queries(m);
+  define_gpu_timer(m);
   m.attr("__version__") = BLOCC_VERSION_STRING;
 }

@@ -261,7 +261,16 @@ void PythonKernel::launch(const py::object &grid, const py::args &args,
   if (PyCallable_Check(grid.ptr()))
     dims = grid(bound.meta);
   std::array<int64_t, 3> g = grid_of(abi_->name, dims);
-  LaunchArguments converted(*abi_, bound.values);
+  LaunchArguments converted(*abi_, bound.values,
+                            reinterpret_cast<uintptr_t>(bound.options.stream));
+  // On torch tensors the launch joins torch's work, as Triton's do: its
+  // current stream on their GPU (a stream= given overrides it).
+  if (!bound.options.stream && converted.torch_device() >= 0)
+    bound.options.stream =
+        stream_option(py::module_::import("torch").attr("cuda").attr(
+            "current_stream")(converted.torch_device()));
+  converted.wait_for_producers(
+      reinterpret_cast<uintptr_t>(bound.options.stream));
   std::string error;
   int status;
   {
@@ -274,7 +283,7 @@ void PythonKernel::launch(const py::object &grid, const py::args &args,
 }
 
 std::string PythonKernel::inspect(int32_t stage, const Bound &bound) const {
-  LaunchArguments converted(*abi_, bound.values);
+  LaunchArguments converted(*abi_, bound.values, 0);
   std::string text, error;
   int status;
   {

@@ -162,4 +162,13 @@ void synchronize_stream(void *stream) {
         "launch)");
 }
 
+int device_of_pointer(const void *pointer) {
+  int ordinal = -1;
+  check(api().cuPointerGetAttribute(
+            &ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+            static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(pointer))),
+        "cuPointerGetAttribute", "the GPU of a pointer");
+  return ordinal;
+}
+
 } // namespace blocc::cuda

@@ -47,6 +47,11 @@ DeviceProperties properties(int ordinal);
 /// as a blocc::Error.
 void synchronize(int ordinal = -1);
 
+/// The GPU whose memory `pointer` addresses (a pointer another library
+/// allocated: PyTorch's, CuPy's). Throws blocc::Error when there is no
+/// CUDA driver, or the pointer is not memory the driver knows.
+int device_of_pointer(const void *pointer);
+
 /// Waits until all work queued on `stream` (a CUstream or cudaStream_t, as
 /// an opaque handle; nullptr: the current context's default stream) has
 /// finished; reports a fault of an earlier launch as a blocc::Error.

@@ -82,6 +82,8 @@ Loaded load() {
       {"cuMemcpyDtoH_v2", resolve(library, "cuMemcpyDtoH_v2", a.cuMemcpyDtoH)},
       {"cuMemcpyDtoD_v2", resolve(library, "cuMemcpyDtoD_v2", a.cuMemcpyDtoD)},
       {"cuMemsetD8_v2", resolve(library, "cuMemsetD8_v2", a.cuMemsetD8)},
+      {"cuMemsetD8Async",
+       resolve(library, "cuMemsetD8Async", a.cuMemsetD8Async)},
       {"cuPointerGetAttribute",
        resolve(library, "cuPointerGetAttribute", a.cuPointerGetAttribute)},
       {"cuModuleLoadDataEx",

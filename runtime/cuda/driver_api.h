@@ -91,6 +91,8 @@ struct Api {
                            size_t bytes);
   CUresult (*cuMemsetD8)(CUdeviceptr destination, unsigned char value,
                          size_t count);
+  CUresult (*cuMemsetD8Async)(CUdeviceptr destination, unsigned char value,
+                              size_t count, CUstream stream);
   CUresult (*cuPointerGetAttribute)(void *data, int attribute,
                                     CUdeviceptr pointer);
   CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image,

@@ -67,8 +67,15 @@ def test_grad_to_none_is_reset():
 @pytest.mark.parametrize("kwargs,match", [
     (dict(return_mode="average"), "return_mode='average'"),
     (dict(quantiles=[1.5]), r"quantiles=\[1.5\]"),
-    (dict(device="cuda"), "times on the CPU only"),
+    (dict(device="tpu"), "device='tpu'; expected 'cpu', 'cuda' or 'cuda:N'"),
 ])
 def test_bad_arguments(kwargs, match):
     with pytest.raises(blocc.Error, match=match):
         do_bench(lambda: None, **kwargs)
+
+
+def test_gpu_without_a_gpu_is_an_error():
+    if blocc.cuda.is_available():
+        pytest.skip("a GPU is present (tests/python/test_gpu.py times on it)")
+    with pytest.raises(blocc.Error, match="device='cuda', but no GPU is usable"):
+        do_bench(lambda: None, device="cuda")

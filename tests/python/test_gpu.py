@@ -1,0 +1,148 @@
+"""Kernels on GPU memory from Python: arrays with the CUDA array interface
+(tests/python/kernels/test_module.cpp's DeviceArray, so that no PyTorch is
+needed), PyTorch CUDA tensors (their current stream, stream=, CUDA graphs)
+where torch is installed, do_bench with CUDA events. Skipped (reported as
+skipped) without a GPU; the GPU half of issue 5, run on an H100 by
+`ctest -R '^python$'` (or pytest tests/python/test_gpu.py with CTest's
+environment)."""
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+import blocc
+import blocc_test_module as module
+from blocc.kernels import add, softmax
+from conftest import poisoned
+
+pytestmark = pytest.mark.skipif(
+    not blocc.cuda.is_available() or not blocc.backends()["gpu"],
+    reason=f"no GPU: {blocc.cuda.unavailable_reason() or 'blocc has no GPU backend'}")
+
+needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
+                                 reason="PyTorch is not installed")
+
+
+@pytest.mark.parametrize("n", [1, 97, 98431])
+def test_add_on_device_arrays(rng, n):
+    x, y = rng.standard_normal((2, n), dtype=np.float32)
+    dx, dy = module.DeviceArray(x), module.DeviceArray(y)
+    dout = module.DeviceArray(poisoned(n + 8, np.float32))
+    add[(blocc.cdiv(n, 1024),)](dx, dy, dout, n, BLOCK=1024)
+    out = dout.numpy()
+    np.testing.assert_array_equal(out[:n], (x.astype(np.float64) + y).astype(np.float32))
+    assert np.isnan(out[n:]).all()
+
+
+def test_softmax_on_device_arrays(rng):
+    rows, cols = 37, 781
+    x = rng.uniform(-20, 20, (rows, cols)).astype(np.float32)
+    dout = module.DeviceArray(poisoned((rows, cols), np.float32))
+    softmax[(rows,)](dout, module.DeviceArray(x), cols, cols, rows, cols, BLOCK=1024,
+                     num_warps=4)
+    x64 = x.astype(np.float64)
+    e = np.exp(x64 - x64.max(axis=1, keepdims=True))
+    want = e / e.sum(axis=1, keepdims=True)
+    assert (np.abs(dout.numpy() - want) / want).max() <= 1e-5
+
+
+def test_device_errors(rng):
+    x = rng.standard_normal(100, dtype=np.float32)
+    dx = module.DeviceArray(x)
+    out = poisoned(100, np.float32)
+    with pytest.raises(blocc.Error, match=r"argument 3 'out' .*numpy.ndarray\[float32\] is "
+                                          r"host memory, but the launch runs on the GPU"):
+        add[(1,)](dx, dx, out, 100, BLOCK=128)
+    with pytest.raises(blocc.Error, match=r"argument 1 'x' .* lives on GPU 0, but the launch "
+                                          r"asks for the CPU backend"):
+        add[(1,)](dx, dx, module.DeviceArray(out), 100, BLOCK=128, backend="cpu")
+    with pytest.raises(blocc.Error, match=r"argument 3 'out' .* is read-only, but the kernel "
+                                          r"writes through it"):
+        add[(1,)](dx, dx, module.DeviceArray(out, read_only=True), 100, BLOCK=128)
+    assert np.isnan(out).all()
+
+
+def test_two_gpus_are_an_error(rng):
+    if blocc.cuda.device_count() < 2:
+        pytest.skip("one GPU")
+    x = rng.standard_normal(100, dtype=np.float32)
+    with pytest.raises(blocc.Error, match="lives on GPU 1, but .* lives on GPU 0"):
+        add[(1,)](module.DeviceArray(x, 0), module.DeviceArray(x, 1),
+                  module.DeviceArray(x, 0), 100, BLOCK=128)
+
+
+def test_do_bench_with_cuda_events(rng):
+    n = 1 << 20
+    x = module.DeviceArray(rng.standard_normal(n, dtype=np.float32))
+    out = module.DeviceArray(np.zeros(n, np.float32))
+    q = blocc.testing.do_bench(lambda: add[(n // 1024,)](x, x, out, n, BLOCK=1024),
+                               device="cuda", quantiles=[0.5, 0.2, 0.8], rep=20)
+    assert 0 < q[1] <= q[0] <= q[2] < 100
+
+
+@needs_torch
+def test_torch_tensors(rng):
+    import torch
+    n = 65537
+    x = torch.randn(n, device="cuda")
+    y = torch.randn(n, device="cuda", requires_grad=True)  # read as Triton does
+    out = torch.full_like(x, float("nan"))
+    add[lambda meta: (blocc.cdiv(n, meta["BLOCK"]),)](x, y, out, n, BLOCK=1024)
+    torch.testing.assert_close(out, (x.double() + y.detach().double()).float(), rtol=0, atol=0)
+    h = torch.randn(7, 300, dtype=torch.float32).cuda()
+    hout = torch.empty_like(h)
+    softmax[(7,)](hout, h, 300, 300, 7, 300, BLOCK=512)
+    torch.testing.assert_close(hout, torch.softmax(h.double(), dim=1).float())
+
+
+@needs_torch
+def test_torch_cpu_tensors_run_on_the_cpu_backend():
+    import torch
+    x = torch.randn(1000)
+    out = torch.empty_like(x)
+    add[(1,)](x, x, out, 1000, BLOCK=1024)
+    assert torch.equal(out, 2 * x)
+
+
+@needs_torch
+def test_torch_current_stream_and_stream_override():
+    import torch
+    n = 1 << 20
+    x = torch.rand(n, device="cuda")
+    side = torch.cuda.Stream()
+    for use_override in (False, True):
+        out = torch.full_like(x, float("nan"))
+        torch.cuda.synchronize()
+        # The default stream sleeps: a launch queued there would not have
+        # run when the side stream copies its result.
+        torch.cuda._sleep(1_000_000_000)
+        if use_override:
+            add[(n // 1024,)](x, x, out, n, BLOCK=1024, stream=side)
+            with torch.cuda.stream(side):
+                got = out.cpu()
+        else:
+            with torch.cuda.stream(side):
+                add[(n // 1024,)](x, x, out, n, BLOCK=1024)
+                got = out.cpu()
+        torch.cuda.synchronize()
+        assert torch.equal(got, (2 * x).cpu()), f"stream override: {use_override}"
+
+
+@needs_torch
+def test_cuda_graph_capture_and_replay():
+    import torch
+    n = 4096
+    x = torch.rand(n, device="cuda")
+    out = torch.zeros_like(x)
+    add[(n // 1024,)](x, x, out, n, BLOCK=1024)  # compiled and loaded before capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        add[(n // 1024,)](x, x, out, n, BLOCK=1024)
+    for _ in range(3):
+        x.copy_(torch.rand(n, device="cuda"))
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(out, 2 * x)

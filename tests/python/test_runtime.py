@@ -67,3 +67,18 @@ def test_cache_directory_and_clear(tmp_path, monkeypatch):
     blocc.cache.set_directory(None)
     assert blocc.cache.directory() is None
     assert blocc.cache.clear() == 0
+
+
+def test_cpp_sdk_location():
+    # pip install puts the C++ SDK beside the package; the build tree's
+    # package has none (its users link blocc::blocc in the build).
+    try:
+        include = blocc.get_include()
+    except blocc.Error as e:
+        assert "no C++ SDK" in str(e) and "pip install" in str(e)
+        with pytest.raises(blocc.Error, match=r"no C\+\+ SDK"):
+            blocc.get_cmake_dir()
+        return
+    assert os.path.isfile(os.path.join(include, "blocc", "blocc.h"))
+    assert os.path.isfile(os.path.join(include, "blocc", "python.h"))
+    assert os.path.isfile(os.path.join(blocc.get_cmake_dir(), "blocc-config.cmake"))

@@ -3,7 +3,7 @@
 //   import my_extension
 //   my_extension.leaky_relu[grid](x, out, x.size, slope=0.1, BLOCK=1024)
 //
-// Build: pybind11_add_module linking `blocc_export` (tutorials/python/
+// Build: pybind11_add_module linking `blocc::blocc` (tutorials/python/
 // CMakeLists.txt). export_kernel adds a blocc.Kernel to the module, so the
 // module imports `blocc` when it loads.
 #include <blocc/blocc.h>

@@ -3,7 +3,7 @@
 //   lib = blocc.load_library("build/tutorials/python/libmy_kernels.so")
 //   lib.saxpy[grid](x, y, out, 2.0, n, BLOCK=1024)
 //
-// Build: a SHARED library linking `blocc_export` (tutorials/python/
+// Build: a SHARED library linking `blocc::blocc` (tutorials/python/
 // CMakeLists.txt). The library carries its own copy of blocc, which traces,
 // compiles and runs its kernels; Python reaches them through the C
 // interface BLOCC_EXPORT_KERNELS defines (blocc/kernel_abi.h).

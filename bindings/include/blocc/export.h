@@ -1,5 +1,6 @@
 // Exporting kernels written in C++ to Python through the C interface of
-// blocc/kernel_abi.h. Link the library `blocc_export`.
+// blocc/kernel_abi.h. Link the CMake target `blocc::blocc` (blocc's build, or
+// the SDK pip installs: blocc.get_cmake_dir()).
 //
 // From a shared library that Python loads with blocc.load_library(path):
 //

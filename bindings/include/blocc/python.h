@@ -13,7 +13,7 @@
 //
 // From Python, `my_kernels.scale` is a blocc.Kernel, launched as in Triton:
 // `my_kernels.scale[grid](x, out, 2.0, n, BLOCK=1024)`. The module imports
-// the `blocc` package when it loads; link the CMake target `blocc_export`.
+// the `blocc` package when it loads; link the CMake target `blocc::blocc`.
 // The kernel must outlive the module (a namespace-scope kernel does).
 #pragma once
 

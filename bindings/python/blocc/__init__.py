@@ -33,6 +33,8 @@ __all__ = [
     "load_library",
     "host_backend",
     "backends",
+    "get_include",
+    "get_cmake_dir",
 ]
 
 
@@ -110,6 +112,32 @@ def load_library(path):
         path = _os.path.abspath(path)
     kernels, version = _blocc._load_library(path)
     return KernelLibrary(path, kernels, version)
+
+
+def get_include():
+    """The directory of blocc's C++ headers in an installed package
+    (<blocc/blocc.h>, <blocc/export.h>, <blocc/python.h>)."""
+    return _sdk_path("include")
+
+
+def get_cmake_dir():
+    """The directory of blocc's CMake package in an installed package, for
+    building your own kernel library or pybind11 module against it:
+    ``find_package(blocc CONFIG)`` with ``blocc_DIR`` set to it, then link
+    ``blocc::blocc`` (tutorials/python/CMakeLists.txt)."""
+    return _sdk_path(_os.path.join("lib", "cmake", "blocc"))
+
+
+def _sdk_path(relative):
+    # Beside the extension module: an editable install keeps this file in
+    # the source tree, and the module and the SDK in site-packages.
+    path = _os.path.join(_os.path.dirname(_os.path.abspath(_blocc.__file__)), relative)
+    if not _os.path.isdir(path):
+        raise Error(
+            f"this blocc has no C++ SDK ({path} does not exist): pip install "
+            "installs it; in blocc's own CMake build, link the target "
+            "blocc::blocc directly")
+    return path
 
 
 def _kernel_from_capsule(capsule, owner=None):

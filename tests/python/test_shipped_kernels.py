@@ -1,12 +1,26 @@
 """blocc.kernels (the tutorials' kernels) on numpy arrays against float64
 references: odd sizes, poisoned outputs, every way of giving a grid."""
 
+import pathlib
+
 import numpy as np
 import pytest
 
 import blocc
 from blocc.kernels import add, softmax
 from conftest import poisoned
+
+
+def test_every_tutorial_kernel_is_shipped():
+    # A tutorial's kernel header (tutorials/NN-name/*.h) is included by
+    # bindings/module/shipped_kernels.cpp, which exports its kernels.
+    root = pathlib.Path(__file__).resolve().parents[2]
+    shipped = (root / "bindings" / "module" / "shipped_kernels.cpp").read_text()
+    headers = sorted(root.glob("tutorials/[0-9][0-9]-*/*.h"))
+    assert headers
+    for header in headers:
+        include = f'#include "{header.parent.name}/{header.name}"'
+        assert include in shipped, f"{header} is not shipped to Python"
 
 
 def test_shipped_kernels_are_the_tutorials():

@@ -19,7 +19,7 @@
 namespace blocc::nvptx {
 
 /// The results of f16/bf16 -> f32 casts whose NaN bits nothing observes.
-std::set<const ir::Value *> widens_with_unobserved_nan_bits(
-    const ir::Function &kernel);
+std::set<const ir::Value *>
+widens_with_unobserved_nan_bits(const ir::Function &kernel);
 
 } // namespace blocc::nvptx

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -234,6 +235,20 @@ std::string DiskCache::entry_name(std::string_view key) {
   return digest(key) + ".blocc";
 }
 
+/// Stamps the entry with the current time at the clock's full resolution.
+/// The kernel stamps writes and `futimens(fd, nullptr)` with a coarse time
+/// (one scheduler tick, a few ms), so an entry used just after another was
+/// written would tie with it and eviction order would fall back to names.
+static void mark_used(int fd) {
+  timespec now{};
+  if (::clock_gettime(CLOCK_REALTIME, &now) != 0) {
+    ::futimens(fd, nullptr);
+    return;
+  }
+  const timespec times[2] = {now, now};
+  ::futimens(fd, times);
+}
+
 CacheLookup DiskCache::load(std::string_view key, std::string &content) const {
   int fd = ::openat(descriptor_, entry_name(key).c_str(),
                     O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -262,7 +277,7 @@ CacheLookup DiskCache::load(std::string_view key, std::string &content) const {
       complete ? verify_entry(key, bytes, content) : CacheLookup::Rejected;
   // Just used: eviction takes it last (disk_cache_size.h).
   if (found == CacheLookup::Hit)
-    ::futimens(fd, nullptr);
+    mark_used(fd);
   ::close(fd);
   return found;
 }
@@ -300,6 +315,8 @@ bool DiskCache::store(std::string_view key, std::string_view content,
   } else {
     bool written = write_all(fd, bytes);
     int write_error = errno;
+    if (written)
+      mark_used(fd);
     bool closed = ::close(fd) == 0;
     if (!written || !closed)
       problem = errno_text(written ? errno : write_error);

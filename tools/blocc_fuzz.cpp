@@ -4,12 +4,15 @@
 //   blocc-fuzz --seeds 10000 --start 1          passes, printer, parser
 //   blocc-fuzz --seeds 1 --start 4242 --print   look at one kernel
 //   blocc-fuzz --seeds 2000 --backend cpu       interpreter vs CPU backend
+//   blocc-fuzz --seeds 500 --backend gpu        GPU vs CPU backend (a GPU)
+//   blocc-fuzz --seeds 2000 --backend ptx       PTX through ptxas (no GPU)
 //
 // Every failure is printed with its seed and IR; the exit status is 1 when
 // any kernel failed. See tests/README.md, "Differential testing".
 #include "differential.h"
 #include "executors.h"
 #include "float64_reference.h"
+#include "gpu_checks.h"
 #include "kernel_generator.h"
 #include "pass_checks.h"
 
@@ -31,14 +34,17 @@ struct Options {
   uint64_t start = 1;
   int size = GeneratorOptions().size;
   bool cpu = false;
+  bool gpu = false;
+  bool ptx = false;
   bool print = false;
   bool stats = false;
   int max_failures = 10;
 };
 
 void usage(std::ostream &os) {
-  os << "usage: blocc-fuzz [--seeds N] [--start S] [--size K] [--backend cpu]\n"
-        "                  [--print] [--stats] [--max-failures F]\n"
+  os << "usage: blocc-fuzz [--seeds N] [--start S] [--size K]\n"
+        "                  [--backend cpu|gpu|ptx]... [--print] [--stats]\n"
+        "                  [--max-failures F]\n"
         "\n"
         "Generates kernels for seeds S .. S+N-1 (default 1 .. 1000) and\n"
         "checks each: verify, print/parse round trip, the interpreter's\n"
@@ -51,6 +57,13 @@ void usage(std::ostream &os) {
      << ")\n"
         "  --backend cpu     also compare the interpreter with the CPU "
         "backend\n"
+        "  --backend gpu     also compare the GPU backend with the CPU "
+        "backend\n"
+        "                    (1, 2, 4 or 8 warps by seed) and its float\n"
+        "                    results with the float64 twin; needs a GPU\n"
+        "  --backend ptx     also compile for sm_80 and sm_90 and assemble "
+        "the\n"
+        "                    PTX with the ptxas on PATH; needs no GPU\n"
         "  --print           print every kernel's IR\n"
         "  --stats           count the ops the kernels hold, by name\n"
         "  --max-failures F  stop after F failing kernels (default 10)\n";
@@ -88,12 +101,17 @@ Options parse_options(int argc, char **argv) {
       o.max_failures = static_cast<int>(number(arg, value()));
     else if (arg == "--backend") {
       std::string backend = value();
-      if (backend != "cpu") {
+      if (backend == "cpu")
+        o.cpu = true;
+      else if (backend == "gpu")
+        o.gpu = true;
+      else if (backend == "ptx")
+        o.ptx = true;
+      else {
         std::cerr << "blocc-fuzz: unknown backend '" << backend
-                  << "'; expected cpu\n";
+                  << "'; expected cpu, gpu or ptx\n";
         std::exit(2);
       }
-      o.cpu = true;
     } else if (arg == "--print")
       o.print = true;
     else if (arg == "--stats")
@@ -115,7 +133,7 @@ Options parse_options(int argc, char **argv) {
 int main(int argc, char **argv) {
   Options options = parse_options(argc, argv);
   std::optional<Executor> cpu;
-  if (options.cpu) {
+  if (options.cpu || options.gpu) {
     cpu = cpu_backend_executor();
     if (!cpu) {
       std::cerr << "blocc-fuzz: blocc is built without the CPU backend "
@@ -123,6 +141,18 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  if (std::string why = gpu_unavailable_reason(); options.gpu && !why.empty()) {
+    std::cerr << "blocc-fuzz: --backend gpu: " << why << "\n";
+    return 2;
+  }
+  if (std::string why = ptx_check_unavailable_reason();
+      options.ptx && !why.empty()) {
+    std::cerr << "blocc-fuzz: --backend ptx: " << why << "\n";
+    return 2;
+  }
+  if (options.ptx && !ptxas_present())
+    std::cerr << "blocc-fuzz: --backend ptx: ptxas is not on PATH; the "
+                 "kernels are compiled to PTX, not assembled\n";
   auto started = std::chrono::steady_clock::now();
   std::map<std::string, int> op_counts;
   int failures = 0;
@@ -141,7 +171,7 @@ int main(int argc, char **argv) {
     std::string report = passes.report;
     if (report.empty())
       report = check_against_float64(kernel, interpreter_executor(), seed);
-    if (report.empty() && cpu) {
+    if (report.empty() && options.cpu) {
       CompareOptions compare;
       compare.name_a = "interpreter";
       compare.name_b = "cpu";
@@ -150,6 +180,13 @@ int main(int argc, char **argv) {
       if (!r.ok)
         report = r.report;
     }
+    if (report.empty() && options.ptx) {
+      PtxCheck ptx = check_ptx(kernel, num_warps_for_seed(seed));
+      if (!ptx.ok())
+        report = ptx.report(kernel, num_warps_for_seed(seed));
+    }
+    if (report.empty() && options.gpu)
+      report = check_on_gpu(kernel, *cpu);
     if (report.empty())
       continue;
     std::cout << "FAIL seed " << seed << "\n" << report << "\n";

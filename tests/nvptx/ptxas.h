@@ -1,0 +1,108 @@
+// ptxas for the GPU backend's tests: the ptxas on PATH (the CUDA toolkit's;
+// none needed), assembling the PTX blocc generates for sm_80 and sm_90, so
+// that PTX the driver would reject fails a test even on a machine without a
+// GPU. No gtest here: tests/nvptx (support.h) and the differential batch
+// (tests/differential) both use it.
+#pragma once
+
+#include "backends/nvptx/gpu_backend.h"
+#include "ir/function.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <unistd.h>
+
+namespace blocc::gpu_testing {
+
+/// ptxas from PATH, if any.
+inline std::optional<std::string> ptxas() {
+  const char *path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos)
+      end = dirs.size();
+    std::filesystem::path candidate =
+        std::filesystem::path(dirs.substr(start, end - start)) / "ptxas";
+    if (!candidate.parent_path().empty() &&
+        access(candidate.c_str(), X_OK) == 0)
+      return candidate.string();
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
+struct PtxasResult {
+  bool ok = false;
+  std::string output; // what ptxas printed
+};
+
+/// Runs ptxas on `ptx` for `arch` with `flags` (such as "-v"). Requires
+/// ptxas().
+inline PtxasResult run_ptxas(const std::string &ptx, const std::string &arch,
+                             const std::string &flags = "") {
+  std::string dir = std::filesystem::temp_directory_path().string();
+  std::string file = dir + "/blocc_ptx_XXXXXX";
+  int fd = mkstemp(file.data());
+  if (fd < 0)
+    return {false, "cannot create a temporary file"};
+  close(fd);
+  {
+    std::ofstream out(file);
+    out << ptx;
+  }
+  std::string command = *ptxas() + " " + flags + " -arch=" + arch + " " + file +
+                        " -o /dev/null 2>&1";
+  std::string output;
+  FILE *pipe = popen(command.c_str(), "r");
+  char buffer[512];
+  while (pipe && fgets(buffer, sizeof buffer, pipe))
+    output += buffer;
+  int status = pipe ? pclose(pipe) : -1;
+  std::filesystem::remove(file);
+  return {status == 0, output};
+}
+
+/// Assembles `ptx` with ptxas for `arch`; "" when it assembles, else
+/// ptxas's complaint. Requires ptxas().
+inline std::string ptxas_errors(const std::string &ptx,
+                                const std::string &arch) {
+  PtxasResult r = run_ptxas(ptx, arch);
+  return r.ok ? "" : "ptxas -arch=" + arch + " failed:\n" + r.output;
+}
+
+/// The PTX the GPU backend generates for `function`.
+inline std::string ptx_for(const ir::Function &function,
+                           const std::string &arch = "sm_90",
+                           int num_warps = 4) {
+  nvptx::CompileOptions options;
+  options.arch = nvptx::GpuArch::parse(arch);
+  options.num_warps = num_warps;
+  return nvptx::ptx_of(*nvptx::compile(function, options));
+}
+
+/// Compiles `function` with `num_warps` warps for sm_80 and sm_90 and,
+/// where ptxas is on PATH, assembles each PTX for its architecture: "" when
+/// both assemble (or there is no ptxas), else ptxas's complaint and the
+/// PTX. Throws what compiling throws (blocc::Error naming an op the
+/// backend cannot lower).
+inline std::string ptx_assembly_errors(const ir::Function &function,
+                                       int num_warps = 4) {
+  std::string errors;
+  for (const char *arch : {"sm_80", "sm_90"}) {
+    std::string ptx = ptx_for(function, arch, num_warps);
+    if (!ptxas())
+      continue;
+    std::string complaint = ptxas_errors(ptx, arch);
+    if (!complaint.empty())
+      errors += complaint + "PTX:\n" + ptx;
+  }
+  return errors;
+}
+
+} // namespace blocc::gpu_testing

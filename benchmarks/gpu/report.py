@@ -12,6 +12,7 @@ autotuner would pick), one record per peer, with the bar issue 4 sets and
 whether it is met.
 
     python3 benchmarks/gpu/report.py --out gpu.json [--command TEXT] FILE...
+    python3 benchmarks/gpu/report.py --markdown gpu.json   # README's table
 """
 import json
 import sys
@@ -174,8 +175,50 @@ def print_table(records, hardware, notes):
         print("note:", note)
 
 
+def markdown_table(path):
+    """The README's table from a merged results file: one row per kernel,
+    shape and dtype, the peers side by side, and the bars this row misses."""
+    with open(path) as f:
+        results = json.load(f)
+    rows = {}
+    for r in results["results"]:
+        row = rows.setdefault(
+            (r["kernel"], tuple(r["shape"]), r["dtype"], r["metric"]),
+            {"blocc": r["blocc"], "peers": {}, "missed": [], "bars": 0})
+        row["peers"][r["peer"]] = (r["peer_value"], r["ratio"])
+        if r["meets_bar"] is not None:
+            row["bars"] += 1
+            if not r["meets_bar"]:
+                row["missed"].append(f"{r['peer']} {r['bar']}")
+    columns = [("triton", "Triton"), ("torch", "torch"), (CEILING, "copy")]
+    print(f"{results['hardware']}, {results['date']}: "
+          f"`{results['command']}`\n")
+    print("| kernel | shape | dtype | metric | blocc | "
+          + " | ".join(f"{label} (ratio)" for _, label in columns)
+          + " | other peer (ratio) | bars |")
+    print("|---" * (7 + len(columns)) + "|")
+
+    def cell(value, ratio):
+        return "-" if value is None else f"{number(value)} ({ratio:.2f}x)"
+
+    for (kernel, shape, dtype, metric), row in rows.items():
+        cells = [cell(*row["peers"].get(peer, (None, None)))
+                 for peer, _ in columns]
+        others = [f"{peer}: {cell(*v)}" for peer, v in row["peers"].items()
+                  if peer not in dict(columns)]
+        bars = ("" if not row["bars"] else
+                "missed: " + "; ".join(row["missed"]) if row["missed"] else
+                "met")
+        print(f"| {kernel.replace('_', ' ')} | "
+              f"{'x'.join(str(d) for d in shape)} | {dtype} | {metric} | "
+              f"{number(row['blocc'])} | " + " | ".join(cells)
+              + f" | {'; '.join(others) or '-'} | {bars} |")
+
+
 def main():
     args = sys.argv[1:]
+    if len(args) == 2 and args[0] == "--markdown":
+        return markdown_table(args[1])
     out_path, command, inputs = None, "", []
     while args:
         arg = args.pop(0)

@@ -13,7 +13,7 @@ gpu_usage() {
   cat <<'EOF'
 usage: scripts/run-benchmarks gpu [--out FILE] [--quick] [--no-peers]
   --out FILE   the merged JSON (default benchmarks/results/gpu.json)
-  --quick      fewer samples and sizes (about a minute)
+  --quick      fewer samples (about a minute); every size
   --no-peers   blocc only (no Triton / PyTorch)
 EOF
 }
@@ -59,7 +59,7 @@ run_gpu_suite() {
   work=$(mktemp -d "${TMPDIR:-/tmp}/blocc-gpu-bench-XXXXXX")
   local log2n=26,28 samples=50 fused_samples=20 launch_runs=5 triton_runs=5
   if [[ $quick == 1 ]]; then
-    log2n=26 samples=10 fused_samples=5 launch_runs=2 triton_runs=2
+    log2n=26,28 samples=10 fused_samples=5 launch_runs=2 triton_runs=2
   fi
   notes=()
   step() { # NAME COMMAND...: runs one program, remembering a failure

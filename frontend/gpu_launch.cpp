@@ -44,7 +44,8 @@ bool launch_on_gpu(const std::string &kernel,
                    const std::vector<ArgValue> &args,
                    const ir::Function &function, const Grid &grid,
                    std::vector<KernelArg> runtime_args,
-                   const LaunchOptions &options) {
+                   const LaunchOptions &options, Caller caller) {
+  const bool python = caller == Caller::Python;
   const std::string site =
       grid.loc.line() ? where(grid.loc) + ": error: " : std::string();
   int device = -1;
@@ -58,15 +59,19 @@ bool launch_on_gpu(const std::string &kernel,
       throw Error(site + argument_name(kernel, i, params[i]) + ": " +
                   a.cpp_type + " lives on GPU " + std::to_string(a.device) +
                   ", but the launch asks for " + backend_name(options.backend) +
-                  ", which runs on host memory; launch with Backend::Gpu or "
-                  "Backend::Auto, or copy the data to the host (to_host())");
+                  ", which runs on host memory; " +
+                  (python ? "launch with backend='gpu' or 'auto', or copy "
+                            "the data to the host (tensor.cpu())"
+                          : "launch with Backend::Gpu or Backend::Auto, or "
+                            "copy the data to the host (to_host())"));
     if (device >= 0 && a.device != device)
       throw Error(site + argument_name(kernel, i, params[i]) + ": " +
                   a.cpp_type + " lives on GPU " + std::to_string(a.device) +
                   ", but " +
                   argument_name(kernel, device_arg, params[device_arg]) +
                   " lives on GPU " + std::to_string(device) +
-                  "; a kernel runs on one GPU: copy the buffers to one device");
+                  "; a kernel runs on one GPU: copy the " +
+                  (python ? "arrays" : "buffers") + " to one device");
     if (device < 0) {
       device = a.device;
       device_arg = i;
@@ -124,9 +129,14 @@ bool launch_on_gpu(const std::string &kernel,
       if (a.device < 0)
         throw Error(site + argument_name(kernel, i, params[i]) + ": " +
                     a.cpp_type +
-                    " is host memory, but the launch runs on the GPU; pass "
-                    "a blocc::DeviceBuffer (blocc::DeviceBuffer<T>(host) "
-                    "copies host data to the GPU)");
+                    " is host memory, but the launch runs on the GPU; " +
+                    (python ? "pass GPU memory (a CUDA tensor, or an array "
+                              "with __cuda_array_interface__ or a CUDA "
+                              "__dlpack__: torch.from_numpy(a).cuda() "
+                              "copies a numpy array to the GPU)"
+                            : "pass a blocc::DeviceBuffer "
+                              "(blocc::DeviceBuffer<T>(host) copies host "
+                              "data to the GPU)"));
       runtime_args[runtime_index].device = a.device;
     }
     ++runtime_index;

@@ -18,7 +18,7 @@ namespace blocc::detail {
 /// the launch's arguments, `runtime_args` the values the kernel function
 /// takes (constants left out). Throws blocc::Error naming the argument for
 /// device memory on a host backend, host memory on the GPU backend, and
-/// buffers on two different GPUs.
+/// buffers on two different GPUs, advising as `caller` would act.
 ///
 /// A testing convenience: with BLOCC_BACKEND=gpu, launches that would run
 /// on the host (Backend::Auto) run on the GPU instead; each host buffer
@@ -32,7 +32,7 @@ bool launch_on_gpu(const std::string &kernel,
                    const std::vector<ArgValue> &args,
                    const ir::Function &function, const Grid &grid,
                    std::vector<KernelArg> runtime_args,
-                   const LaunchOptions &options);
+                   const LaunchOptions &options, Caller caller);
 
 /// What gpu_inspect returns.
 enum class GpuStage { LlvmIr, Ptx };

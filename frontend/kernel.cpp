@@ -278,7 +278,7 @@ size_t KernelBase::num_specializations() const {
 }
 
 void KernelBase::launch(const Grid &grid, const std::vector<ArgValue> &args,
-                        const LaunchOptions &options) {
+                        const LaunchOptions &options, Caller caller) {
   // Mistakes in the launch itself name the launch's line (a program may
   // launch one kernel from several places); trace errors name the op's.
   const std::string site =
@@ -306,9 +306,10 @@ void KernelBase::launch(const Grid &grid, const std::vector<ArgValue> &args,
       continue;
     if (p.kind == ParamInfo::Kind::Pointer) {
       if (a.read_only && compiled.written[i])
-        throw Error(site + argument_name(name_, i, p) + ": " + a.cpp_type +
-                    " is read-only, but the kernel writes through it; pass "
-                    "a mutable buffer");
+        throw Error(
+            site + argument_name(name_, i, p) + ": " + a.cpp_type +
+            " is read-only, but the kernel writes through it; pass a " +
+            (caller == Caller::Python ? "writable array" : "mutable buffer"));
       runtime_args.push_back(KernelArg::of_pointer(a.pointer, a.size_bytes));
     } else if (ir::is_integer(p.dtype)) {
       runtime_args.push_back(KernelArg::of_int(a.int_value));
@@ -321,7 +322,7 @@ void KernelBase::launch(const Grid &grid, const std::vector<ArgValue> &args,
   if (grid.count() == 0)
     return;
   if (launch_on_gpu(name_, params_, args, *compiled.function, grid,
-                    runtime_args, options))
+                    runtime_args, options, caller))
     return;
   execute(*compiled.function, grid, runtime_args, options.backend,
           options.check, &compiled.executors);

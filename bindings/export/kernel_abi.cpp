@@ -157,7 +157,7 @@ int launch(void *self, const int64_t grid[3], const blocc_arg_v1 *args,
     g.y = grid[1];
     g.z = grid[2];
     kernel.launch(g, arg_values(kernel, args, num_args),
-                  launch_options(options));
+                  launch_options(options), detail::Caller::Python);
   });
 }
 

@@ -169,8 +169,10 @@ void view_torch(const py::object &t, ArrayView &view) {
   }
 }
 
-// DLPack's C structs (dlpack.h, v0.x "dltensor" capsules: the layout every
-// producer exports when __dlpack__ is called without max_version).
+// DLPack's C structs (dlpack.h): the tensor of v0.x "dltensor" capsules,
+// what every producer exports when __dlpack__ is called without
+// max_version, and of 1.x "dltensor_versioned" capsules, which add a
+// version and flags (read-only among them).
 struct DLDevice {
   int32_t device_type;
   int32_t device_id;
@@ -194,6 +196,18 @@ struct DLManagedTensor {
   void *manager_ctx;
   void (*deleter)(DLManagedTensor *self);
 };
+struct DLPackVersion {
+  uint32_t major;
+  uint32_t minor;
+};
+struct DLManagedTensorVersioned {
+  DLPackVersion version;
+  void *manager_ctx;
+  void (*deleter)(DLManagedTensorVersioned *self);
+  uint64_t flags;
+  DLTensor dl_tensor;
+};
+constexpr uint64_t kDLPackFlagReadOnly = 1;
 constexpr int32_t kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13;
 
 std::optional<std::string> dlpack_element(const DLDataType &t,
@@ -232,15 +246,45 @@ void view_dlpack(const py::object &value, uintptr_t stream, ArrayView &view,
         std::to_string(device_type) + "; blocc takes CPU and CUDA memory");
   // A CUDA producer orders its work before `stream` (1: the legacy
   // default stream); a CPU producer takes no stream.
-  py::object capsule =
-      on_gpu ? value.attr("__dlpack__")(py::arg("stream") = py::int_(stream))
-             : value.attr("__dlpack__")();
+  py::dict arguments;
+  if (on_gpu)
+    arguments["stream"] = py::int_(stream);
+  // DLPack 1.0 first, for its read-only flag (numpy exports a read-only
+  // array only so), and no copy, whose writes the caller would never see;
+  // producers that predate it refuse the keywords with a TypeError.
+  py::dict versioned;
+  for (auto item : arguments)
+    versioned[item.first] = item.second;
+  versioned["max_version"] = py::make_tuple(1, 0);
+  versioned["copy"] = false;
+  py::object capsule;
+  try {
+    capsule = value.attr("__dlpack__")(**versioned);
+  } catch (py::error_already_set &e) {
+    if (!e.matches(PyExc_TypeError))
+      throw;
+    capsule = value.attr("__dlpack__")(**arguments);
+  }
   keep.keep(capsule); // borrowed: its destructor gives the tensor back
-  auto *managed = static_cast<DLManagedTensor *>(
-      PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
-  if (!managed)
-    throw py::error_already_set();
-  const DLTensor &t = managed->dl_tensor;
+  const DLTensor *tensor = nullptr;
+  if (PyCapsule_IsValid(capsule.ptr(), "dltensor_versioned")) {
+    auto *managed = static_cast<DLManagedTensorVersioned *>(
+        PyCapsule_GetPointer(capsule.ptr(), "dltensor_versioned"));
+    if (managed->version.major != 1)
+      throw std::runtime_error(type_name(value) + " exported DLPack " +
+                               std::to_string(managed->version.major) + "." +
+                               std::to_string(managed->version.minor) +
+                               " when asked for at most 1.0");
+    view.read_only = (managed->flags & kDLPackFlagReadOnly) != 0;
+    tensor = &managed->dl_tensor;
+  } else {
+    auto *managed = static_cast<DLManagedTensor *>(
+        PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+    if (!managed)
+      throw py::error_already_set();
+    tensor = &managed->dl_tensor;
+  }
+  const DLTensor &t = *tensor;
   std::vector<int64_t> shape(t.shape, t.shape + t.ndim);
   const int64_t itemsize = (t.dtype.bits * t.dtype.lanes + 7) / 8;
   view.element = dlpack_element(t.dtype, view.element_text);

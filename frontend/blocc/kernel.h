@@ -128,6 +128,11 @@ struct ParamInfo {
 std::string argument_name(const std::string &kernel, size_t index,
                           const ParamInfo &param);
 
+/// Who launches: messages advise in the caller's terms (blocc::DeviceBuffer
+/// and Backend::Gpu for C++; arrays, tensors and backend='gpu' for Python,
+/// whose launches come through bindings/export's C interface).
+enum class Caller { Cpp, Python };
+
 /// One launch argument as the caller passed it, before it is checked
 /// against the parameter it binds to.
 struct ArgValue {
@@ -314,7 +319,7 @@ public:
   const std::string &definition_error() const { return definition_error_; }
 
   void launch(const Grid &grid, const std::vector<ArgValue> &args,
-              const LaunchOptions &options);
+              const LaunchOptions &options, Caller caller = Caller::Cpp);
   /// The IR (after the generic passes) of the specialization these
   /// arguments select; traces it if needed.
   std::string ir(const std::vector<ArgValue> &args);

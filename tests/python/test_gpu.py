@@ -52,10 +52,12 @@ def test_device_errors(rng):
     dx = module.DeviceArray(x)
     out = poisoned(100, np.float32)
     with pytest.raises(blocc.Error, match=r"argument 3 'out' .*numpy.ndarray\[float32\] is "
-                                          r"host memory, but the launch runs on the GPU"):
+                                          r"host memory, but the launch runs on the GPU; "
+                                          r"pass GPU memory \(a CUDA tensor"):
         add[(1,)](dx, dx, out, 100, BLOCK=128)
     with pytest.raises(blocc.Error, match=r"argument 1 'x' .* lives on GPU 0, but the launch "
-                                          r"asks for the CPU backend"):
+                                          r"asks for the CPU backend, which runs on host "
+                                          r"memory; launch with backend='gpu' or 'auto'"):
         add[(1,)](dx, dx, module.DeviceArray(out), 100, BLOCK=128, backend="cpu")
     with pytest.raises(blocc.Error, match=r"argument 3 'out' .* is read-only, but the kernel "
                                           r"writes through it"):

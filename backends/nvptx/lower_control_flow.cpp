@@ -205,18 +205,22 @@ void KernelLowering::lower_if(const ir::Operation &op) {
 
   builder.SetInsertPoint(merge);
   set_barrier_state(merged);
+  // Every phi first: defining a block result may convert it to its other
+  // layouts right away (code in this block), and phis must lead it.
+  std::vector<Carried> results(op.num_results());
   for (size_t k = 0; k < op.num_results(); ++k) {
     if (yielded[0][k].scalar) {
       llvm::PHINode *phi =
           builder.CreatePHI(yielded[0][k].scalar->getType(), 2);
       phi->addIncoming(yielded[0][k].scalar, ends[0]);
       phi->addIncoming(yielded[1][k].scalar, ends[1]);
-      set_scalar(op.result(k), phi);
+      results[k].scalar = phi;
       continue;
     }
     const Layout &home = *layouts().home(op.result(k));
     const BlockedLayout &p = parent(home);
-    Registers values(p.num_registers(), nullptr);
+    Registers &values = results[k].registers;
+    values.assign(p.num_registers(), nullptr);
     for (int64_t r = 0; r < p.num_registers(); ++r) {
       int64_t c = canonical_register(p, home, r);
       if (c != r) {
@@ -229,7 +233,13 @@ void KernelLowering::lower_if(const ir::Operation &op) {
       phi->addIncoming(yielded[1][k].registers[r], ends[1]);
       values[r] = phi;
     }
-    define_block(op.result(k), home, values);
+  }
+  for (size_t k = 0; k < op.num_results(); ++k) {
+    if (results[k].scalar)
+      set_scalar(op.result(k), results[k].scalar);
+    else
+      define_block(op.result(k), *layouts().home(op.result(k)),
+                   results[k].registers);
   }
 }
 

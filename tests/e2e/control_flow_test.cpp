@@ -1,8 +1,9 @@
 // Structured control flow end to end: bl::range loops with carried variables
 // (several at once, one rebound to another, scalars, pointers), nested and
-// zero-trip loops, bl::if_ on conditions known only at run time, and the
-// bl::for_range callable form. Integer kernels are checked exactly; float
-// kernels against float64 with the rounding they accumulate.
+// zero-trip loops, bl::if_ on conditions known only at run time (with block
+// results the GPU holds in two layouts), and the bl::for_range callable
+// form. Integer kernels are checked exactly; float kernels against float64
+// with the rounding they accumulate.
 #include "e2e/support.h"
 
 #include <bit>
@@ -383,6 +384,62 @@ TEST(RuntimeBranches, FollowTheirConditions) {
         }
         EXPECT_EQ(taken[p], count) << "program " << p;
       }
+    }
+  }
+}
+
+// An if_ with two block results, one of them stored as a row and broadcast
+// over a two-row tile: on the GPU it has two layouts, so it is converted
+// right where the branches merge, after the phis of both results.
+auto two_layout_results =
+    bl::kernel("two_layout_results",
+               [](bl::Ptr<float> x, bl::Ptr<float> row, bl::Ptr<float> tile,
+                  bl::Ptr<int32_t> index, bl::i32 n, bl::Const<int> BLOCK) {
+                 auto pid = bl::program_id(0);
+                 auto cols = bl::arange(0, BLOCK);
+                 auto offs = pid * BLOCK + cols;
+                 auto mask = offs < n;
+                 auto y = bl::load(x + offs, mask, 0.0f);
+                 auto k = offs;
+                 bl::if_(
+                     pid % 2 == 0,
+                     [&] {
+                       y = y * 2.0f;
+                       k = k + n;
+                     },
+                     [&] {
+                       y = -y;
+                       k = k - 1;
+                     });
+                 bl::store(row + offs, y, mask);
+                 auto rows = bl::expand_dims(bl::arange(0, 2), 1);
+                 bl::store(tile + pid * (2 * BLOCK) + rows * BLOCK +
+                               bl::expand_dims(cols, 0),
+                           bl::broadcast_to(bl::expand_dims(y, 0), {2, BLOCK}));
+                 bl::store(index + offs, k, mask);
+               });
+
+TEST(RuntimeBranches, BlockResultsUsedInTwoLayouts) {
+  const int n = 3 * kBlock + 7; // four programs, the last one partial
+  const int programs = bl::cdiv(n, kBlock);
+  auto x = random_floats(n);
+  auto row = poisoned(n);
+  auto tile = poisoned(programs * 2 * kBlock);
+  std::vector<int32_t> index(n, -7);
+  two_layout_results[{programs}](x, row, tile, index, n, kBlock);
+  for (int p = 0; p < programs; ++p) {
+    for (int c = 0; c < kBlock; ++c) {
+      int e = p * kBlock + c;
+      // Masked-off lanes load 0, which both branches keep 0 (as -0 too).
+      float v = e < n ? x[e] : 0.0f;
+      float y = p % 2 == 0 ? v * 2.0f : -v;
+      for (int r = 0; r < 2; ++r)
+        ASSERT_EQ(tile[(p * 2 + r) * kBlock + c], y)
+            << "program " << p << ", row " << r << ", column " << c;
+      if (e >= n)
+        continue;
+      ASSERT_EQ(row[e], y) << "element " << e;
+      ASSERT_EQ(index[e], p % 2 == 0 ? e + n : e - 1) << "element " << e;
     }
   }
 }

@@ -22,7 +22,8 @@ KernelLowering::KernelLowering(const ir::Function &kernel, llvm::Module &module,
       arch(arch) {
   check_supported(kernel, axis_info);
   layouts_ = std::make_unique<LayoutAssignment>(kernel, axis_info, num_warps);
-  widens_without_nan_fixup_ = widens_with_unobserved_nan_bits(kernel);
+  nan_bits_unobserved_ = results_with_unobserved_nan_bits(kernel);
+  narrows_of_hardware_nans_ = narrows_of_hardware_nans(kernel);
 }
 
 llvm::Type *KernelLowering::value_type(const ir::Type &type) {
@@ -317,16 +318,33 @@ KernelLowering::Registers KernelLowering::lower_block(const ir::Operation &op,
   default:
     if (is_hint(op.code()))
       return registers(op.operand(0), layout);
-    // Elementwise: every operand has the result's shape and layout.
+    if (op.code() == OpCode::Div)
+      if (std::optional<Registers> quotients =
+              divide_by_one_divisor(op, layout))
+        return *quotients;
+    // Elementwise: every operand has the result's shape and layout. Where
+    // axis info proves runs of equal results (a mask `offsets < n` over a
+    // thread's 8 halves), each run is computed once, as Triton does: f16
+    // layer norm compared every element against n and ptxas parked the 32
+    // predicates in the bits of a register.
     std::vector<const Registers *> operands;
     for (const ir::Value *operand : op.operands())
       operands.push_back(&registers(operand, layout));
-    return per_register(layout, [&](int64_t r) {
-      std::vector<llvm::Value *> values;
-      for (const Registers *operand : operands)
-        values.push_back((*operand)[r]);
-      return elementwise(op, values);
-    });
+    const BlockedLayout &p = parent(layout);
+    const std::vector<int64_t> &constancy =
+        axis_info.get(op.result()).constancy;
+    Registers out(p.num_registers(), nullptr);
+    for (int64_t r = 0; r < p.num_registers(); ++r) {
+      int64_t start = equal_run_start(p, layout, constancy, r);
+      if (!out[start]) {
+        std::vector<llvm::Value *> values;
+        for (const Registers *operand : operands)
+          values.push_back((*operand)[start]);
+        out[start] = elementwise(op, values);
+      }
+      out[r] = out[start];
+    }
+    return out;
   }
 }
 

@@ -57,6 +57,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -120,6 +121,10 @@ public:
   /// where backends/llvm's is used.
   llvm::Value *gpu_element_op(const ir::Operation &op,
                               const std::vector<llvm::Value *> &operands);
+  /// An f32 division of a block by one divisor per thread
+  /// (lower_divide.cpp), or nothing where that does not apply.
+  std::optional<Registers> divide_by_one_divisor(const ir::Operation &op,
+                                                 const Layout &layout);
   llvm::Value *creation_scalar(const ir::Operation &op);
   Registers creation_block(const ir::Operation &op, const Layout &layout);
   llvm::Value *load_scalar(const ir::Operation &op);
@@ -210,8 +215,11 @@ private:
 
   std::unique_ptr<LayoutAssignment> layouts_;
   std::map<const ir::Value *, llvm::Value *> scalars_;
-  /// f16/bf16 -> f32 casts that need no NaN fix-up (nan_blind_uses.h).
-  std::set<const ir::Value *> widens_without_nan_fixup_;
+  /// f16/bf16 -> f32 casts and f32 exps whose NaN bits nothing observes,
+  /// which skip their NaN fix-up (nan_blind_uses.h).
+  std::set<const ir::Value *> nan_bits_unobserved_;
+  /// f32 -> f16/bf16 casts that give the hardware's NaN (nan_blind_uses.h).
+  std::set<const ir::Value *> narrows_of_hardware_nans_;
   std::vector<Layout> layout_ids_;
   std::map<std::pair<const ir::Value *, int>, Registers> blocks_;
   // Per parent layout and dimension: the thread's first element (i32).

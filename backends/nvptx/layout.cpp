@@ -99,6 +99,30 @@ int64_t canonical_register(const BlockedLayout &parent, const Layout &layout,
   return canonical;
 }
 
+int64_t equal_run_start(const BlockedLayout &parent, const Layout &layout,
+                        const std::vector<int64_t> &constancy, int64_t r) {
+  std::vector<int64_t> coordinate(parent.rank());
+  int64_t rest = r;
+  for (int d = parent.rank() - 1; d >= 0; --d) {
+    coordinate[d] = rest % parent.registers_along(d);
+    rest /= parent.registers_along(d);
+  }
+  // A thread's elements along d come in runs of size_per_thread[d] that
+  // start at multiples of it, so a run of k equal elements (k a power of
+  // two, starting at a multiple of k) is aligned inside them too.
+  for (size_t k = 0; k < layout.dims.size() && k < constancy.size(); ++k) {
+    int d = layout.dims[k];
+    if (layout.shape[k] == 1)
+      continue;
+    int64_t run = std::min(constancy[k], parent.size_per_thread[d]);
+    coordinate[d] -= (coordinate[d] % parent.size_per_thread[d]) % run;
+  }
+  int64_t start = 0;
+  for (int d = 0; d < parent.rank(); ++d)
+    start = start * parent.registers_along(d) + coordinate[d];
+  return canonical_register(parent, layout, start);
+}
+
 std::string describe(const BlockedLayout &parent, const Layout &layout) {
   std::vector<int64_t> sliced;
   for (int d = 0; d < parent.rank(); ++d)

@@ -80,6 +80,14 @@ struct Layout {
 int64_t canonical_register(const BlockedLayout &parent, const Layout &layout,
                            int64_t r);
 
+/// The first register of `parent` holding an element equal to register r's
+/// in a value whose runs of equal elements (axis info's constancy, per
+/// value dimension) are `constancy` long: within a thread's run of
+/// consecutive elements, registers of one run of equal elements share its
+/// first one. Canonical, as canonical_register.
+int64_t equal_run_start(const BlockedLayout &parent, const Layout &layout,
+                        const std::vector<int64_t> &constancy, int64_t r);
+
 /// "blocked<...>", or "slice of blocked<...> along [1]" for a value that
 /// drops parent dimensions, as messages name layouts.
 std::string describe(const BlockedLayout &parent, const Layout &layout);

@@ -33,64 +33,113 @@ using ir::Scalar;
 
 namespace {
 
-/// 2^k for integer-valued float k in [-126, 127], built from its bits.
-llvm::Value *power_of_two(llvm::IRBuilderBase &b, llvm::Value *k) {
-  llvm::Value *bits = b.CreateShl(
-      b.CreateAdd(b.CreateFPToSI(k, b.getInt32Ty()), b.getInt32(127)), 23);
-  return b.CreateBitCast(bits, b.getFloatTy());
-}
-
-/// 2^n * p for integer-valued float n in [-151, 129] and p in [0.7, 1.42],
-/// through two exact scalings so that subnormal results round once.
-llvm::Value *scale(llvm::IRBuilderBase &b, llvm::Value *p, llvm::Value *n) {
-  llvm::Value *half = b.CreateUnaryIntrinsic(
-      llvm::Intrinsic::trunc,
-      b.CreateFMul(n, llvm::ConstantFP::get(b.getFloatTy(), 0.5)));
-  llvm::Value *rest = b.CreateFSub(n, half);
-  return b.CreateFMul(b.CreateFMul(p, power_of_two(b, half)),
-                      power_of_two(b, rest));
-}
-
 llvm::Value *f32(llvm::IRBuilderBase &b, double v) {
   return llvm::ConstantFP::get(b.getFloatTy(), v);
 }
 
-llvm::Value *approx_exp2(llvm::IRBuilderBase &b, llvm::Value *f) {
-  return b.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_f, {}, {f});
+/// 2^k for integer k (i32) in [-126, 127], built from its bits.
+llvm::Value *power_of_two(llvm::IRBuilderBase &b, llvm::Value *k) {
+  return b.CreateBitCast(b.CreateShl(b.CreateAdd(k, b.getInt32(127)), 23),
+                         b.getFloatTy());
 }
 
-/// f32 exp2 or exp as described above.
-llvm::Value *fast_exp(llvm::IRBuilderBase &b, OpCode code, llvm::Value *x) {
+/// 2^n * p for integer n (i32) in [-152, 130] and p in [0.7, 1.42], through
+/// two exact scalings so that subnormal results round once.
+llvm::Value *scale(llvm::IRBuilderBase &b, llvm::Value *p, llvm::Value *n) {
+  llvm::Value *half = b.CreateAShr(n, 1);
+  llvm::Value *rest = b.CreateSub(n, half);
+  return b.CreateFMul(b.CreateFMul(p, power_of_two(b, half)),
+                      power_of_two(b, rest));
+}
+
+llvm::Value *fma(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *y,
+                 llvm::Value *z) {
+  return b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()}, {x, y, z});
+}
+
+/// f32 exp2 or exp as described above. The integer n comes from the
+/// shifter 1.5 * 2^23 (x + shifter rounds x to an integer in the low bits),
+/// so no float-to-integer conversions: with two cvt.rni/cvt.rzi and two
+/// cvt.rzi.s32 per element, softmax ran at a quarter of the issue rate on
+/// the conversion unit. 2^f for |f| <= 0.52 never meets a subnormal, so the
+/// .ftz form of ex2.approx (no range fix-up around it) is exact to use.
+/// With `keep_nan` a NaN argument gives itself back quieted (backends/llvm's
+/// bits); without, the clamp propagates NaN (max.NaN) and the result is the
+/// hardware's NaN, for results whose NaN bits nothing observes.
+llvm::Value *fast_exp(llvm::IRBuilderBase &b, OpCode code, llvm::Value *x,
+                      bool keep_nan) {
   // Beyond these bounds the result is 0 or +inf either way.
+  llvm::Value *low = f32(b, code == OpCode::Exp ? -105.0 : -152.0);
   llvm::Value *clamped = b.CreateMinNum(
-      b.CreateMaxNum(x, f32(b, code == OpCode::Exp ? -105.0 : -152.0)),
+      keep_nan ? b.CreateMaxNum(x, low)
+               : b.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x, low),
       f32(b, code == OpCode::Exp ? 90.0 : 130.0));
-  llvm::Value *result;
+  const float kShifter = 12582912.0f; // 1.5 * 2^23
+  llvm::Value *shifted, *f;
   if (code == OpCode::Exp2) {
-    llvm::Value *n = b.CreateUnaryIntrinsic(llvm::Intrinsic::rint, clamped);
-    result = scale(b, approx_exp2(b, b.CreateFSub(clamped, n)), n);
+    shifted = b.CreateFAdd(clamped, f32(b, kShifter));
+    f = b.CreateFSub(clamped, b.CreateFSub(shifted, f32(b, kShifter)));
   } else {
     // ln 2 = kHigh + kLow, kHigh with 12 significant bits: n * kHigh is
     // exact for |n| < 2^12.
     const double kLog2e = 1.4426950408889634;
     const float kHigh = 0.693145751953125f;
     const float kLow = 1.428606765330187e-06f;
-    llvm::Value *n = b.CreateUnaryIntrinsic(
-        llvm::Intrinsic::rint, b.CreateFMul(clamped, f32(b, kLog2e)));
-    llvm::Value *r =
-        b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
-                          {b.CreateFNeg(n), f32(b, kHigh), clamped});
-    r = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
-                          {b.CreateFNeg(n), f32(b, kLow), r});
-    result = scale(b, approx_exp2(b, b.CreateFMul(r, f32(b, kLog2e))), n);
+    shifted = fma(b, clamped, f32(b, kLog2e), f32(b, kShifter));
+    llvm::Value *minus_n = b.CreateFSub(f32(b, kShifter), shifted);
+    llvm::Value *r = fma(b, minus_n, f32(b, kHigh), clamped);
+    r = fma(b, minus_n, f32(b, kLow), r);
+    f = b.CreateFMul(r, f32(b, kLog2e));
   }
+  llvm::Value *n = b.CreateSub(b.CreateBitCast(shifted, b.getInt32Ty()),
+                               b.getInt32(0x4b400000));
+  llvm::Value *result = scale(
+      b, b.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, {}, {f}), n);
+  if (!keep_nan)
+    return result;
   // NaN in, NaN out (the clamp would have turned it into a number).
   return b.CreateSelect(b.CreateFCmpUNO(x, x), b.CreateFAdd(x, x), result);
 }
 
-llvm::Value *narrow(llvm::IRBuilderBase &b, llvm::Value *x, Scalar to) {
+/// backends/llvm's f32 maximum (a NaN operand gives the other operand, x's
+/// NaN gives y even when y is a NaN, -0 < +0) without predicates: max.f32
+/// (the larger, the non-NaN operand of one NaN) plus a zero z that is +0
+/// when an operand is +0 and -0 otherwise. m + z is m unless m is a zero,
+/// and then it is +0 exactly when an operand was +0, whichever zero the
+/// hardware picked. z comes from u = min(bits x, bits y), zero exactly when
+/// an operand is +0: (u | -u) has its sign bit set exactly when u != 0.
+/// The compare-and-select form took ten instructions and four predicates a
+/// combine; softmax's row maximum ran out of predicate registers and ptxas
+/// delayed the row's later loads behind the first ones' maxima.
+llvm::Value *maximum_without_nan_bits(llvm::IRBuilderBase &b, llvm::Value *x,
+                                      llvm::Value *y) {
+  llvm::Value *larger = b.CreateMaxNum(x, y);
+  llvm::Value *u = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
+                                           b.CreateBitCast(x, b.getInt32Ty()),
+                                           b.CreateBitCast(y, b.getInt32Ty()));
+  llvm::Value *sign =
+      b.CreateAnd(b.CreateOr(u, b.CreateNeg(u)), b.getInt32(0x80000000u));
+  return b.CreateFAdd(larger, b.CreateBitCast(sign, b.getFloatTy()));
+}
+
+/// f32 maximum or minimum (min(x, y) = -max(-x, -y)); with `keep_nan`, x's
+/// NaN gives y's own bits as backends/llvm does, else the hardware's NaN.
+llvm::Value *min_max(llvm::IRBuilderBase &b, bool is_max, llvm::Value *x,
+                     llvm::Value *y, bool keep_nan) {
+  llvm::Value *result = is_max ? maximum_without_nan_bits(b, x, y)
+                               : b.CreateFNeg(maximum_without_nan_bits(
+                                     b, b.CreateFNeg(x), b.CreateFNeg(y)));
+  if (!keep_nan)
+    return result;
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), y, result);
+}
+
+llvm::Value *narrow(llvm::IRBuilderBase &b, llvm::Value *x, Scalar to,
+                    bool fix_nan) {
   llvm::Type *type = to == Scalar::F16 ? b.getHalfTy() : b.getBFloatTy();
   llvm::Value *bits = b.CreateBitCast(b.CreateFPTrunc(x, type), b.getInt16Ty());
+  if (!fix_nan) // a NaN here is the hardware's (nan_blind_uses.h)
+    return bits;
   llvm::Value *sign = b.CreateTrunc(
       b.CreateLShr(b.CreateBitCast(x, b.getInt32Ty()), 16), b.getInt16Ty());
   sign = b.CreateAnd(sign, b.getInt16(0x8000));
@@ -127,8 +176,15 @@ KernelLowering::gpu_element_op(const ir::Operation &op,
   case OpCode::Exp:
   case OpCode::Exp2:
     if (operand == Scalar::F32)
-      return fast_exp(builder, op.code(), x[0]);
+      return fast_exp(builder, op.code(), x[0],
+                      !nan_bits_unobserved_.count(op.result()));
     return nullptr;
+  case OpCode::Maximum:
+  case OpCode::Minimum:
+    if (operand != Scalar::F32)
+      return nullptr;
+    return min_max(builder, op.code() == OpCode::Maximum, x[0], x[1],
+                   !nan_bits_unobserved_.count(op.result()));
   case OpCode::Sin:
   case OpCode::Cos:
     if (ir::is_fp8(operand))
@@ -147,11 +203,12 @@ KernelLowering::gpu_element_op(const ir::Operation &op,
   case OpCode::Cast:
     if (operand == Scalar::F32 &&
         (result == Scalar::F16 || result == Scalar::BF16))
-      return narrow(builder, x[0], result);
+      return narrow(builder, x[0], result,
+                    !narrows_of_hardware_nans_.count(op.result()));
     if (result == Scalar::F32 &&
         (operand == Scalar::F16 || operand == Scalar::BF16))
       return widen(builder, x[0], operand,
-                   !widens_without_nan_fixup_.count(op.result()));
+                   !nan_bits_unobserved_.count(op.result()));
     return nullptr;
   default:
     return nullptr;

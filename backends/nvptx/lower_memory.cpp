@@ -22,6 +22,7 @@
 #include "backends/llvm/llvm_types.h"
 #include "ir/error.h"
 
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include <optional>
@@ -103,7 +104,146 @@ struct Group {
                     const std::vector<llvm::Value *> &lanes) const {
     return b.CreateBitCast(pack_lanes(b, lanes), access);
   }
+
+  bool packed() const { return llvm_backend::storage_bytes(element) < 4; }
+
+  /// The access as 1, 2 or 4 words of 32 or 64 bits, the form of one
+  /// predicated ld/st instruction: 4- and 8-byte elements as themselves
+  /// (f32, f64, integers, pointers as integers), narrower ones packed into
+  /// 32-bit words; none for accesses under 4 bytes.
+  std::optional<std::pair<llvm::Type *, unsigned>>
+  words(llvm::LLVMContext &context) const {
+    int64_t bytes = llvm_backend::storage_bytes(element), total = bytes * width;
+    int64_t word = bytes == 8 ? 8 : 4;
+    int64_t count = total / word;
+    if (total % word != 0 || (count != 1 && count != 2 && count != 4))
+      return std::nullopt;
+    llvm::Type *type = llvm::IntegerType::get(context, unsigned(word * 8));
+    if (bytes == word && storage->isFloatingPointTy())
+      type = storage;
+    return std::make_pair(type, unsigned(count));
+  }
 };
+
+/// PTX's name of a vector of `count` words of `type` ("v4.f32", "u64"),
+/// "b32" for packed narrower elements.
+std::string word_suffix(llvm::Type *type, unsigned count, bool packed) {
+  std::string bits = std::to_string(type->getPrimitiveSizeInBits());
+  std::string name = packed                ? "b" + bits
+                     : type->isIntegerTy() ? "u" + bits
+                                           : "f" + bits;
+  return count == 1 ? name : "v" + std::to_string(count) + "." + name;
+}
+
+/// "{$first, ..., $first+count-1}" (or "$first" alone).
+std::string operand_list(unsigned first, unsigned count) {
+  std::string list;
+  for (unsigned i = 0; i < count; ++i)
+    list += (i ? ", $" : "$") + std::to_string(first + i);
+  return count == 1 ? list : "{" + list + "}";
+}
+
+/// `value` (any type of the same size) as `count` words of `type`.
+std::vector<llvm::Value *> split_words(llvm::IRBuilderBase &b,
+                                       llvm::Value *value, llvm::Type *type,
+                                       unsigned count) {
+  if (count == 1)
+    return {b.CreateBitCast(value, type)};
+  llvm::Value *vector =
+      b.CreateBitCast(value, llvm::FixedVectorType::get(type, count));
+  std::vector<llvm::Value *> out;
+  for (unsigned i = 0; i < count; ++i)
+    out.push_back(b.CreateExtractElement(vector, uint64_t(i)));
+  return out;
+}
+
+char word_constraint(llvm::Type *type) {
+  if (type->isFloatTy())
+    return 'f';
+  if (type->isDoubleTy())
+    return 'd';
+  return type->getIntegerBitWidth() == 64 ? 'l' : 'r';
+}
+
+// A group under one predicate is one predicated PTX instruction in
+// straight-line code ("@p ld.global.v4.b32", as Triton emits it), not a
+// branch around the access: with branches, ptxas started using the first
+// load's data before issuing the later loads of a row (one DRAM round trip
+// more per row), and LLVM moved arithmetic into the stores' branches.
+
+/// A load of the group's words where `predicate` holds; `others` (the
+/// group's register-form lanes) where it does not.
+std::vector<llvm::Value *>
+predicated_load(llvm::IRBuilderBase &b, const Group &g, llvm::Value *address,
+                llvm::Value *predicate,
+                const std::vector<llvm::Value *> &others) {
+  auto [type, count] = *g.words(b.getContext());
+  std::string text = "@$" + std::to_string(count + 1) + " ld.global." +
+                     word_suffix(type, count, g.packed()) + " " +
+                     operand_list(0, count) + ", [$" + std::to_string(count) +
+                     "];";
+  std::string constraints;
+  for (unsigned i = 0; i < count; ++i)
+    constraints += std::string(i ? "," : "") + "=" + word_constraint(type);
+  constraints += ",l,b";
+  for (unsigned i = 0; i < count; ++i)
+    constraints += "," + std::to_string(i);
+  std::vector<llvm::Value *> arguments{
+      b.CreatePtrToInt(address, b.getInt64Ty()), predicate};
+  for (llvm::Value *w : split_words(b, g.pack(b, others), type, count))
+    arguments.push_back(w);
+  std::vector<llvm::Type *> argument_types;
+  for (llvm::Value *a : arguments)
+    argument_types.push_back(a->getType());
+  llvm::Type *result_type =
+      count == 1 ? type
+                 : llvm::StructType::get(
+                       b.getContext(), std::vector<llvm::Type *>(count, type));
+  auto *asm_type = llvm::FunctionType::get(result_type, argument_types, false);
+  llvm::CallInst *call = b.CreateCall(
+      llvm::InlineAsm::get(asm_type, text, constraints, /*sideeffect=*/false),
+      arguments);
+  // It reads memory: not moved across stores or barriers, removable.
+  call->setOnlyReadsMemory();
+  call->setDoesNotThrow();
+  llvm::Value *loaded;
+  if (count == 1) {
+    loaded = b.CreateBitCast(call, g.access);
+  } else {
+    llvm::Value *vector =
+        llvm::PoisonValue::get(llvm::FixedVectorType::get(type, count));
+    for (unsigned i = 0; i < count; ++i)
+      vector = b.CreateInsertElement(vector, b.CreateExtractValue(call, i),
+                                     uint64_t(i));
+    loaded = b.CreateBitCast(vector, g.access);
+  }
+  return g.unpack(b, loaded);
+}
+
+/// A store of the group's words where `predicate` holds.
+void predicated_store(llvm::IRBuilderBase &b, const Group &g,
+                      llvm::Value *address, llvm::Value *predicate,
+                      const std::vector<llvm::Value *> &lanes) {
+  auto [type, count] = *g.words(b.getContext());
+  std::string text = "@$0 st.global." + word_suffix(type, count, g.packed()) +
+                     " [$1], " + operand_list(2, count) + ";";
+  std::string constraints = "b,l";
+  for (unsigned i = 0; i < count; ++i)
+    constraints += std::string(",") + word_constraint(type);
+  constraints += ",~{memory}";
+  std::vector<llvm::Value *> arguments{
+      predicate, b.CreatePtrToInt(address, b.getInt64Ty())};
+  for (llvm::Value *w : split_words(b, g.pack(b, lanes), type, count))
+    arguments.push_back(w);
+  std::vector<llvm::Type *> argument_types;
+  for (llvm::Value *a : arguments)
+    argument_types.push_back(a->getType());
+  auto *asm_type =
+      llvm::FunctionType::get(b.getVoidTy(), argument_types, false);
+  b.CreateCall(
+      llvm::InlineAsm::get(asm_type, text, constraints, /*sideeffect=*/true),
+      arguments);
+}
 
 llvm::Value *all_of(llvm::IRBuilderBase &b,
                     const std::vector<llvm::Value *> &bits) {
@@ -138,6 +278,8 @@ std::vector<llvm::Value *> load_group(llvm::IRBuilderBase &b, const Group &g,
   };
   if (masks.empty())
     return load_all();
+  if (masks.size() == 1 && !is_volatile && g.words(b.getContext()))
+    return predicated_load(b, g, address, masks[0], others);
   llvm::Function *f = b.GetInsertBlock()->getParent();
   llvm::LLVMContext &context = b.getContext();
   bool uniform = masks.size() == 1;
@@ -192,6 +334,11 @@ void store_group(llvm::IRBuilderBase &b, const Group &g, llvm::Value *address,
   else if (!owner_always)
     for (llvm::Value *&m : masks)
       m = b.CreateAnd(m, owner);
+  if (masks.size() == 1 && g.packed() && g.width > 1 &&
+      g.words(b.getContext())) {
+    predicated_store(b, g, address, masks[0], lanes);
+    return;
+  }
   llvm::Function *f = b.GetInsertBlock()->getParent();
   llvm::LLVMContext &context = b.getContext();
   bool uniform = masks.size() == 1;

@@ -1,5 +1,6 @@
 // Reductions along one axis, in three steps (DESIGN.md, step 4):
-//   1. in each thread, over its registers along the reduced dimension;
+//   1. in each thread, over its registers along the reduced dimension, as
+//      a pairwise tree;
 //   2. across the lanes of a warp that hold different elements along it,
 //      by butterfly shuffles (shfl.sync.bfly), after which every such lane
 //      holds the warp's result;
@@ -124,17 +125,26 @@ void KernelLowering::lower_reduce(const ir::Operation &op) {
     if (c != r)
       continue;
     canonicals.push_back(r);
-    std::vector<llvm::Value *> acc;
-    for (size_t i = 0; i < n; ++i)
-      acc.push_back((*inputs[i])[r]);
-    for (int64_t k = 1; k < along; ++k) {
-      std::vector<llvm::Value *> next;
+    // A pairwise tree (neighbours first, the earlier one on the left): a
+    // chain of `along` dependent combines made ptxas start it between the
+    // loads of the operand, delaying the later loads.
+    std::vector<std::vector<llvm::Value *>> level;
+    for (int64_t k = 0; k < along; ++k) {
+      std::vector<llvm::Value *> element;
       for (size_t i = 0; i < n; ++i)
-        next.push_back((*inputs[i])[r + k * stride]);
-      acc = combine(region, acc, next);
+        element.push_back((*inputs[i])[r + k * stride]);
+      level.push_back(std::move(element));
+    }
+    while (level.size() > 1) {
+      std::vector<std::vector<llvm::Value *>> next;
+      for (size_t k = 0; k + 1 < level.size(); k += 2)
+        next.push_back(combine(region, level[k], level[k + 1]));
+      if (level.size() % 2)
+        next.push_back(level.back());
+      level = std::move(next);
     }
     for (size_t i = 0; i < n; ++i)
-      results[i][r] = acc[i];
+      results[i][r] = level[0][i];
   }
 
   // Thread positions along d that hold distinct elements.

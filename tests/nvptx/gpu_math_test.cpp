@@ -137,7 +137,7 @@ TEST(GpuMathPtx, ExpUsesTheHardwareExp2AndConversionsTheCvt) {
   std::vector<bl::bfloat16_t> b;
   const ir::Function &e = specialization(exps, f, f, f, 1000, 1024);
   expect_ptx_assembles(e);
-  EXPECT_THAT(ptx_for(e), ::testing::HasSubstr("ex2.approx.f32"));
+  EXPECT_THAT(ptx_for(e), ::testing::HasSubstr("ex2.approx.ftz.f32"));
   const ir::Function &c =
       specialization(conversions, f, u, u, h, b, f, f, 1000, 512);
   expect_ptx_assembles(c);

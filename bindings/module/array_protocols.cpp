@@ -343,12 +343,16 @@ void view_cuda_array(const py::object &value, ArrayView &view) {
   }
   if (cai.contains("stream") && !cai["stream"].is_none())
     view.producer_stream = cai["stream"].cast<uintptr_t>();
+  view.description = type_name(value) + "[" + typestr + "]";
+  // Elements blocc has no type for are the mistake to report, whatever the
+  // memory: asking the driver first would report its failure instead.
+  if (!view.element)
+    return;
   // The interface does not say which GPU: the driver does (an empty
   // array may have no memory to ask about).
   view.device = view.pointer ? cuda::device_of_pointer(view.pointer)
                              : cuda::current_device();
-  view.description = type_name(value) + "[" + typestr +
-                     "] on cuda:" + std::to_string(view.device);
+  view.description += " on cuda:" + std::to_string(view.device);
 }
 
 } // namespace

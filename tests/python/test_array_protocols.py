@@ -164,11 +164,10 @@ def test_gpu_mistakes_in_python_terms(rng):
 @pytest.mark.parametrize("interface,match", [
     (dict(typestr=">f4"), "typestr '>f4' is not a little-endian element type"),
     (dict(mask=object()), "is a masked array"),
-    (dict(typestr="<c8"), r"FakeCudaArray\[<c8\] on cuda:\d+ has elements blocc has no type for"),
+    # Reported before the driver is asked where the (fake) memory lives.
+    (dict(typestr="<c8"), r"argument 1 'x' .*FakeCudaArray\[<c8\] has elements blocc has no type for"),
 ])
 def test_cuda_array_interface_errors(interface, match):
-    if "c8" in interface.get("typestr", "") and not blocc.cuda.is_available():
-        match = "argument 1 'x'"  # without a driver, finding the GPU fails first
     out = poisoned(100, np.float32)
     with pytest.raises(blocc.Error, match=match):
         add[(1,)](FakeCudaArray(**interface), out, out, 100, BLOCK=128)

@@ -21,6 +21,15 @@
 //   further kernel costs once LLVM is initialized).
 //
 //   blocc_bench_gpu_launch [--samples 200] [--runs 5] [--json FILE]
+//                          [--launch-only] [--no-check]
+//
+// --launch-only skips the cold compile. --no-check skips the result checks:
+// for blocc's own launch cost without a GPU, against the do-nothing driver
+// of tests/fake_cuda (its launches compute nothing, so the difference
+// between blocc's time and cuLaunchKernel's is all blocc's):
+//
+//   BLOCC_CUDA_DRIVER=build/tests/libblocc_fake_cuda_driver.so
+//   build/benchmarks/blocc_bench_gpu_launch --launch-only --no-check
 #include "backends/nvptx/gpu_backend.h"
 #include "gpu_timing.h"
 #include "kernels.h"
@@ -196,7 +205,8 @@ bool cold_compile(const std::string &self, int runs,
 
 /// Host microseconds per launch: blocc's launch API on the default stream
 /// and on a user stream, and cuLaunchKernel of the same PTX.
-bool launch_overhead(int samples, std::vector<Record> &records) {
+bool launch_overhead(int samples, bool check_results,
+                     std::vector<Record> &records) {
   const driver::Api &api = driver::api();
   const int n = 1024, burst = 100;
   std::vector<float> x = random_floats(n, -1, 1), y = random_floats(n, 2, 3);
@@ -233,6 +243,8 @@ bool launch_overhead(int samples, std::vector<Record> &records) {
 
   auto wait = [] { bl::cuda::synchronize(); };
   auto check = [&](const char *what) {
+    if (!check_results)
+      return true;
     std::vector<float> out = dout.to_host();
     for (int i = 0; i < n; ++i)
       if (out[i] != x[i] + y[i]) {
@@ -273,6 +285,9 @@ bool launch_overhead(int samples, std::vector<Record> &records) {
   std::printf("  cuLaunchKernel         %7.2f us (same PTX, parameters packed "
               "once)\n",
               raw_us);
+  std::printf("  blocc's own cost       %7.2f us (default stream), %.2f us "
+              "(user stream)\n",
+              blocc_us - raw_us, stream_us - raw_us);
   for (auto [value, config] :
        {std::pair{blocc_us, "vector add, one program, default stream"},
         std::pair{stream_us, "vector add, one program, user stream"}}) {
@@ -303,13 +318,22 @@ int main(int argc, char **argv) {
     }
   }
   int samples = 200, runs = 5;
+  bool launch_only = false, check_results = true;
   std::string json, command = "blocc_bench_gpu_launch";
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg == "--launch-only" || arg == "--no-check") {
+      if (arg == "--launch-only")
+        launch_only = true;
+      else
+        check_results = false;
+      command += " " + arg;
+      continue;
+    }
     if (i + 1 >= argc ||
         (arg != "--samples" && arg != "--runs" && arg != "--json")) {
       std::cerr << "usage: blocc_bench_gpu_launch [--samples N] [--runs N] "
-                   "[--json FILE]\n";
+                   "[--json FILE] [--launch-only] [--no-check]\n";
       return 2;
     }
     std::string value = argv[++i];
@@ -335,8 +359,8 @@ int main(int argc, char **argv) {
                 device.compute_capability, device.multiprocessors);
     std::vector<Record> records;
     std::string self = std::filesystem::read_symlink("/proc/self/exe");
-    if (!launch_overhead(samples, records) ||
-        !cold_compile(self, runs, records))
+    if (!launch_overhead(samples, check_results, records) ||
+        (!launch_only && !cold_compile(self, runs, records)))
       return 1;
     if (!json.empty() &&
         !gpu_bench::write_results(json, device.name, command, records)) {

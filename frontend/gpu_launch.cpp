@@ -43,11 +43,13 @@ bool launch_on_gpu(const std::string &kernel,
                    const std::vector<ParamInfo> &params,
                    const std::vector<ArgValue> &args,
                    const ir::Function &function, const Grid &grid,
-                   std::vector<KernelArg> runtime_args,
+                   std::vector<KernelArg> &runtime_args,
                    const LaunchOptions &options, Caller caller) {
   const bool python = caller == Caller::Python;
-  const std::string site =
-      grid.loc.line() ? where(grid.loc) + ": error: " : std::string();
+  // Made only for a message: the launch's line, as errors start.
+  auto site = [&] {
+    return grid.loc.line() ? where(grid.loc) + ": error: " : std::string();
+  };
   int device = -1;
   size_t device_arg = 0;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -56,7 +58,7 @@ bool launch_on_gpu(const std::string &kernel,
       continue;
     if (options.backend == Backend::Cpu ||
         options.backend == Backend::Interpreter)
-      throw Error(site + argument_name(kernel, i, params[i]) + ": " +
+      throw Error(site() + argument_name(kernel, i, params[i]) + ": " +
                   a.cpp_type + " lives on GPU " + std::to_string(a.device) +
                   ", but the launch asks for " + backend_name(options.backend) +
                   ", which runs on host memory; " +
@@ -65,7 +67,7 @@ bool launch_on_gpu(const std::string &kernel,
                           : "launch with Backend::Gpu or Backend::Auto, or "
                             "copy the data to the host (to_host())"));
     if (device >= 0 && a.device != device)
-      throw Error(site + argument_name(kernel, i, params[i]) + ": " +
+      throw Error(site() + argument_name(kernel, i, params[i]) + ": " +
                   a.cpp_type + " lives on GPU " + std::to_string(a.device) +
                   ", but " +
                   argument_name(kernel, device_arg, params[device_arg]) +
@@ -127,7 +129,7 @@ bool launch_on_gpu(const std::string &kernel,
       }
 #endif
       if (a.device < 0)
-        throw Error(site + argument_name(kernel, i, params[i]) + ": " +
+        throw Error(site() + argument_name(kernel, i, params[i]) + ": " +
                     a.cpp_type +
                     " is host memory, but the launch runs on the GPU; " +
                     (python ? "pass GPU memory (a CUDA tensor, or an array "
@@ -164,7 +166,7 @@ bool launch_on_gpu(const std::string &kernel,
 #else
   (void)function;
   (void)runtime_args;
-  throw Error(site + "kernel '" + kernel +
+  throw Error(site() + "kernel '" + kernel +
               "': the GPU backend is not part of this build of blocc: "
               "configure with LLVM >= 17 built with the NVPTX target "
               "(llvm-19-dev) and -DBLOCC_NVPTX_BACKEND=ON");

@@ -16,9 +16,10 @@ namespace blocc::detail {
 /// buffer among `args`, or options.backend == Gpu) and returns true;
 /// returns false, doing nothing, for launches on host memory. `args` are
 /// the launch's arguments, `runtime_args` the values the kernel function
-/// takes (constants left out). Throws blocc::Error naming the argument for
-/// device memory on a host backend, host memory on the GPU backend, and
-/// buffers on two different GPUs, advising as `caller` would act.
+/// takes (constants left out; a GPU launch marks each pointer's device). Throws
+/// blocc::Error naming the argument for device memory on a host backend, host
+/// memory on the GPU backend, and buffers on two different GPUs, advising as
+/// `caller` would act.
 ///
 /// A testing convenience: with BLOCC_BACKEND=gpu, launches that would run
 /// on the host (Backend::Auto) run on the GPU instead; each host buffer
@@ -31,7 +32,7 @@ bool launch_on_gpu(const std::string &kernel,
                    const std::vector<ParamInfo> &params,
                    const std::vector<ArgValue> &args,
                    const ir::Function &function, const Grid &grid,
-                   std::vector<KernelArg> runtime_args,
+                   std::vector<KernelArg> &runtime_args,
                    const LaunchOptions &options, Caller caller);
 
 /// What gpu_inspect returns.

@@ -235,8 +235,17 @@ KernelBase::trace(const std::vector<ArgValue> &args) {
 const KernelBase::Compiled &
 KernelBase::compile(const std::vector<ArgValue> &args) {
   check_arguments(args);
-  // The specialization key: what tracing may depend on.
-  std::string key;
+  // The specialization key: what tracing may depend on. Built in a buffer
+  // each thread keeps, so that a relaunch allocates nothing for it.
+  thread_local std::string key;
+  key.clear();
+  char number[32];
+  auto append_number = [&](char tag, auto value) {
+    key += tag;
+    key.append(number,
+               std::to_chars(number, number + sizeof number, value).ptr);
+    key += ',';
+  };
   for (size_t i = 0; i < params_.size(); ++i) {
     const ArgValue &a = args[i];
     switch (params_[i].kind) {
@@ -249,19 +258,21 @@ KernelBase::compile(const std::vector<ArgValue> &args) {
       break;
     case ParamInfo::Kind::Constant:
       // Floats by their bits: two constants that print alike may differ.
-      key += a.kind == ArgValue::Kind::Float
-                 ? "f" +
-                       std::to_string(std::bit_cast<uint64_t>(a.float_value)) +
-                       ","
-                 : "c" + std::to_string(a.int_value) + ",";
+      if (a.kind == ArgValue::Kind::Float)
+        append_number('f', std::bit_cast<uint64_t>(a.float_value));
+      else
+        append_number('c', a.int_value);
       break;
     }
   }
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = cache_.find(key);
-  if (it == cache_.end())
-    it = cache_.emplace(key, trace(args)).first;
-  return *it->second;
+  if (it != cache_.end())
+    return *it->second;
+  // A copy: tracing may launch on this thread, reusing the buffer.
+  std::string new_key = key;
+  std::unique_ptr<Compiled> traced = trace(args);
+  return *cache_.emplace(std::move(new_key), std::move(traced)).first->second;
 }
 
 const ir::Function &KernelBase::specialize(const std::vector<ArgValue> &args) {
@@ -281,24 +292,27 @@ void KernelBase::launch(const Grid &grid, const std::vector<ArgValue> &args,
                         const LaunchOptions &options, Caller caller) {
   // Mistakes in the launch itself name the launch's line (a program may
   // launch one kernel from several places); trace errors name the op's.
-  const std::string site =
-      grid.loc.line() ? where(grid.loc) + ": error: " : std::string();
+  // Made only for a message: the launch's line, as errors start.
+  auto site = [&] {
+    return grid.loc.line() ? where(grid.loc) + ": error: " : std::string();
+  };
   for (int axis = 0; axis < 3; ++axis)
     if (grid[axis] < 0)
-      throw Error(site + "kernel '" + name_ + "': grid dimension " +
+      throw Error(site() + "kernel '" + name_ + "': grid dimension " +
                   std::to_string(axis) + " is negative (" +
                   std::to_string(grid[axis]) + ")");
   if (options.num_warps <= 0 || (options.num_warps & (options.num_warps - 1)))
-    throw Error(site + "kernel '" + name_ +
+    throw Error(site() + "kernel '" + name_ +
                 "': num_warps must be a power of two, got " +
                 std::to_string(options.num_warps));
   try {
     check_arguments(args);
   } catch (const Error &e) {
-    throw Error(site + e.what());
+    throw Error(site() + e.what());
   }
   const Compiled &compiled = compile(args);
   std::vector<KernelArg> runtime_args;
+  runtime_args.reserve(params_.size());
   for (size_t i = 0; i < params_.size(); ++i) {
     const ArgValue &a = args[i];
     const ParamInfo &p = params_[i];
@@ -307,7 +321,7 @@ void KernelBase::launch(const Grid &grid, const std::vector<ArgValue> &args,
     if (p.kind == ParamInfo::Kind::Pointer) {
       if (a.read_only && compiled.written[i])
         throw Error(
-            site + argument_name(name_, i, p) + ": " + a.cpp_type +
+            site() + argument_name(name_, i, p) + ": " + a.cpp_type +
             " is read-only, but the kernel writes through it; pass a " +
             (caller == Caller::Python ? "writable array" : "mutable buffer"));
       runtime_args.push_back(KernelArg::of_pointer(a.pointer, a.size_bytes));

@@ -18,6 +18,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cctype>
@@ -118,10 +119,11 @@ compile_by_text(const ir::Function &function, const CompileOptions &options);
 
 /// The launch fast path: a Function compiled before with these options
 /// (kernel launches pass the same specialization every time) skips
-/// printing its IR for the cache key.
+/// printing its IR for the cache key. Keyed by numbers only: no string is
+/// made on the way.
 struct Seen {
   std::mutex mutex;
-  std::map<std::tuple<uint64_t, std::string, int, bool>,
+  std::map<std::tuple<uint64_t, int, bool, int, bool>,
            std::shared_ptr<const CompiledKernel>>
       kernels;
 };
@@ -133,8 +135,9 @@ static Seen &seen() {
 std::shared_ptr<const CompiledKernel> compile(const ir::Function &function,
                                               const CompileOptions &options) {
   Seen &s = seen();
-  auto seen_key = std::make_tuple(function.unique_id(), options.arch.name(),
-                                  options.num_warps, options.dump_ptx);
+  auto seen_key = std::make_tuple(function.unique_id(), options.arch.sm,
+                                  options.arch.arch_specific, options.num_warps,
+                                  options.dump_ptx);
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     auto it = s.kernels.find(seen_key);
@@ -212,8 +215,21 @@ void run(const CompiledKernel &kernel, const Grid &grid,
     throw Error("kernel '" + name + "' takes " +
                 std::to_string(kernel.parameters.size()) +
                 " runtime arguments, got " + std::to_string(args.size()));
-  std::vector<uint64_t> slots(args.size(), 0);
-  std::vector<void *> parameters(args.size());
+  // The parameters' values and their addresses: on the stack for the
+  // usual few, so that a launch allocates nothing.
+  constexpr size_t kInline = 16;
+  std::array<uint64_t, kInline> inline_slots{};
+  std::array<void *, kInline> inline_parameters{};
+  std::vector<uint64_t> heap_slots;
+  std::vector<void *> heap_parameters;
+  uint64_t *slots = inline_slots.data();
+  void **parameters = inline_parameters.data();
+  if (args.size() > kInline) {
+    heap_slots.assign(args.size(), 0);
+    heap_parameters.assign(args.size(), nullptr);
+    slots = heap_slots.data();
+    parameters = heap_parameters.data();
+  }
   cuda::driver::CUcontext context = nullptr;
   for (size_t i = 0; i < args.size(); ++i) {
     const KernelArg &a = args[i];
@@ -233,7 +249,7 @@ void run(const CompiledKernel &kernel, const Grid &grid,
                     "read; pass a blocc::DeviceBuffer");
       slots[i] = reinterpret_cast<uintptr_t>(a.pointer);
       if (!context && a.pointer)
-        context = cuda::context_of_pointer(slots[i], "kernel '" + name + "'");
+        context = cuda::context_of_pointer(slots[i], name);
       break;
     case ParameterKind::Int32:
     case ParameterKind::Int64: {
@@ -267,8 +283,7 @@ void run(const CompiledKernel &kernel, const Grid &grid,
   }
   auto stream = static_cast<cuda::driver::CUstream>(stream_handle);
   cuda::driver::CUcontext stream_context =
-      stream ? cuda::context_of_stream(stream, "kernel '" + name + "'")
-             : nullptr;
+      stream ? cuda::context_of_stream(stream, name) : nullptr;
   if (context && stream_context && stream_context != context)
     throw Error("kernel '" + name +
                 "': the stream belongs to another CUDA context than the "
@@ -281,7 +296,7 @@ void run(const CompiledKernel &kernel, const Grid &grid,
   cuda::LaunchShape shape;
   shape.grid = {grid.x, grid.y, grid.z};
   shape.threads = 32 * kernel.num_warps;
-  kernel.loaded.launch(context, shape, parameters.data(), stream);
+  kernel.loaded.launch(context, shape, parameters, stream);
   if (kernel.faults.empty())
     return;
   // The launch must end before its fault record can be read: a kernel

@@ -133,5 +133,11 @@ std::string describe(CUresult result);
 /// `result` is CUDA_SUCCESS. `what` names the object of the call (a kernel,
 /// a buffer), `call` the driver function.
 void check(CUresult result, const char *call, const std::string &what);
+/// The same for a `what` known at compile time: no string is made unless
+/// the call failed (launches check several calls each).
+inline void check(CUresult result, const char *call, const char *what) {
+  if (result != CUDA_SUCCESS)
+    check(result, call, std::string(what));
+}
 
 } // namespace blocc::cuda::driver

@@ -23,18 +23,13 @@ std::string log_text(const std::vector<char> &buffer) {
   return text;
 }
 
-/// The largest grid along x, y, z of the device of the current context,
-/// queried once per device.
+/// The largest grid along x, y, z of the device of the current context
+/// (queried when a kernel is loaded there: launches read it from the
+/// kernel's per-context entry).
 std::array<int64_t, 3> grid_limits(const std::string &what) {
   const Api &a = api();
   CUdevice device = 0;
   check(a.cuCtxGetDevice(&device), "cuCtxGetDevice", what);
-  static std::mutex mutex;
-  static std::map<CUdevice, std::array<int64_t, 3>> known;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = known.find(device);
-  if (it != known.end())
-    return it->second;
   std::array<int64_t, 3> limits{};
   const int attributes[3] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
                              CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
@@ -45,7 +40,6 @@ std::array<int64_t, 3> grid_limits(const std::string &what) {
           "cuDeviceGetAttribute", what);
     limits[axis] = value;
   }
-  known.emplace(device, limits);
   return limits;
 }
 
@@ -123,6 +117,7 @@ const LoadedKernel::Loaded &LoadedKernel::loaded_in(CUcontext context) const {
   check(a.cuModuleGetFunction(&loaded.function, loaded.module, symbol_.c_str()),
         "cuModuleGetFunction", what);
   enable_dynamic_shared_memory(loaded.function);
+  loaded.grid_limits = grid_limits(what);
   return loaded_.emplace(key, loaded).first->second;
 }
 
@@ -143,7 +138,8 @@ LoadedKernel::global_in(CUcontext context, const char *symbol) const {
 void LoadedKernel::launch(CUcontext context, const LaunchShape &shape,
                           void **parameters, CUstream stream) const {
   ContextScope scope(context);
-  std::array<int64_t, 3> limits = grid_limits(what());
+  const Loaded &loaded = loaded_in(context);
+  const std::array<int64_t, 3> &limits = loaded.grid_limits;
   static const char *axes[3] = {"x (axis 0)", "y (axis 1)", "z (axis 2)"};
   for (int axis = 0; axis < 3; ++axis)
     if (shape.grid[axis] > limits[axis])
@@ -153,22 +149,22 @@ void LoadedKernel::launch(CUcontext context, const LaunchShape &shape,
                   std::to_string(limits[axis]) +
                   "; give each program more work (a larger block) or move "
                   "programs to another grid axis");
-  CUfunction function = function_in(context);
-  CUresult launched =
-      api().cuLaunchKernel(function, static_cast<unsigned>(shape.grid[0]),
-                           static_cast<unsigned>(shape.grid[1]),
-                           static_cast<unsigned>(shape.grid[2]),
-                           static_cast<unsigned>(shape.threads), 1, 1,
-                           dynamic_shared_bytes_, stream, parameters, nullptr);
+  CUresult launched = api().cuLaunchKernel(
+      loaded.function, static_cast<unsigned>(shape.grid[0]),
+      static_cast<unsigned>(shape.grid[1]),
+      static_cast<unsigned>(shape.grid[2]),
+      static_cast<unsigned>(shape.threads), 1, 1, dynamic_shared_bytes_, stream,
+      parameters, nullptr);
   if (launched != CUDA_SUCCESS)
     check(launched, "cuLaunchKernel", what());
 }
 
-CUcontext context_of_pointer(uint64_t address, const std::string &what) {
+CUcontext context_of_pointer(uint64_t address, const std::string &kernel) {
   CUcontext context = nullptr;
-  check(api().cuPointerGetAttribute(&context, CU_POINTER_ATTRIBUTE_CONTEXT,
-                                    address),
-        "cuPointerGetAttribute", what);
+  CUresult result = api().cuPointerGetAttribute(
+      &context, CU_POINTER_ATTRIBUTE_CONTEXT, address);
+  if (result != CUDA_SUCCESS)
+    check(result, "cuPointerGetAttribute", "kernel '" + kernel + "'");
   return context;
 }
 
@@ -176,12 +172,14 @@ CUcontext context_of_pointer(uint64_t address, const std::string &what) {
 
 namespace blocc::cuda {
 
-CUcontext context_of_stream(CUstream stream, const std::string &what) {
+CUcontext context_of_stream(CUstream stream, const std::string &kernel) {
   if (!stream || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD)
     return nullptr;
   CUcontext context = nullptr;
-  check(api().cuStreamGetCtx(stream, &context), "cuStreamGetCtx",
-        what + " (is the stream a valid CUstream?)");
+  CUresult result = api().cuStreamGetCtx(stream, &context);
+  if (result != CUDA_SUCCESS)
+    check(result, "cuStreamGetCtx",
+          "kernel '" + kernel + "' (is the stream a valid CUstream?)");
   return context;
 }
 

@@ -60,6 +60,8 @@ private:
   struct Loaded {
     driver::CUmodule module = nullptr;
     driver::CUfunction function = nullptr;
+    /// The largest grid along x, y, z on the context's device.
+    std::array<int64_t, 3> grid_limits{};
   };
   const Loaded &loaded_in(driver::CUcontext context) const;
   void enable_dynamic_shared_memory(driver::CUfunction function) const;
@@ -73,14 +75,16 @@ private:
   mutable std::map<unsigned long long, Loaded> loaded_;
 };
 
-/// The context device memory at `address` was allocated in.
-driver::CUcontext context_of_pointer(uint64_t address, const std::string &what);
+/// The context device memory at `address` was allocated in; errors name
+/// kernel `kernel`.
+driver::CUcontext context_of_pointer(uint64_t address,
+                                     const std::string &kernel);
 
 /// The context `stream` belongs to, or nullptr for the null stream and the
 /// special handles CU_STREAM_LEGACY and CU_STREAM_PER_THREAD (each
-/// context's own default streams). Throws blocc::Error naming `what` when
-/// the driver does not know the handle.
+/// context's own default streams). Throws blocc::Error naming kernel
+/// `kernel` when the driver does not know the handle.
 driver::CUcontext context_of_stream(driver::CUstream stream,
-                                    const std::string &what);
+                                    const std::string &kernel);
 
 } // namespace blocc::cuda

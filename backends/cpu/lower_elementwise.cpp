@@ -7,7 +7,10 @@
 
 #include "backends/llvm/constants.h"
 #include "backends/llvm/element_ops.h"
+#include "backends/llvm/one_divisor.h"
 #include "ir/error.h"
+
+#include <llvm/Analysis/VectorUtils.h>
 
 namespace blocc::cpu {
 
@@ -67,6 +70,15 @@ KernelLowering::apply_elementwise(const ir::Operation &op,
     case OpCode::PtrToInt:
     case OpCode::IntToPtr:
       return llb::emit_bitcast(builder, operand, element, x[0]);
+    case OpCode::Div:
+      // A divisor that is one value across the vector (x / sum in a
+      // softmax): one division per divisor, multiplications per element.
+      if (element == Scalar::F32 && x[1]->getType()->isVectorTy())
+        if (llvm::Value *divisor = llvm::getSplatValue(x[1]))
+          if (llvm::Value *q =
+                  llb::divide_by_one_divisor(builder, x[0], divisor))
+            return q;
+      break;
     case OpCode::Fma:
       return llb::emit_fma(builder, element, x[0], x[1], x[2]);
     case OpCode::Neg:

@@ -9,6 +9,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
 
 namespace blocc::llvm_backend {
 
@@ -40,13 +41,19 @@ llvm::Value *float_bits(llvm::IRBuilderBase &b, llvm::Value *x) {
   return b.CreateBitCast(x, like_shape(b.getIntNTy(width), x));
 }
 
+/// x > y ? x : y (max) or x < y ? x : y (min): x86's MAXPS/MINPS.
+llvm::Value *plain_min_max(llvm::IRBuilderBase &b, bool is_max, llvm::Value *x,
+                           llvm::Value *y) {
+  return b.CreateSelect(is_max ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y),
+                        x, y);
+}
+
 /// minimum/maximum of floats, as fmin/fmax but with -0 < +0: a NaN operand
 /// yields the other operand (a when both are NaN, b's NaN when only... see
 /// below), equal operands differ at most in the sign of zero.
 llvm::Value *float_min_max(llvm::IRBuilderBase &b, bool is_max, llvm::Value *x,
                            llvm::Value *y) {
-  llvm::Value *x_first = is_max ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y);
-  llvm::Value *r = b.CreateSelect(x_first, x, y);
+  llvm::Value *r = plain_min_max(b, is_max, x, y);
   // Equal values: the sign bits decide (min ORs them, max ANDs them).
   llvm::Value *xb = float_bits(b, x), *yb = float_bits(b, y);
   llvm::Value *zero_sign = is_max ? b.CreateAnd(xb, yb) : b.CreateOr(xb, yb);
@@ -193,6 +200,28 @@ llvm::Value *to_compute(llvm::IRBuilderBase &b, Scalar s, llvm::Value *x) {
 
 llvm::Value *from_compute(llvm::IRBuilderBase &b, Scalar s, llvm::Value *x) {
   return is_narrow_float(s) ? narrow_from_f32(b, x, s) : x;
+}
+
+llvm::Value *emit_fold_min_max(llvm::IRBuilderBase &b, bool is_max,
+                               llvm::Value *x, llvm::Value *y) {
+  llvm::Value *fast = plain_min_max(b, is_max, x, y);
+  // Unordered or equal to zero: the lanes where the plain rule may differ.
+  llvm::Value *special = b.CreateOrReduce(
+      b.CreateFCmpUEQ(y, llvm::Constant::getNullValue(y->getType())));
+  llvm::BasicBlock *from = b.GetInsertBlock();
+  llvm::Function *f = from->getParent();
+  auto *slow = llvm::BasicBlock::Create(b.getContext(), "minmax.slow", f);
+  auto *join = llvm::BasicBlock::Create(b.getContext(), "minmax.join", f);
+  llvm::MDBuilder weights(b.getContext());
+  b.CreateCondBr(special, slow, join, weights.createBranchWeights(1, 1 << 20));
+  b.SetInsertPoint(slow);
+  llvm::Value *exact = float_min_max(b, is_max, x, y);
+  b.CreateBr(join);
+  b.SetInsertPoint(join);
+  llvm::PHINode *result = b.CreatePHI(x->getType(), 2);
+  result->addIncoming(fast, from);
+  result->addIncoming(exact, slow);
+  return result;
 }
 
 llvm::Value *emit_binary(llvm::IRBuilderBase &b, OpCode op, Scalar s,

@@ -29,6 +29,16 @@ namespace blocc::llvm_backend {
 llvm::Value *emit_binary(llvm::IRBuilderBase &b, ir::OpCode op, ir::Scalar s,
                          llvm::Value *lhs, llvm::Value *rhs);
 
+/// minimum/maximum (`is_max`) of f32/f64 vectors as emit_binary computes
+/// them, for folds whose second operand `y` is the new data (a reduction's
+/// chunk): where no lane of y is NaN or zero, the one compare and select
+/// that x86 does in one MAXPS/MINPS (x > y ? x : y: a NaN x gives y, as
+/// the interpreter's rule does, and only zeros compare equal with their
+/// signs unordered); the full rule runs in a block of its own otherwise.
+/// Leaves the builder after the join.
+llvm::Value *emit_fold_min_max(llvm::IRBuilderBase &b, bool is_max,
+                               llvm::Value *x, llvm::Value *y);
+
 /// neg, not, abs and the float math functions (exp .. ceil).
 llvm::Value *emit_unary(llvm::IRBuilderBase &b, ir::OpCode op, ir::Scalar s,
                         llvm::Value *x);

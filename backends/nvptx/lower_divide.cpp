@@ -5,20 +5,20 @@
 // div.rn.f32 becomes a reciprocal on the multi-function unit, five fmas,
 // a range check and a branch around a slow path for every element; in
 // softmax that was a tenth of the issued instructions and a quarter-rate
-// operation per element. With y = RN(1/b) computed once (div.rn), each
-// quotient is
-//     q = RN(a y),  r = a - q b (exact, one fma),  q' = RN(q + r y),
-// and q' = RN(a / b) by Markstein's theorem (y within half an ulp of 1/b,
-// q within one ulp of a/b) when nothing underflows or overflows: checked
-// for each group of eight numerators at once, |b| in [2^-125, 2^125] and
-// every |a| in [2^-100 max(1, |b|), 2^125 min(1, |b|)], so that y, q, r y
-// and the quotient stay normal. Zeros, infinities, tiny or huge values
-// send their group down the slow path (F64Divider below). A NaN
-// numerator gives the hardware's NaN either way. The fast path was checked
-// on the host (the same formulas in C) against float division over 290
-// million pairs, among them every significand of a in [1, 2) against ten
-// divisors and every significand of b in [1, 2) against 24 random a.
+// operation per element. The quotients and the bounds within which they
+// are exact are backends/llvm/one_divisor.h's (one reciprocal RN(1/b),
+// then a multiplication and two fmas per numerator, Markstein's
+// correction), shared with the CPU backend; here the bounds are checked
+// for each group of eight numerators at once. Zeros, infinities, tiny or
+// huge values send their group down the slow path (F64Divider below). A
+// NaN numerator gives the hardware's NaN either way. The fast path was
+// checked on the host (the same formulas in C) against float division
+// over 290 million pairs, among them every significand of a in [1, 2)
+// against ten divisors and every significand of b in [1, 2) against 24
+// random a; tests/cpu/division_test.cpp checks the CPU backend's use.
 #include "backends/nvptx/kernel_lowering.h"
+
+#include "backends/llvm/one_divisor.h"
 
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
@@ -106,18 +106,7 @@ KernelLowering::divide_by_one_divisor(const ir::Operation &op,
       return std::nullopt;
 
   llvm::IRBuilderBase &ir = builder;
-  auto constant = [&](float v) {
-    return llvm::ConstantFP::get(ir.getFloatTy(), v);
-  };
-  llvm::Value *y = ir.CreateFDiv(constant(1.0f), b);
-  llvm::Value *size = ir.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, b);
-  llvm::Value *low = ir.CreateMaxNum(constant(0x1p-100f),
-                                     ir.CreateFMul(size, constant(0x1p-100f)));
-  llvm::Value *high = ir.CreateMinNum(constant(0x1p125f),
-                                      ir.CreateFMul(size, constant(0x1p125f)));
-  llvm::Value *divisor_fits =
-      ir.CreateAnd(ir.CreateFCmpOGE(size, constant(0x1p-125f)),
-                   ir.CreateFCmpOLE(size, constant(0x1p125f)));
+  llvm_backend::OneDivisor one(ir, b);
 
   // Groups of eight numerators, each checked and branched on as one: one
   // check per thread kept every quotient of the thread live at once (ptxas
@@ -137,8 +126,8 @@ KernelLowering::divide_by_one_divisor(const ir::Operation &op,
       largest = largest ? ir.CreateMaxNum(largest, a) : a;
     }
     llvm::Value *fast = ir.CreateAnd(
-        divisor_fits, ir.CreateAnd(ir.CreateFCmpOGE(smallest, low),
-                                   ir.CreateFCmpOLE(largest, high)));
+        one.fits, ir.CreateAnd(ir.CreateFCmpOGE(smallest, one.low),
+                               ir.CreateFCmpOLE(largest, one.high)));
     auto *fast_block = llvm::BasicBlock::Create(context, "div.fast", f);
     auto *slow_block = llvm::BasicBlock::Create(context, "div.slow", f);
     auto *join = llvm::BasicBlock::Create(context, "div.join", f);
@@ -146,14 +135,8 @@ KernelLowering::divide_by_one_divisor(const ir::Operation &op,
 
     ir.SetInsertPoint(fast_block);
     std::vector<llvm::Value *> quick;
-    for (size_t i = first; i < end; ++i) {
-      llvm::Value *a = numerators[canonical[i]];
-      llvm::Value *q = ir.CreateFMul(a, y);
-      llvm::Value *rest = ir.CreateIntrinsic(
-          llvm::Intrinsic::fma, {ir.getFloatTy()}, {ir.CreateFNeg(q), b, a});
-      quick.push_back(ir.CreateIntrinsic(llvm::Intrinsic::fma,
-                                         {ir.getFloatTy()}, {rest, y, q}));
-    }
+    for (size_t i = first; i < end; ++i)
+      quick.push_back(one.quotient(ir, numerators[canonical[i]]));
     ir.CreateBr(join);
 
     ir.SetInsertPoint(slow_block);

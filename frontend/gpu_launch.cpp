@@ -124,6 +124,7 @@ bool launch_on_gpu(const std::string &kernel,
         runtime_args[runtime_index].pointer =
             reinterpret_cast<void *>(static_cast<uintptr_t>(s.copy->address()));
         runtime_args[runtime_index].device = ordinal;
+        runtime_args[runtime_index].context = s.copy->context();
         ++runtime_index;
         continue;
       }
@@ -140,6 +141,7 @@ bool launch_on_gpu(const std::string &kernel,
                               "(blocc::DeviceBuffer<T>(host) copies host "
                               "data to the GPU)"));
       runtime_args[runtime_index].device = a.device;
+      runtime_args[runtime_index].context = a.context;
     }
     ++runtime_index;
   }

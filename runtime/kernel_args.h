@@ -48,6 +48,9 @@ struct KernelArg {
   /// Pointers: the GPU whose memory `pointer` addresses (a
   /// blocc::DeviceBuffer), or -1 for host memory.
   int device = -1;
+  /// Pointers into a blocc::DeviceBuffer: the CUcontext it was allocated
+  /// in; nullptr where the driver must be asked (other device memory).
+  void *context = nullptr;
 
   static KernelArg of_pointer(void *p, size_t bytes = kUnknownSize) {
     KernelArg a;

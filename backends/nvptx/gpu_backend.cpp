@@ -248,8 +248,11 @@ void run(const CompiledKernel &kernel, const Grid &grid,
                     " points to host memory, which a GPU kernel cannot "
                     "read; pass a blocc::DeviceBuffer");
       slots[i] = reinterpret_cast<uintptr_t>(a.pointer);
+      // A DeviceBuffer knows its context; other device memory (Python's
+      // arrays) is looked up.
       if (!context && a.pointer)
-        context = cuda::context_of_pointer(slots[i], name);
+        context = a.context ? static_cast<cuda::driver::CUcontext>(a.context)
+                            : cuda::context_of_pointer(slots[i], name);
       break;
     case ParameterKind::Int32:
     case ParameterKind::Int64: {

@@ -143,8 +143,9 @@ struct ArgValue {
   size_t size_bytes = KernelArg::kUnknownSize;
   int64_t int_value = 0;
   double float_value = 0;
-  std::string cpp_type; // for messages: "std::vector<float>"
-  int device = -1;      // pointers into GPU memory: the GPU; -1: host memory
+  std::string cpp_type;    // for messages: "std::vector<float>"
+  int device = -1;         // pointers into GPU memory: the GPU; -1: host memory
+  void *context = nullptr; // DeviceBuffers: the CUcontext they live in
 };
 
 template <typename T> std::string cpp_name() {
@@ -190,12 +191,14 @@ template <typename T> ArgValue to_arg(DeviceBuffer<T> &b) {
   ArgValue a = pointer_arg(b.data(), b.size(), false,
                            "blocc::DeviceBuffer<" + cpp_name<T>() + ">");
   a.device = b.device();
+  a.context = b.context();
   return a;
 }
 template <typename T> ArgValue to_arg(const DeviceBuffer<T> &b) {
   ArgValue a = pointer_arg(b.data(), b.size(), true,
                            "const blocc::DeviceBuffer<" + cpp_name<T>() + ">");
   a.device = b.device();
+  a.context = b.context();
   return a;
 }
 template <typename T> ArgValue to_arg(HostBuffer<T> &b) {

@@ -16,6 +16,15 @@ driver::CUdevice device_handle(int ordinal);
 /// context (retained once per process).
 driver::CUcontext context_for_device(int ordinal);
 
+/// What identifies `context` for caches of per-context state (modules):
+/// the driver's unique id of the context (cuCtxGetId) where it has one,
+/// since a context destroyed and another created may reuse the handle's
+/// address, else the handle. The primary contexts blocc retained are never
+/// destroyed while it runs, so their ids are kept and a launch in one
+/// costs no driver call (resetting a primary context that holds blocc's
+/// kernels, cuDevicePrimaryCtxReset or cudaDeviceReset, is not supported).
+unsigned long long context_key(driver::CUcontext context);
+
 /// Makes `context` current for the lifetime of the scope when it is not
 /// already, and restores the caller's context afterwards.
 class ContextScope {

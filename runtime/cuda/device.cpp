@@ -3,6 +3,7 @@
 
 #include "ir/error.h"
 
+#include <atomic>
 #include <map>
 #include <mutex>
 
@@ -16,6 +17,26 @@ namespace {
 thread_local int selected_device = -1;
 
 std::string gpu_name(int ordinal) { return "GPU " + std::to_string(ordinal); }
+
+/// The primary contexts blocc retained and their keys (context_key), read
+/// without a lock on every launch: the first `retained_count` entries are
+/// set, each key before its handle.
+struct RetainedPrimary {
+  std::atomic<CUcontext> context{nullptr};
+  std::atomic<unsigned long long> key{0};
+};
+constexpr int kMaxRetained = 64;
+RetainedPrimary retained[kMaxRetained];
+std::atomic<int> retained_count{0};
+
+/// The driver's id of `context`, or its handle where the driver has no ids.
+unsigned long long driver_context_key(CUcontext context) {
+  const Api &a = api();
+  unsigned long long id = 0;
+  if (a.cuCtxGetId && a.cuCtxGetId(context, &id) == CUDA_SUCCESS)
+    return id;
+  return reinterpret_cast<uintptr_t>(context);
+}
 
 /// The device of the thread's current context, or -1 when none is current.
 int device_of_current_context() {
@@ -102,7 +123,23 @@ CUcontext context_for_device(int ordinal) {
   check(a.cuDevicePrimaryCtxRetain(&context, device),
         "cuDevicePrimaryCtxRetain", gpu_name(ordinal));
   primary.emplace(ordinal, context);
+  // Called under the mutex: one writer at a time.
+  int slot = retained_count.load(std::memory_order_relaxed);
+  if (slot < kMaxRetained) {
+    retained[slot].key.store(driver_context_key(context),
+                             std::memory_order_relaxed);
+    retained[slot].context.store(context, std::memory_order_release);
+    retained_count.store(slot + 1, std::memory_order_release);
+  }
   return context;
+}
+
+unsigned long long context_key(CUcontext context) {
+  int count = retained_count.load(std::memory_order_acquire);
+  for (int i = 0; i < count; ++i)
+    if (retained[i].context.load(std::memory_order_acquire) == context)
+      return retained[i].key.load(std::memory_order_relaxed);
+  return driver_context_key(context);
 }
 
 ContextScope::ContextScope(CUcontext context) {

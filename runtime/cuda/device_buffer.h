@@ -41,6 +41,9 @@ public:
   uint64_t address() const { return address_; }
   size_t bytes() const { return bytes_; }
   int device() const { return device_; }
+  /// The CUcontext it was allocated in (launches on it run there without
+  /// asking the driver where the memory lives).
+  void *context() const { return context_; }
 
   /// Copies `bytes` between host memory and this allocation at `offset`
   /// bytes; throws blocc::Error when the range exceeds the allocation.
@@ -78,6 +81,8 @@ public:
 
   size_t size() const { return size_; }
   int device() const { return memory_.device(); }
+  /// The CUcontext it was allocated in.
+  void *context() const { return memory_.context(); }
   /// The device address as a T* (for kernel arguments and device APIs;
   /// never dereference it on the host).
   T *data() const {

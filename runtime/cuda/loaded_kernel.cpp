@@ -43,17 +43,6 @@ std::array<int64_t, 3> grid_limits(const std::string &what) {
   return limits;
 }
 
-/// What identifies `context` for the function cache: its unique id where
-/// the driver has one (a context destroyed and another created may reuse
-/// the handle's address), else the handle.
-unsigned long long context_key(CUcontext context) {
-  const Api &a = api();
-  unsigned long long id = 0;
-  if (a.cuCtxGetId && a.cuCtxGetId(context, &id) == CUDA_SUCCESS)
-    return id;
-  return reinterpret_cast<uintptr_t>(context);
-}
-
 } // namespace
 
 LoadedKernel::LoadedKernel(std::string name, std::string ptx,

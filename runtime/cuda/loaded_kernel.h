@@ -71,7 +71,7 @@ private:
   std::string name_, ptx_, symbol_;
   unsigned dynamic_shared_bytes_ = 0;
   mutable std::mutex mutex_;
-  // Per context (context_key in loaded_kernel.cpp).
+  // Per context (context_key in context.h).
   mutable std::map<unsigned long long, Loaded> loaded_;
 };
 

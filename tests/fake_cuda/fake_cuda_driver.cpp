@@ -6,53 +6,94 @@
 // lets blocc's own host cost of a launch be measured on a machine without
 // a GPU (blocc_bench_gpu_launch --launch-only --no-check). Results of
 // kernels are never computed: nothing may check them.
+//
+// Each thread has its own stack of current contexts, as with the real
+// driver (nothing is current on a new thread), and every entry point
+// counts its calls: `blocc_fake_cuda_calls` reads the counts, so a test
+// can pin how many driver calls a launch makes (launch_calls_test.cpp).
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace {
 
 using CUresult = int;
 constexpr CUresult kSuccess = 0;
 constexpr CUresult kInvalidValue = 1;
+constexpr CUresult kInvalidContext = 201;
 
 // Distinct non-null handles.
 int context_object, module_object, function_object, stream_object, event_object;
 void *const kContext = &context_object;
 
+/// The calling thread's context stack (the back is current).
+thread_local std::vector<void *> context_stack;
+
+// Call counts per entry point, each entry point's slot taken on its first
+// call.
+constexpr int kMaxEntryPoints = 64;
+const char *entry_names[kMaxEntryPoints];
+std::atomic<unsigned long long> entry_calls[kMaxEntryPoints];
+std::atomic<int> entry_count{0};
+
+int slot_for(const char *name) {
+  int slot = entry_count.fetch_add(1);
+  if (slot >= kMaxEntryPoints)
+    std::abort();
+  entry_names[slot] = name;
+  return slot;
+}
+
 } // namespace
+
+// Counts one call of the entry point it opens.
+#define COUNT_CALL()                                                           \
+  static const int call_slot = slot_for(__func__);                             \
+  entry_calls[call_slot].fetch_add(1, std::memory_order_relaxed)
 
 extern "C" {
 
-CUresult cuInit(unsigned) { return kSuccess; }
+CUresult cuInit(unsigned) {
+  COUNT_CALL();
+  return kSuccess;
+}
 CUresult cuDriverGetVersion(int *version) {
+  COUNT_CALL();
   *version = 12080;
   return kSuccess;
 }
 CUresult cuGetErrorName(CUresult, const char **name) {
+  COUNT_CALL();
   *name = "CUDA_ERROR_FAKE";
   return kSuccess;
 }
 CUresult cuGetErrorString(CUresult, const char **text) {
+  COUNT_CALL();
   *text = "an error of the fake CUDA driver";
   return kSuccess;
 }
 CUresult cuDeviceGetCount(int *count) {
+  COUNT_CALL();
   *count = 1;
   return kSuccess;
 }
 CUresult cuDeviceGet(int *device, int ordinal) {
+  COUNT_CALL();
   if (ordinal != 0)
     return kInvalidValue;
   *device = 0;
   return kSuccess;
 }
 CUresult cuDeviceGetName(char *name, int length, int) {
+  COUNT_CALL();
   std::strncpy(name, "fake H100 (blocc tests)", length);
   if (length > 0)
     name[length - 1] = '\0';
   return kSuccess;
 }
 CUresult cuDeviceGetAttribute(int *value, int attribute, int) {
+  COUNT_CALL();
   switch (attribute) {
   case 5: // MAX_GRID_DIM_X
     *value = 2147483647;
@@ -79,40 +120,67 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, int) {
   return kSuccess;
 }
 CUresult cuDevicePrimaryCtxRetain(void **context, int) {
+  COUNT_CALL();
   *context = kContext;
   return kSuccess;
 }
 CUresult cuCtxGetCurrent(void **context) {
-  *context = kContext;
+  COUNT_CALL();
+  *context = context_stack.empty() ? nullptr : context_stack.back();
   return kSuccess;
 }
 CUresult cuCtxGetDevice(int *device) {
+  COUNT_CALL();
   *device = 0;
   return kSuccess;
 }
-CUresult cuCtxPushCurrent_v2(void *) { return kSuccess; }
-CUresult cuCtxPopCurrent_v2(void **context) {
-  if (context)
-    *context = kContext;
+CUresult cuCtxPushCurrent_v2(void *context) {
+  COUNT_CALL();
+  context_stack.push_back(context);
   return kSuccess;
 }
-CUresult cuCtxSynchronize() { return kSuccess; }
+CUresult cuCtxPopCurrent_v2(void **context) {
+  COUNT_CALL();
+  if (context_stack.empty())
+    return kInvalidContext;
+  if (context)
+    *context = context_stack.back();
+  context_stack.pop_back();
+  return kSuccess;
+}
+CUresult cuCtxSynchronize() {
+  COUNT_CALL();
+  return kSuccess;
+}
 CUresult cuCtxGetId(void *, unsigned long long *id) {
+  COUNT_CALL();
   *id = 1;
   return kSuccess;
 }
 CUresult cuStreamCreate(void **stream, unsigned) {
+  COUNT_CALL();
   *stream = &stream_object;
   return kSuccess;
 }
-CUresult cuStreamDestroy_v2(void *) { return kSuccess; }
+CUresult cuStreamDestroy_v2(void *) {
+  COUNT_CALL();
+  return kSuccess;
+}
 CUresult cuStreamGetCtx(void *, void **context) {
+  COUNT_CALL();
   *context = kContext;
   return kSuccess;
 }
-CUresult cuStreamQuery(void *) { return kSuccess; }
-CUresult cuStreamSynchronize(void *) { return kSuccess; }
+CUresult cuStreamQuery(void *) {
+  COUNT_CALL();
+  return kSuccess;
+}
+CUresult cuStreamSynchronize(void *) {
+  COUNT_CALL();
+  return kSuccess;
+}
 CUresult cuMemAlloc_v2(unsigned long long *pointer, size_t bytes) {
+  COUNT_CALL();
   void *p = std::malloc(bytes ? bytes : 1);
   if (!p)
     return 2; // CUDA_ERROR_OUT_OF_MEMORY
@@ -120,35 +188,43 @@ CUresult cuMemAlloc_v2(unsigned long long *pointer, size_t bytes) {
   return kSuccess;
 }
 CUresult cuMemFree_v2(unsigned long long pointer) {
+  COUNT_CALL();
   std::free(reinterpret_cast<void *>(pointer));
   return kSuccess;
 }
 CUresult cuMemcpyHtoD_v2(unsigned long long destination, const void *source,
                          size_t bytes) {
+  COUNT_CALL();
   std::memcpy(reinterpret_cast<void *>(destination), source, bytes);
   return kSuccess;
 }
 CUresult cuMemcpyDtoH_v2(void *destination, unsigned long long source,
                          size_t bytes) {
+  COUNT_CALL();
   std::memcpy(destination, reinterpret_cast<const void *>(source), bytes);
   return kSuccess;
 }
 CUresult cuMemcpyDtoD_v2(unsigned long long destination,
                          unsigned long long source, size_t bytes) {
+  COUNT_CALL();
   std::memmove(reinterpret_cast<void *>(destination),
                reinterpret_cast<const void *>(source), bytes);
   return kSuccess;
 }
 CUresult cuMemsetD8_v2(unsigned long long destination, unsigned char value,
                        size_t count) {
+  COUNT_CALL();
   std::memset(reinterpret_cast<void *>(destination), value, count);
   return kSuccess;
 }
 CUresult cuMemsetD8Async(unsigned long long destination, unsigned char value,
                          size_t count, void *) {
-  return cuMemsetD8_v2(destination, value, count);
+  COUNT_CALL();
+  std::memset(reinterpret_cast<void *>(destination), value, count);
+  return kSuccess;
 }
 CUresult cuPointerGetAttribute(void *data, int attribute, unsigned long long) {
+  COUNT_CALL();
   if (attribute == 1) // CONTEXT
     *static_cast<void **>(data) = kContext;
   else if (attribute == 9) // DEVICE_ORDINAL
@@ -159,18 +235,24 @@ CUresult cuPointerGetAttribute(void *data, int attribute, unsigned long long) {
 }
 CUresult cuModuleLoadDataEx(void **module, const void *, unsigned, int *,
                             void **) {
+  COUNT_CALL();
   *module = &module_object;
   return kSuccess;
 }
 CUresult cuModuleGetFunction(void **function, void *, const char *) {
+  COUNT_CALL();
   *function = &function_object;
   return kSuccess;
 }
-CUresult cuFuncSetAttribute(void *, int, int) { return kSuccess; }
+CUresult cuFuncSetAttribute(void *, int, int) {
+  COUNT_CALL();
+  return kSuccess;
+}
 // A zeroed block for every module global (the fault record reads zeros:
 // no fault).
 CUresult cuModuleGetGlobal_v2(unsigned long long *pointer, size_t *bytes,
                               void *, const char *) {
+  COUNT_CALL();
   static unsigned long long globals[64];
   *pointer = reinterpret_cast<unsigned long long>(globals);
   *bytes = sizeof globals;
@@ -179,18 +261,44 @@ CUresult cuModuleGetGlobal_v2(unsigned long long *pointer, size_t *bytes,
 CUresult cuLaunchKernel(void *, unsigned, unsigned, unsigned, unsigned,
                         unsigned, unsigned, unsigned, void *, void **,
                         void **) {
+  COUNT_CALL();
   return kSuccess;
 }
 CUresult cuEventCreate(void **event, unsigned) {
+  COUNT_CALL();
   *event = &event_object;
   return kSuccess;
 }
-CUresult cuEventDestroy_v2(void *) { return kSuccess; }
-CUresult cuEventRecord(void *, void *) { return kSuccess; }
-CUresult cuEventSynchronize(void *) { return kSuccess; }
+CUresult cuEventDestroy_v2(void *) {
+  COUNT_CALL();
+  return kSuccess;
+}
+CUresult cuEventRecord(void *, void *) {
+  COUNT_CALL();
+  return kSuccess;
+}
+CUresult cuEventSynchronize(void *) {
+  COUNT_CALL();
+  return kSuccess;
+}
 CUresult cuEventElapsedTime(float *milliseconds, void *, void *) {
+  COUNT_CALL();
   *milliseconds = 0;
   return kSuccess;
+}
+
+/// The calls made so far: fills names[i] and calls[i] for up to `capacity`
+/// entry points that were called, and returns how many were.
+int blocc_fake_cuda_calls(const char **names, unsigned long long *calls,
+                          int capacity) {
+  int count = entry_count.load();
+  if (count > kMaxEntryPoints)
+    count = kMaxEntryPoints;
+  for (int i = 0; i < count && i < capacity; ++i) {
+    names[i] = entry_names[i];
+    calls[i] = entry_calls[i].load();
+  }
+  return count;
 }
 
 } // extern "C"

@@ -10,6 +10,8 @@
 // against the interpreter with those values placed at random.
 #include "cpu/support.h"
 
+#include "divide_rows_kernel.h"
+
 #include <cstdlib>
 
 namespace bl = blocc;
@@ -17,16 +19,7 @@ using namespace blocc::cpu_testing;
 
 namespace {
 
-auto divide_rows = bl::kernel(
-    "divide_rows", [](bl::Ptr<float> x, bl::Ptr<float> divisors,
-                      bl::Ptr<float> out, bl::i32 n, bl::Const<int> BLOCK) {
-      auto row = bl::program_id(0);
-      auto cols = bl::arange(0, BLOCK);
-      auto mask = cols < n;
-      auto d = bl::load(divisors + row);
-      auto a = bl::load(x + row * n + cols, mask, 1.0f);
-      bl::store(out + row * n + cols, a / d, mask);
-    });
+using blocc::testing::divide_rows;
 
 float from_bits(uint32_t u) { return std::bit_cast<float>(u); }
 

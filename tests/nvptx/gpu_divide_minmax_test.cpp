@@ -13,6 +13,8 @@
 // as skipped) where no GPU is present.
 #include "nvptx/support.h"
 
+#include "divide_rows_kernel.h"
+
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -24,16 +26,7 @@ namespace {
 
 constexpr int kBlock = 1024;
 
-auto divide_rows = bl::kernel(
-    "divide_rows", [](bl::Ptr<float> x, bl::Ptr<float> divisors,
-                      bl::Ptr<float> out, bl::i32 n, bl::Const<int> BLOCK) {
-      auto row = bl::program_id(0);
-      auto cols = bl::arange(0, BLOCK);
-      auto mask = cols < n;
-      auto d = bl::load(divisors + row);
-      auto v = bl::load(x + row * n + cols, mask, 1.0f);
-      bl::store(out + row * n + cols, v / d, mask);
-    });
+using blocc::testing::divide_rows;
 
 auto min_max_rows =
     bl::kernel("min_max_rows", [](bl::Ptr<float> x, bl::Ptr<float> y,

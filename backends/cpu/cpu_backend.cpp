@@ -78,14 +78,6 @@ Counters &counters() {
   return c;
 }
 
-/// The disk cache the environment selects now (read at every in-memory
-/// miss, so tests and programs may change BLOCC_CACHE_DIR), or nullptr.
-std::shared_ptr<const runtime::cpu::DiskCache> disk_cache() {
-  std::optional<std::string> directory =
-      runtime::cpu::cache_directory_from_environment();
-  return directory ? runtime::cpu::DiskCache::open(*directory) : nullptr;
-}
-
 /// The entry point of `function`'s program: object code from the disk cache
 /// when it holds a verified entry for `key`, else compiled now (and stored
 /// there). `info` is filled either way by lowering `function`; a disk hit
@@ -96,7 +88,8 @@ std::shared_ptr<const runtime::cpu::DiskCache> disk_cache() {
 void *machine_code(const ir::Function &function, const std::string &key,
                    const std::string &symbol, const CompileOptions &options,
                    KernelInfo &info) {
-  std::shared_ptr<const runtime::cpu::DiskCache> disk = disk_cache();
+  std::shared_ptr<const runtime::cpu::DiskCache> disk =
+      runtime::cpu::DiskCache::from_environment();
   // Read (and a malformed value reported) before any work, at every
   // in-memory miss as BLOCC_CACHE_DIR is.
   const uint64_t max_bytes = runtime::cpu::cache_max_bytes_from_environment();
@@ -264,12 +257,14 @@ CacheCounters cache_counters() {
 }
 
 std::string disk_cache_directory() {
-  std::shared_ptr<const runtime::cpu::DiskCache> disk = disk_cache();
+  std::shared_ptr<const runtime::cpu::DiskCache> disk =
+      runtime::cpu::DiskCache::from_environment();
   return disk ? disk->directory() : std::string();
 }
 
 size_t clear_disk_cache() {
-  std::shared_ptr<const runtime::cpu::DiskCache> disk = disk_cache();
+  std::shared_ptr<const runtime::cpu::DiskCache> disk =
+      runtime::cpu::DiskCache::from_environment();
   return disk ? static_cast<size_t>(disk->clear().entries) : 0;
 }
 

@@ -20,14 +20,6 @@ Counters &counters() {
   return c;
 }
 
-/// The disk cache the environment selects now (read at every in-memory
-/// miss, as the CPU backend does), or nullptr.
-std::shared_ptr<const runtime::cpu::DiskCache> disk_cache() {
-  std::optional<std::string> directory =
-      runtime::cpu::cache_directory_from_environment();
-  return directory ? runtime::cpu::DiskCache::open(*directory) : nullptr;
-}
-
 std::string disk_key(const std::string &key) {
   return ptx_compiler_version() + "\nptx\n" + key;
 }
@@ -48,7 +40,8 @@ const std::string &ptx_compiler_version() {
 }
 
 std::optional<std::string> load_cached_ptx(const std::string &key) {
-  std::shared_ptr<const runtime::cpu::DiskCache> disk = disk_cache();
+  std::shared_ptr<const runtime::cpu::DiskCache> disk =
+      runtime::cpu::DiskCache::from_environment();
   if (!disk)
     return std::nullopt;
   std::string ptx;
@@ -66,7 +59,8 @@ std::optional<std::string> load_cached_ptx(const std::string &key) {
 }
 
 void store_cached_ptx(const std::string &key, const std::string &ptx) {
-  std::shared_ptr<const runtime::cpu::DiskCache> disk = disk_cache();
+  std::shared_ptr<const runtime::cpu::DiskCache> disk =
+      runtime::cpu::DiskCache::from_environment();
   if (!disk)
     return;
   const uint64_t max_bytes = runtime::cpu::cache_max_bytes_from_environment();

@@ -231,6 +231,11 @@ std::shared_ptr<const DiskCache> DiskCache::open(const std::string &directory) {
   return cache;
 }
 
+std::shared_ptr<const DiskCache> DiskCache::from_environment() {
+  std::optional<std::string> directory = cache_directory_from_environment();
+  return directory ? open(*directory) : nullptr;
+}
+
 std::string DiskCache::entry_name(std::string_view key) {
   return digest(key) + ".blocc";
 }

@@ -70,6 +70,12 @@ public:
   /// Opening the same directory again returns the same cache.
   static std::shared_ptr<const DiskCache> open(const std::string &directory);
 
+  /// The cache the environment selects now
+  /// (`cache_directory_from_environment`), or nullptr when it is off or
+  /// cannot be used. Read at every call, so that tests and programs may
+  /// change BLOCC_CACHE_DIR between compiles.
+  static std::shared_ptr<const DiskCache> from_environment();
+
   DiskCache(const DiskCache &) = delete;
   DiskCache &operator=(const DiskCache &) = delete;
   ~DiskCache();

@@ -66,6 +66,20 @@ bool has_side_effects(OpCode c) {
   }
 }
 
+bool is_impure_in_combine(OpCode c) {
+  switch (c) {
+  case OpCode::Load:
+  case OpCode::Store:
+  case OpCode::AtomicRmw:
+  case OpCode::AtomicCas:
+  case OpCode::Print:
+  case OpCode::Assert:
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool is_commutative(OpCode c) {
   switch (c) {
   case OpCode::Add:

@@ -96,6 +96,10 @@ bool is_elementwise(OpCode code);
 /// Ops that read or write memory, print, trap, or end a region: never
 /// removed or merged by DCE/CSE.
 bool has_side_effects(OpCode code);
+/// Ops a combine region of reduce/scan may not hold: memory accesses,
+/// print and assert (a combine is a pure function of the elements it
+/// combines; the verifier rejects them there).
+bool is_impure_in_combine(OpCode code);
 bool is_commutative(OpCode code);
 bool is_terminator(OpCode code);
 /// Unary float math: exp, log, sqrt, ...

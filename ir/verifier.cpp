@@ -814,20 +814,11 @@ private:
   void expect_pure(const Operation &collective, const Block &block) const {
     for (const auto &owned : block.ops()) {
       const Operation &inner = *owned;
-      switch (inner.code()) {
-      case OpCode::Load:
-      case OpCode::Store:
-      case OpCode::AtomicRmw:
-      case OpCode::AtomicCas:
-      case OpCode::Print:
-      case OpCode::Assert:
+      if (is_impure_in_combine(inner.code()))
         fail(inner, "is inside the combine region of " + collective.describe() +
                         "; a combine region is a pure function of the "
                         "elements it combines: no memory access, print or "
                         "assert");
-      default:
-        break;
-      }
       for (size_t r = 0; r < inner.num_regions(); ++r)
         expect_pure(collective, *inner.region(r));
     }

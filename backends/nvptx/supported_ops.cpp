@@ -131,15 +131,10 @@ std::string unsupported_in_combine(const ir::Operation &op,
            "lowered inside a combine region (it could not report a "
            "division by zero); divide outside the combine";
   }
-  case OpCode::Load:
-  case OpCode::Store:
-  case OpCode::AtomicRmw:
-  case OpCode::AtomicCas:
-  case OpCode::Print:
-  case OpCode::Assert:
-    return "'" + std::string(op.name()) +
-           "' is not lowered inside a combine region";
   default:
+    if (ir::is_impure_in_combine(op.code()))
+      return "'" + std::string(op.name()) +
+             "' is not lowered inside a combine region";
     return "";
   }
 }

@@ -14,6 +14,7 @@
 // blocks: the row is read three times, from L2 after the first).
 //
 //   blocc_bench_gpu_fused [--rows 4096] [--samples 30] [--json FILE]
+#include "bench_main.h"
 #include "gpu_timing.h"
 #include "kernels.h"
 #include "results_json.h"
@@ -215,100 +216,85 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  try {
-    if (!bl::cuda::is_available()) {
-      std::cerr << "blocc_bench_gpu_fused: no GPU: "
-                << bl::cuda::unavailable_reason() << "\n";
-      return 1;
-    }
-    bl::cuda::ContextScope context(bl::cuda::context_for_device(0));
-    bl::cuda::DeviceProperties device = bl::cuda::properties(0);
-    std::printf("device: %s (sm_%d, %d SMs)\n", device.name.c_str(),
-                device.compute_capability, device.multiprocessors);
-    std::vector<gpu_bench::Record> records;
-    std::mt19937 rng(12345);
+  return gpu_bench::run_on_gpu0(
+      "blocc_bench_gpu_fused", json, command,
+      [&](std::vector<gpu_bench::Record> &records) {
+        std::mt19937 rng(12345);
 
-    // The ceiling, on a buffer the size of the largest matrix.
-    const int64_t copy_n = int64_t(rows) * 16384;
-    bl::DeviceBuffer<float> copy_from(copy_n), copy_to(copy_n);
-    copy_from.fill(1.0f);
-    double copy_ms =
-        median_ms([&] { copy_to.copy_from(copy_from); }, samples, 10);
-    const double ceiling = 8.0 * copy_n / (copy_ms * 1e6);
-    std::printf("device-to-device copy of %lld floats: %.1f GB/s (the "
-                "ceiling)\n\n",
-                static_cast<long long>(copy_n), ceiling);
+        // The ceiling, on a buffer the size of the largest matrix.
+        const int64_t copy_n = int64_t(rows) * 16384;
+        bl::DeviceBuffer<float> copy_from(copy_n), copy_to(copy_n);
+        copy_from.fill(1.0f);
+        double copy_ms =
+            median_ms([&] { copy_to.copy_from(copy_from); }, samples, 10);
+        const double ceiling = 8.0 * copy_n / (copy_ms * 1e6);
+        std::printf("device-to-device copy of %lld floats: %.1f GB/s (the "
+                    "ceiling)\n\n",
+                    static_cast<long long>(copy_n), ceiling);
 
-    std::printf("%-44s %5s %6s %9s %9s %6s\n", "softmax (rows = 4096)", "dtype",
-                "N", "ms", "GB/s", "ratio");
-    for (int n : {256, 1024, 4096, 8192, 16384}) {
-      std::uniform_real_distribution<float> dist(-20, 20);
-      std::vector<float> x(size_t(rows) * n);
-      for (auto &v : x)
-        v = dist(rng);
-      bl::DeviceBuffer<float> dx(x), dy(x.size());
-      const int block = next_power_of_two(n);
-      for (int warps : {4, 8, 16}) {
-        if (block / (32 * warps) < 1)
-          continue;
-        dy.fill(std::nanf(""));
-        bl::LaunchOptions options;
-        options.num_warps = warps;
-        double ms =
-            median_ms([&] { softmax[{rows}].with(options)(dy, dx, n, block); },
-                      samples, 10);
-        double gbs = 8.0 * x.size() / (ms * 1e6);
-        if (!gpu_bench::softmax_is_right(x, dy.to_host(), rows, n))
-          return 1;
-        std::string config = "BLOCK=" + std::to_string(block) +
-                             " warps=" + std::to_string(warps);
-        std::printf("%-44s %5s %6d %9.4f %9.1f %6.3f\n", config.c_str(), "f32",
-                    n, ms, gbs, gbs / ceiling);
-        records.push_back(
-            record("softmax", config, "f32", rows, n, gbs, ceiling));
-      }
-    }
+        std::printf("%-44s %5s %6s %9s %9s %6s\n", "softmax (rows = 4096)",
+                    "dtype", "N", "ms", "GB/s", "ratio");
+        for (int n : {256, 1024, 4096, 8192, 16384}) {
+          std::uniform_real_distribution<float> dist(-20, 20);
+          std::vector<float> x(size_t(rows) * n);
+          for (auto &v : x)
+            v = dist(rng);
+          bl::DeviceBuffer<float> dx(x), dy(x.size());
+          const int block = next_power_of_two(n);
+          for (int warps : {4, 8, 16}) {
+            if (block / (32 * warps) < 1)
+              continue;
+            dy.fill(std::nanf(""));
+            bl::LaunchOptions options;
+            options.num_warps = warps;
+            double ms = median_ms(
+                [&] { softmax[{rows}].with(options)(dy, dx, n, block); },
+                samples, 10);
+            double gbs = 8.0 * x.size() / (ms * 1e6);
+            if (!gpu_bench::softmax_is_right(x, dy.to_host(), rows, n))
+              return false;
+            std::string config = "BLOCK=" + std::to_string(block) +
+                                 " warps=" + std::to_string(warps);
+            std::printf("%-44s %5s %6d %9.4f %9.1f %6.3f\n", config.c_str(),
+                        "f32", n, ms, gbs, gbs / ceiling);
+            records.push_back(
+                record("softmax", config, "f32", rows, n, gbs, ceiling));
+          }
+        }
 
-    std::printf("\n%-44s %5s %6s %9s %9s %6s\n", "layer norm forward", "dtype",
-                "N", "ms", "GB/s", "ratio");
-    for (int n : {1024, 4096, 16384}) {
-      const int block = next_power_of_two(n);
-      for (int warps : {4, 8, 16}) {
-        if (block / (32 * warps) < 1)
-          continue;
-        if (!bench_layer_norm<float>(layer_norm_row_f32, "row", "f32", rows, n,
-                                     block, warps, samples, ceiling, records,
-                                     rng) ||
-            !bench_layer_norm<bl::half>(layer_norm_row_f16, "row", "f16", rows,
-                                        n, block, warps, samples, ceiling,
-                                        records, rng))
-          return 1;
-      }
-      // Triton's tutorial: BLOCK covers the row up to 64 KB, warps =
-      // min(max(BLOCK / 256, 1), 8).
-      for (bool half : {false, true}) {
-        int loop_block = std::min(block, 65536 / (half ? 2 : 4));
-        int warps = std::min(std::max(loop_block / 256, 1), 8);
-        bool ok =
-            half ? bench_layer_norm<bl::half>(layer_norm_loop_f16, "loop",
-                                              "f16", rows, n, loop_block, warps,
-                                              samples, ceiling, records, rng)
-                 : bench_layer_norm<float>(layer_norm_loop_f32, "loop", "f32",
-                                           rows, n, loop_block, warps, samples,
-                                           ceiling, records, rng);
-        if (!ok)
-          return 1;
-      }
-    }
+        std::printf("\n%-44s %5s %6s %9s %9s %6s\n", "layer norm forward",
+                    "dtype", "N", "ms", "GB/s", "ratio");
+        for (int n : {1024, 4096, 16384}) {
+          const int block = next_power_of_two(n);
+          for (int warps : {4, 8, 16}) {
+            if (block / (32 * warps) < 1)
+              continue;
+            if (!bench_layer_norm<float>(layer_norm_row_f32, "row", "f32", rows,
+                                         n, block, warps, samples, ceiling,
+                                         records, rng) ||
+                !bench_layer_norm<bl::half>(layer_norm_row_f16, "row", "f16",
+                                            rows, n, block, warps, samples,
+                                            ceiling, records, rng))
+              return false;
+          }
+          // Triton's tutorial: BLOCK covers the row up to 64 KB, warps =
+          // min(max(BLOCK / 256, 1), 8).
+          for (bool half : {false, true}) {
+            int loop_block = std::min(block, 65536 / (half ? 2 : 4));
+            int warps = std::min(std::max(loop_block / 256, 1), 8);
+            bool ok =
+                half
+                    ? bench_layer_norm<bl::half>(
+                          layer_norm_loop_f16, "loop", "f16", rows, n,
+                          loop_block, warps, samples, ceiling, records, rng)
+                    : bench_layer_norm<float>(layer_norm_loop_f32, "loop",
+                                              "f32", rows, n, loop_block, warps,
+                                              samples, ceiling, records, rng);
+            if (!ok)
+              return false;
+          }
+        }
 
-    if (!json.empty() &&
-        !gpu_bench::write_results(json, device.name, command, records)) {
-      std::cerr << "blocc_bench_gpu_fused: cannot write " << json << "\n";
-      return 1;
-    }
-  } catch (const bl::Error &e) {
-    std::cerr << "blocc_bench_gpu_fused: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+        return true;
+      });
 }

@@ -31,6 +31,7 @@
 //   BLOCC_CUDA_DRIVER=build/tests/libblocc_fake_cuda_driver.so
 //   build/benchmarks/blocc_bench_gpu_launch --launch-only --no-check
 #include "backends/nvptx/gpu_backend.h"
+#include "bench_main.h"
 #include "gpu_timing.h"
 #include "kernels.h"
 #include "results_json.h"
@@ -345,31 +346,11 @@ int main(int argc, char **argv) {
     else
       json = value;
   }
-  try {
-    if (!bl::cuda::is_available()) {
-      std::cerr << "blocc_bench_gpu_launch: no GPU: "
-                << bl::cuda::unavailable_reason() << "\n";
-      return 1;
-    }
-    // The primary context current for the whole run, as in a program that
-    // uses the CUDA runtime API.
-    bl::cuda::ContextScope context(bl::cuda::context_for_device(0));
-    bl::cuda::DeviceProperties device = bl::cuda::properties(0);
-    std::printf("device: %s (sm_%d, %d SMs)\n", device.name.c_str(),
-                device.compute_capability, device.multiprocessors);
-    std::vector<Record> records;
-    std::string self = std::filesystem::read_symlink("/proc/self/exe");
-    if (!launch_overhead(samples, check_results, records) ||
-        (!launch_only && !cold_compile(self, runs, records)))
-      return 1;
-    if (!json.empty() &&
-        !gpu_bench::write_results(json, device.name, command, records)) {
-      std::cerr << "blocc_bench_gpu_launch: cannot write " << json << "\n";
-      return 1;
-    }
-  } catch (const bl::Error &e) {
-    std::cerr << "blocc_bench_gpu_launch: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+  return gpu_bench::run_on_gpu0(
+      "blocc_bench_gpu_launch", json, command,
+      [&](std::vector<gpu_bench::Record> &records) {
+        std::string self = std::filesystem::read_symlink("/proc/self/exe");
+        return launch_overhead(samples, check_results, records) &&
+               (launch_only || cold_compile(self, runs, records));
+      });
 }

@@ -8,6 +8,7 @@
 //   blocc_bench_gpu [--log2n 26,28] [--samples 50] [--json FILE]
 //
 // Prints a table and, with --json, writes DESIGN.md's results format.
+#include "bench_main.h"
 #include "gpu_timing.h"
 #include "kernels.h"
 #include "results_json.h"
@@ -66,79 +67,60 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  try {
-    if (!bl::cuda::is_available()) {
-      std::cerr << "blocc_bench_gpu: no GPU: " << bl::cuda::unavailable_reason()
-                << "\n";
-      return 1;
-    }
-    // The primary context current for the whole run, as in a program that
-    // uses the CUDA runtime API: events need one, and launches then find
-    // their context current.
-    bl::cuda::ContextScope context(bl::cuda::context_for_device(0));
-    bl::cuda::DeviceProperties device = bl::cuda::properties(0);
-    std::printf("device: %s (sm_%d, %d SMs)\n", device.name.c_str(),
-                device.compute_capability, device.multiprocessors);
-    std::vector<gpu_bench::Record> records;
-    std::mt19937 rng(12345);
-    std::uniform_real_distribution<float> dist(-1, 1);
-    for (int log2n : log2ns) {
-      int64_t n = int64_t{1} << log2n;
-      std::vector<float> x(n), y(n);
-      for (auto &v : x)
-        v = dist(rng);
-      for (auto &v : y)
-        v = dist(rng);
-      bl::DeviceBuffer<float> dx(x), dy(y), dout(n), dcopy(n);
-      // The ceiling: a device-to-device copy of n floats (8n bytes moved).
-      double copy_ms = median_ms([&] { dcopy.copy_from(dx); }, samples, 10);
-      double copy_gbs = 8.0 * n / (copy_ms * 1e6);
-      std::printf("\nn = 2^%d: device-to-device copy %.3f ms, %.1f GB/s "
-                  "(the ceiling)\n",
-                  log2n, copy_ms, copy_gbs);
-      std::printf("%-24s %10s %10s %8s\n", "vector add f32", "ms", "GB/s",
-                  "ratio");
-      for (int block : {1024, 2048, 4096}) {
-        for (int warps : {4, 8}) {
-          bl::LaunchOptions options;
-          options.num_warps = warps;
-          auto launch = [&] {
-            gpu_bench::vector_add[{bl::cdiv(n, block)}].with(options)(
-                dx, dy, dout, static_cast<int>(n), block);
-          };
-          dout.fill(std::nanf(""));
-          double ms = median_ms(launch, samples, 10);
-          double gbs = 12.0 * n / (ms * 1e6);
-          // Check the result of the timed launches.
-          std::vector<float> out = dout.to_host();
-          for (int64_t i = 0; i < n; ++i)
-            if (out[i] != x[i] + y[i]) {
-              std::fprintf(stderr, "wrong result at %lld: %g != %g\n",
-                           static_cast<long long>(i), out[i], x[i] + y[i]);
-              return 1;
+  return gpu_bench::run_on_gpu0(
+      "blocc_bench_gpu", json, command,
+      [&](std::vector<gpu_bench::Record> &records) {
+        std::mt19937 rng(12345);
+        std::uniform_real_distribution<float> dist(-1, 1);
+        for (int log2n : log2ns) {
+          int64_t n = int64_t{1} << log2n;
+          std::vector<float> x(n), y(n);
+          for (auto &v : x)
+            v = dist(rng);
+          for (auto &v : y)
+            v = dist(rng);
+          bl::DeviceBuffer<float> dx(x), dy(y), dout(n), dcopy(n);
+          // The ceiling: a device-to-device copy of n floats (8n bytes moved).
+          double copy_ms = median_ms([&] { dcopy.copy_from(dx); }, samples, 10);
+          double copy_gbs = 8.0 * n / (copy_ms * 1e6);
+          std::printf("\nn = 2^%d: device-to-device copy %.3f ms, %.1f GB/s "
+                      "(the ceiling)\n",
+                      log2n, copy_ms, copy_gbs);
+          std::printf("%-24s %10s %10s %8s\n", "vector add f32", "ms", "GB/s",
+                      "ratio");
+          for (int block : {1024, 2048, 4096}) {
+            for (int warps : {4, 8}) {
+              bl::LaunchOptions options;
+              options.num_warps = warps;
+              auto launch = [&] {
+                gpu_bench::vector_add[{bl::cdiv(n, block)}].with(options)(
+                    dx, dy, dout, static_cast<int>(n), block);
+              };
+              dout.fill(std::nanf(""));
+              double ms = median_ms(launch, samples, 10);
+              double gbs = 12.0 * n / (ms * 1e6);
+              // Check the result of the timed launches.
+              std::vector<float> out = dout.to_host();
+              for (int64_t i = 0; i < n; ++i)
+                if (out[i] != x[i] + y[i]) {
+                  std::fprintf(stderr, "wrong result at %lld: %g != %g\n",
+                               static_cast<long long>(i), out[i], x[i] + y[i]);
+                  return false;
+                }
+              std::string config = "BLOCK=" + std::to_string(block) +
+                                   " warps=" + std::to_string(warps);
+              std::printf("%-24s %10.3f %10.1f %8.3f\n", config.c_str(), ms,
+                          gbs, gbs / copy_gbs);
+              gpu_bench::Record r;
+              r.kernel = "vector_add";
+              r.config = config;
+              r.shape = {n};
+              r.blocc = gbs;
+              r.peer_value = copy_gbs;
+              records.push_back(r);
             }
-          std::string config = "BLOCK=" + std::to_string(block) +
-                               " warps=" + std::to_string(warps);
-          std::printf("%-24s %10.3f %10.1f %8.3f\n", config.c_str(), ms, gbs,
-                      gbs / copy_gbs);
-          gpu_bench::Record r;
-          r.kernel = "vector_add";
-          r.config = config;
-          r.shape = {n};
-          r.blocc = gbs;
-          r.peer_value = copy_gbs;
-          records.push_back(r);
+          }
         }
-      }
-    }
-    if (!json.empty() &&
-        !gpu_bench::write_results(json, device.name, command, records)) {
-      std::cerr << "blocc_bench_gpu: cannot write " << json << "\n";
-      return 1;
-    }
-  } catch (const bl::Error &e) {
-    std::cerr << "blocc_bench_gpu: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+        return true;
+      });
 }

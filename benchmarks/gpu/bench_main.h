@@ -20,13 +20,14 @@ namespace gpu_bench {
 /// Runs `measure`, which appends its records and returns false on a
 /// failure it has reported; writes the records to `json` unless empty.
 /// Returns main's exit status.
-inline int run_on_gpu0(
-    const char *program, const std::string &json, const std::string &command,
-    const std::function<bool(std::vector<Record> &records)> &measure) {
+inline int
+run_on_gpu0(const char *program, const std::string &json,
+            const std::string &command,
+            const std::function<bool(std::vector<Record> &records)> &measure) {
   try {
     if (!blocc::cuda::is_available()) {
-      std::cerr << program
-                << ": no GPU: " << blocc::cuda::unavailable_reason() << "\n";
+      std::cerr << program << ": no GPU: " << blocc::cuda::unavailable_reason()
+                << "\n";
       return 1;
     }
     blocc::cuda::ContextScope context(blocc::cuda::context_for_device(0));

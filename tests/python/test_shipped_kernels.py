@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 import blocc
-from blocc.kernels import add, softmax
+from blocc.kernels import (add, gelu, gelu_f16, layer_norm_bwd_dwdb,
+                           layer_norm_bwd_dx, layer_norm_fwd, partial_sums,
+                           seeded_dropout, softmax)
 from conftest import poisoned
 
 
@@ -24,7 +26,9 @@ def test_every_tutorial_kernel_is_shipped():
 
 
 def test_shipped_kernels_are_the_tutorials():
-    assert blocc.kernels.__all__ == ["add", "softmax"]
+    assert blocc.kernels.__all__ == [
+        "add", "gelu", "gelu_f16", "layer_norm_bwd_dwdb", "layer_norm_bwd_dx",
+        "layer_norm_fwd", "partial_sums", "seeded_dropout", "softmax"]
     assert add.name == "add"
     assert add.definition_site.startswith("vector_add.h:")
     assert softmax.definition_site.startswith("fused_softmax.h:")
@@ -130,3 +134,115 @@ def test_softmax_row_strides_leave_the_padding_alone(rng):
     rel = np.abs(out[:, :cols] - float64_softmax(storage[:, :cols]))
     assert rel.max() <= 1e-6
     assert np.isnan(out[:, cols:]).all(), "the kernel wrote past n_cols"
+
+
+@pytest.mark.parametrize("n,p", [(1, 0.5), (17, 0.3), (1031, 0.9), (98431, 0.2)])
+def test_seeded_dropout(rng, n, p):
+    # The exact mask (against a host Philox) is checked by tutorial 04 in
+    # C++ and in Python; here what a user relies on without one.
+    p = np.float32(p)
+    x = (rng.uniform(0.25, 2, n) * rng.choice([-1, 1], n)).astype(np.float32)
+    seed = int(rng.integers(-2**31, 2**31))
+
+    def run(block, seed=seed):
+        storage = poisoned(n + 64, np.float32)
+        seeded_dropout[(blocc.cdiv(n, block),)](x, storage, n, p, seed, BLOCK=block)
+        assert np.isnan(storage[n:]).all(), "the kernel wrote past n"
+        return storage[:n]
+
+    out = run(1024)
+    kept = out != 0
+    # Kept elements are x / (1 - p): two float32 roundings.
+    scaled = x.astype(np.float64) / (1 - np.float64(p))
+    np.testing.assert_allclose(out[kept], scaled[kept], rtol=2**-23, atol=0)
+    # The mask depends on (seed, offset) only: not on the blocking.
+    np.testing.assert_array_equal(run(128), out)
+    if n > 1000:
+        # Binomial(n, 1 - p) kept: six standard deviations.
+        assert abs(kept.sum() - n * (1 - p)) <= 6 * np.sqrt(n * p * (1 - p))
+        other = run(1024, seed ^ 0x5BD1E995) != 0
+        assert np.mean(other != kept) > p * (1 - p)
+
+
+def float64_layer_norm(x, w, b, dy, eps):
+    x, w, b, dy = (a.astype(np.float64) for a in (x, w, b, dy))
+    mean = x.mean(axis=1, keepdims=True)
+    rstd = 1 / np.sqrt(((x - mean) ** 2).mean(axis=1, keepdims=True) + eps)
+    xhat = (x - mean) * rstd
+    wdy = w * dy
+    c1 = (xhat * wdy).mean(axis=1, keepdims=True)
+    c2 = wdy.mean(axis=1, keepdims=True)
+    dx = (wdy - (xhat * c1 + c2)) * rstd
+    return (xhat * w + b, mean[:, 0], rstd[:, 0], dx, (dy * xhat).sum(axis=0),
+            dy.sum(axis=0))
+
+
+@pytest.mark.parametrize("rows,n", [(1, 1), (7, 13), (64, 781), (31, 3001)])
+@pytest.mark.parametrize("programs", [1, 5])
+def test_layer_norm_forward_and_backward(rng, rows, n, programs):
+    eps = np.float32(1e-5)
+    x = rng.uniform(2, 4, (rows, n)).astype(np.float32)
+    w = rng.uniform(0.5, 1.5, n).astype(np.float32)
+    b = rng.uniform(-1, 1, n).astype(np.float32)
+    dy = rng.uniform(-1, 1, (rows, n)).astype(np.float32)
+    y, mean, rstd = (poisoned(s, np.float32) for s in ((rows, n), rows, rows))
+    layer_norm_fwd[(rows,)](x, y, w, b, mean, rstd, n, n, eps,
+                            BLOCK=min(blocc.next_power_of_2(n), 256))
+    programs = min(programs, rows)
+    dx = poisoned((rows, n), np.float32)
+    partial_dw, partial_db = (poisoned((programs, n), np.float32) for _ in range(2))
+    dw, db = poisoned(n, np.float32), poisoned(n, np.float32)
+    layer_norm_bwd_dx[(programs,)](dx, dy, partial_dw, partial_db, x, w, mean, rstd,
+                                   n, rows, n, BLOCK=blocc.next_power_of_2(n))
+    layer_norm_bwd_dwdb[(blocc.cdiv(n, 64),)](partial_dw, partial_db, dw, db, programs, n,
+                                             BLOCK_M=8, BLOCK_N=64)
+    want = float64_layer_norm(x, w, b, dy, eps)
+    # Float32 sums of up to 3001 terms (tutorial 05 derives these bounds).
+    for got, expected, rtol, atol in zip((y, mean, rstd, dx, dw, db), want,
+                                         (0, 2e-5, 2e-5, 0, 0, 0),
+                                         (6e-5, 0, 0, 6e-5, 1e-4 * np.sqrt(rows),
+                                          1e-4 * np.sqrt(rows))):
+        np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol)
+
+
+def float64_gelu(x):
+    x = x.astype(np.float64)
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+
+
+@pytest.mark.parametrize("n", [1, 13, 1021, 98431])
+@pytest.mark.parametrize("kernel,dtype,rtol,atol", [
+    (gelu, np.float32, 2e-6, 3e-7),
+    # The float32 result rounded once to half.
+    (gelu_f16, np.float16, 2e-6 + 2**-11, 3e-7 + 2**-24),
+])
+def test_gelu(rng, n, kernel, dtype, rtol, atol):
+    x = rng.uniform(-6, 6, n).astype(dtype)
+    storage = poisoned(n + 64, dtype)
+    kernel[(blocc.cdiv(n, 256),)](x, storage, n, BLOCK=256)
+    np.testing.assert_allclose(storage[:n].astype(np.float64), float64_gelu(x),
+                               rtol=rtol, atol=atol)
+    assert np.isnan(storage[n:]).all(), "the kernel wrote past n"
+
+
+@pytest.mark.parametrize("n", [1, 1021, 1000003])
+@pytest.mark.parametrize("programs,block", [(1, 1024), (7, 256), (64, 1024)])
+def test_partial_sums_two_stages_give_the_mean(rng, n, programs, block):
+    x = rng.uniform(-1, 3, n).astype(np.float32)
+    programs = min(programs, blocc.cdiv(n, block))
+    partials, mean = poisoned(programs, np.float32), poisoned(1, np.float32)
+    partial_sums[(programs,)](x, partials, n, 1.0, BLOCK=block)
+    # Program i sums the blocks i, i + programs, ...
+    blocks = np.zeros(blocc.cdiv(n, block) * block)
+    blocks[:n] = x
+    want = blocks.reshape(-1, block).sum(axis=1)
+    want = np.array([want[i::programs].sum() for i in range(programs)])
+    bound = np.array([np.abs(blocks.reshape(-1, block)[i::programs]).sum()
+                      for i in range(programs)])
+    # Rounding errors of random sign: see tutorial 09.
+    chain = blocc.cdiv(n, programs * block) + block
+    np.testing.assert_array_less(np.abs(partials - want),
+                                 8 * np.sqrt(chain) * 2**-24 * bound + 1e-30)
+    partial_sums[(1,)](partials, mean, programs, np.float32(1 / n), BLOCK=block)
+    assert abs(mean[0] - x.astype(np.float64).mean()) <= (
+        2 * 2**-24 * abs(x.mean()) + 8 * np.sqrt(chain + block) * 2**-24 * np.abs(x).mean())

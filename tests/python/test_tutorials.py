@@ -12,6 +12,7 @@ TUTORIALS = os.path.join(os.path.dirname(__file__), "..", "..", "tutorials", "py
 @pytest.mark.parametrize("script,needs_build_dir", [
     ("01_vector_add.py", False),
     ("02_fused_softmax.py", False),
+    ("04_low_memory_dropout.py", False),
     ("load_library.py", True),
     ("export_kernel.py", True),
 ])

@@ -6,19 +6,13 @@
 #include "fused_softmax.h"
 
 #include <algorithm>
+#include <bit>
 #include <cfloat>
 
 namespace bl = blocc;
 namespace tutorial = blocc::tutorial;
 
 using blocc::tutorials::softmax;
-
-int next_power_of_two(int n) {
-  int p = 1;
-  while (p < n)
-    p *= 2;
-  return p;
-}
 
 std::vector<double> float64_softmax(const std::vector<float> &x, int rows,
                                     int cols) {
@@ -46,7 +40,7 @@ int main() {
       auto want = float64_softmax(x, s.rows, s.cols);
       auto x_on = on.copy(x);
       auto y = on.copy(tutorial::poisoned<float>(x.size()));
-      const int block = next_power_of_two(s.cols);
+      const int block = int(std::bit_ceil(unsigned(s.cols)));
       // A few programs per processor, each striding over the rows.
       const int programs = std::min(s.rows, 4 * on.processors());
       on.row(

@@ -4,6 +4,7 @@
 #include "backends/llvm/narrow_float.h"
 #include "backends/nvptx/kernel_abi.h"
 #include "backends/nvptx/shape_layouts.h"
+#include "backends/nvptx/unobserved_zero_signs.h"
 #include "ir/error.h"
 
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -24,6 +25,7 @@ KernelLowering::KernelLowering(const ir::Function &kernel, llvm::Module &module,
   layouts_ = std::make_unique<LayoutAssignment>(kernel, axis_info, num_warps);
   nan_bits_unobserved_ = results_with_unobserved_nan_bits(kernel);
   narrows_of_hardware_nans_ = narrows_of_hardware_nans(kernel);
+  zero_signs_unobserved_ = results_with_unobserved_zero_signs(kernel);
 }
 
 llvm::Type *KernelLowering::value_type(const ir::Type &type) {

@@ -220,6 +220,9 @@ private:
   std::set<const ir::Value *> nan_bits_unobserved_;
   /// f32 -> f16/bf16 casts that give the hardware's NaN (nan_blind_uses.h).
   std::set<const ir::Value *> narrows_of_hardware_nans_;
+  /// f32 maximum/minimum whose zero's sign nothing observes, which skip
+  /// their signed-zero fix-up (unobserved_zero_signs.h).
+  std::set<const ir::Value *> zero_signs_unobserved_;
   std::vector<Layout> layout_ids_;
   std::map<std::pair<const ir::Value *, int>, Registers> blocks_;
   // Per parent layout and dimension: the thread's first element (i32).

@@ -123,12 +123,16 @@ llvm::Value *maximum_without_nan_bits(llvm::IRBuilderBase &b, llvm::Value *x,
 }
 
 /// f32 maximum or minimum (min(x, y) = -max(-x, -y)); with `keep_nan`, x's
-/// NaN gives y's own bits as backends/llvm does, else the hardware's NaN.
+/// NaN gives y's own bits as backends/llvm does, else the hardware's NaN;
+/// with `keep_zero_sign`, -0 < +0, else either zero for a +0/-0 pair
+/// (unobserved_zero_signs.h): one max.f32 or min.f32.
 llvm::Value *min_max(llvm::IRBuilderBase &b, bool is_max, llvm::Value *x,
-                     llvm::Value *y, bool keep_nan) {
-  llvm::Value *result = is_max ? maximum_without_nan_bits(b, x, y)
-                               : b.CreateFNeg(maximum_without_nan_bits(
-                                     b, b.CreateFNeg(x), b.CreateFNeg(y)));
+                     llvm::Value *y, bool keep_nan, bool keep_zero_sign) {
+  llvm::Value *result =
+      !keep_zero_sign ? (is_max ? b.CreateMaxNum(x, y) : b.CreateMinNum(x, y))
+      : is_max        ? maximum_without_nan_bits(b, x, y)
+               : b.CreateFNeg(maximum_without_nan_bits(b, b.CreateFNeg(x),
+                                                       b.CreateFNeg(y)));
   if (!keep_nan)
     return result;
   return b.CreateSelect(b.CreateFCmpUNO(x, x), y, result);
@@ -184,7 +188,8 @@ KernelLowering::gpu_element_op(const ir::Operation &op,
     if (operand != Scalar::F32)
       return nullptr;
     return min_max(builder, op.code() == OpCode::Maximum, x[0], x[1],
-                   !nan_bits_unobserved_.count(op.result()));
+                   !nan_bits_unobserved_.count(op.result()),
+                   !zero_signs_unobserved_.count(op.result()));
   case OpCode::Sin:
   case OpCode::Cos:
     if (ir::is_fp8(operand))

@@ -1,7 +1,6 @@
 #include "backends/nvptx/nan_blind_uses.h"
 
-#include <map>
-#include <vector>
+#include "backends/nvptx/observed_uses.h"
 
 namespace blocc::nvptx {
 namespace {
@@ -60,17 +59,6 @@ bool passes_bits_on(OpCode code) {
   }
 }
 
-// A one-operand reduction whose combine is made of `allowed` ops only.
-template <typename Allowed>
-bool is_reduce_of(const ir::Operation &op, Allowed allowed) {
-  if (op.code() != OpCode::Reduce || op.num_operands() != 1)
-    return false;
-  for (const auto &inner : op.region(0)->ops())
-    if (inner->code() != OpCode::Yield && !allowed(inner->code()))
-      return false;
-  return true;
-}
-
 // Every result of the reduction combines at least two elements by such
 // arithmetic, so no element comes out untouched.
 bool is_nan_blind_reduce(const ir::Operation &op) {
@@ -89,65 +77,28 @@ bool combines_by_passing_or_arithmetic(const ir::Operation &op) {
   });
 }
 
-class Observers {
-public:
-  explicit Observers(ir::Function &function) {
-    function.walk([&](ir::Operation &op) {
-      for (size_t i = 0; i < op.num_operands(); ++i)
-        users_[op.operand(i)].push_back(Use{&op, i});
-    });
-  }
-
-  /// Whether anything the kernel does depends on v's bits when v is a NaN.
-  bool observed(const ir::Value *v) {
-    auto known = memo_.find(v);
-    if (known != memo_.end())
-      return known->second;
-    bool seen = false;
-    auto users = users_.find(v);
-    if (users != users_.end())
-      for (const Use &use : users->second)
-        if (observes(*use.user, use.operand)) {
-          seen = true;
-          break;
-        }
-    memo_[v] = seen;
-    return seen;
-  }
-
-private:
-  bool observes(const ir::Operation &user, size_t index) {
-    if (user.code() == OpCode::Cmp || is_nan_blind_arithmetic(user.code()) ||
-        is_nan_blind_reduce(user))
-      return false;
-    if (passes_bits_on(user.code()))
-      return observed(user.result());
-    if (combines_by_passing_or_arithmetic(user))
-      return observed(user.result());
-    const ir::Operation *parent = user.parent_op();
-    if (user.code() == OpCode::Yield && parent &&
-        combines_by_passing_or_arithmetic(*parent))
-      return observed(parent->result(index));
-    return true;
-  }
-
-  struct Use {
-    const ir::Operation *user;
-    size_t operand;
-  };
-  std::map<const ir::Value *, std::vector<Use>> users_;
-  std::map<const ir::Value *, bool> memo_;
-};
+UseEffect nan_bits_use(const ir::Operation &user, size_t) {
+  if (user.code() == OpCode::Cmp || is_nan_blind_arithmetic(user.code()) ||
+      is_nan_blind_reduce(user))
+    return UseEffect::Hides;
+  if (passes_bits_on(user.code()) || combines_by_passing_or_arithmetic(user))
+    return UseEffect::PassesOn;
+  const ir::Operation *parent = user.parent_op();
+  if (user.code() == OpCode::Yield && parent &&
+      combines_by_passing_or_arithmetic(*parent))
+    return UseEffect::PassesOn;
+  return UseEffect::Observes;
+}
 
 } // namespace
 
 std::set<const ir::Value *>
 results_with_unobserved_nan_bits(const ir::Function &kernel) {
   auto &function = const_cast<ir::Function &>(kernel); // walk is not const
-  Observers observers(function);
+  ObservedUses nan_bits(kernel, nan_bits_use);
   std::set<const ir::Value *> unobserved;
   function.walk([&](ir::Operation &op) {
-    if (has_nan_fixup(op) && !observers.observed(op.result()))
+    if (has_nan_fixup(op) && !nan_bits.observed(op.result()))
       unobserved.insert(op.result());
   });
   return unobserved;

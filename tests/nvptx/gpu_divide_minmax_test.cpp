@@ -7,8 +7,10 @@
 //   predicates), elementwise and as row reductions, with signed zeros and
 //   NaNs: elementwise bit for bit (NaN payloads included, where the
 //   results are stored), reductions bit for bit except which NaN an
-//   all-NaN row gives (the combining order differs). (exp:
-//   gpu_math_test.cpp.)
+//   all-NaN row gives (the combining order differs); and where nothing
+//   can tell the zeros apart (unobserved_zero_signs.h), a bare max.f32
+//   whose results, through what does see them, are still the CPU
+//   backend's. (exp: gpu_math_test.cpp.)
 // The kernels' PTX is checked without a GPU; results are skipped (reported
 // as skipped) where no GPU is present.
 #include "nvptx/support.h"
@@ -41,6 +43,28 @@ auto min_max_rows =
       bl::store(out + (2 * row + 1) * n + cols, bl::minimum(a, b), mask);
       bl::store(row_out + 2 * row, bl::max(a, 0));
       bl::store(row_out + 2 * row + 1, bl::min(b, 0));
+    });
+
+// The row maximum and minimum reach only a subtraction and a comparison
+// (and, for the maximum, softmax's exp), which cannot tell -0 from +0: both
+// skip the signed-zero fix. The elementwise maximum goes through a
+// subtraction to a store, which can.
+auto zero_sign_blind_rows =
+    bl::kernel("zero_sign_blind_rows", [](bl::Ptr<float> x, bl::Ptr<float> y,
+                                          bl::Ptr<float> out, bl::i32 n,
+                                          bl::Const<int> BLOCK) {
+      auto row = bl::program_id(0);
+      auto cols = bl::arange(0, BLOCK);
+      auto mask = cols < n;
+      auto a = bl::load(x + row * n + cols, mask, -INFINITY);
+      auto b = bl::load(y + row * n + cols, mask, INFINITY);
+      auto at_max = bl::where(a - bl::max(a, 0) == 0.0f, 1.0f, 0.0f);
+      auto at_min = bl::where(b - bl::min(b, 0) == 0.0f, 1.0f, 0.0f);
+      auto e = bl::exp(a - bl::max(a, 0));
+      bl::store(out + 4 * row * n + cols, at_max, mask);
+      bl::store(out + (4 * row + 1) * n + cols, at_min, mask);
+      bl::store(out + (4 * row + 2) * n + cols, e, mask);
+      bl::store(out + (4 * row + 3) * n + cols, bl::maximum(a, b) - 0.0f, mask);
     });
 
 float from_bits(uint32_t u) { return std::bit_cast<float>(u); }
@@ -177,6 +201,72 @@ TEST(GpuMinMax, SignedZerosAndNansMatchTheCpuBackend) {
           << "row result " << i;
     }
   }
+}
+
+TEST(GpuMinMax, UnobservedZeroSignsStillMatchTheCpuBackend) {
+  BLOCC_REQUIRE_GPU();
+  BLOCC_SEED_TRACE();
+  const int n = 997, rows = 5;
+  std::vector<float> x(size_t(rows) * n), y(x.size());
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < n; ++c) {
+      float &a = x[size_t(r) * n + c], &b = y[size_t(r) * n + c];
+      // Rows 0, 1: zeros of both signs among negatives (maximum 0) and
+      // positives (minimum 0); 2: -0 only; 3: +0 only; 4: random.
+      const float zero = r == 2         ? -0.0f
+                         : r == 3       ? 0.0f
+                         : (c % 3 == 0) ? 0.0f
+                                        : -0.0f;
+      a = r == 4       ? random_values<float>(1, -5, 5)[0]
+          : c % 4 == 1 ? zero
+                       : -1.0f - float(c);
+      b = r == 4       ? random_values<float>(1, -5, 5)[0]
+          : c % 5 == 2 ? -zero
+                       : 1.0f + float(c);
+    }
+  DeviceBuffer<float> dx(x), dy(y);
+  auto dout = poisoned_on_gpu<float>(4 * x.size());
+  zero_sign_blind_rows[{rows}](dx, dy, dout, n, kBlock);
+  auto out = poisoned<float>(4 * x.size());
+  zero_sign_blind_rows[{rows}].with(kCpu)(x, y, out, n, kBlock);
+  std::vector<float> gpu = dout.to_host();
+  for (int r = 0; r < rows; ++r) {
+    const size_t base = size_t(4 * r) * n;
+    // The flags and the stored maximum bit for bit; exp within its ulps.
+    for (size_t i = 0; i < size_t(n); ++i) {
+      for (int part : {0, 1, 3})
+        ASSERT_EQ(std::bit_cast<uint32_t>(gpu[base + part * n + i]),
+                  std::bit_cast<uint32_t>(out[base + part * n + i]))
+            << "row " << r << " part " << part << " col " << i;
+      ASSERT_NEAR(gpu[base + 2 * n + i], out[base + 2 * n + i],
+                  5e-7f * std::fabs(out[base + 2 * n + i]))
+          << "row " << r << " exp col " << i;
+    }
+  }
+}
+
+TEST(GpuMinMaxPtx, ZeroSignsNothingSeesTakeNoFix) {
+  std::vector<float> f;
+  const ir::Function &k =
+      specialization(zero_sign_blind_rows, f, f, f, 1000, kBlock);
+  expect_ptx_assembles(k);
+  std::string ptx = ptx_for(k);
+  EXPECT_THAT(ptx, ::testing::HasSubstr("max.f32"));
+  EXPECT_THAT(ptx, ::testing::HasSubstr("min.f32"));
+  // Only the stored elementwise maximum keeps the fix: one min.u32 per
+  // element the thread holds, none in the row reductions.
+  const ir::Function &stored =
+      specialization(min_max_rows, f, f, f, f, 1000, kBlock);
+  auto count = [](const std::string &text, const std::string &what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos;
+         at = text.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  // 1024 elements over 128 threads: 8 per thread.
+  EXPECT_EQ(count(ptx, "min.u32"), 8u);
+  EXPECT_GT(count(ptx_for(stored), "min.u32"), 8u);
 }
 
 TEST(GpuDividePtx, OneReciprocalPerThreadAndNoDivRn) {

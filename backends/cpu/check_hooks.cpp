@@ -17,7 +17,8 @@ using runtime::cpu::ProgramState;
 using runtime::cpu::StoreRecord;
 
 const KernelInfo &info_of(const ProgramState *state) {
-  return *static_cast<const KernelInfo *>(state->kernel);
+  // ProgramState::kernel points at the ProgramSites base (cpu_backend.cpp).
+  return static_cast<const KernelInfo &>(runtime::cpu::sites_of(state));
 }
 
 const LaunchChecks &launch_of(const ProgramState *state) {

@@ -224,7 +224,8 @@ void run(const CompiledKernel &kernel, Grid grid,
   launch.function = kernel.entry;
   launch.args = slots.data();
   launch.scratch_bytes = kernel.info.scratch_bytes;
-  launch.kernel = &kernel.info;
+  // The runtime's hooks read the ProgramSites base (program_sites.h).
+  launch.kernel = static_cast<const runtime::cpu::ProgramSites *>(&kernel.info);
   LaunchChecks checks;
   if (kernel.info.check_bounds) {
     checks = launch_checks(kernel.info, args);

@@ -12,6 +12,7 @@
 
 #include "ir/type.h"
 #include "runtime/cpu/program_abi.h"
+#include "runtime/cpu/program_sites.h"
 #include "runtime/cpu/write_race_detector.h"
 
 #include <cstdint>
@@ -21,29 +22,11 @@
 
 namespace blocc::cpu {
 
-/// A place in the kernel where a program may stop with an error. The
-/// message reads "kernel 'k', program (x, y, z), <op>: " followed by
-///   LaneFirst:  "<lane>: <message>"         (integer division by zero)
-///   NoLane:     "<message>"                 (a zero loop step)
-///   FalseLane:  "<message> (<lane> is false)"  (a failed assert)
-/// where <lane> is "lane 5" or "lane 5 (index (1, 1))" (describe_lane).
-struct FaultSite {
-  enum class Form { LaneFirst, NoLane, FalseLane };
-  std::string op;      // "div at kernel.cpp:12" (ir::Operation::describe)
-  std::string message; // "integer division by zero"
-  std::vector<int64_t> shape; // of the value whose lane failed
-  Form form = Form::LaneFirst;
-};
-
-/// A print op: how to format the operands generated code hands over.
-struct PrintSite {
-  std::string prefix;
-  bool hex = false;
-  /// Element type and shape (empty for scalars) of each operand; the data
-  /// arrives in storage form (see backends/llvm/llvm_types.h).
-  std::vector<ir::Scalar> elements;
-  std::vector<std::vector<int64_t>> shapes;
-};
+using runtime::describe_lane;
+using runtime::FaultSite;
+using runtime::cpu::format_element;
+using runtime::cpu::PrintSite;
+using runtime::cpu::program_str;
 
 /// A load, store or atomic of a checked kernel.
 struct AccessSite {
@@ -60,10 +43,10 @@ struct AccessSite {
   bool by_address = false;
 };
 
-struct KernelInfo {
-  std::string name;
-  std::vector<FaultSite> faults;
-  std::vector<PrintSite> prints;
+/// The runtime's part (name, fault and print sites: what the hooks of
+/// every kernel read) and what only the backend and checked kernels use.
+/// ProgramState::kernel points at the ProgramSites base.
+struct KernelInfo : runtime::cpu::ProgramSites {
   size_t scratch_bytes = 0;
   /// What the kernel was compiled to check (part of its cache key).
   bool check_bounds = false;
@@ -80,14 +63,5 @@ struct LaunchChecks {
   std::vector<runtime::cpu::BufferBounds> bounds;         // per kernel argument
   std::unique_ptr<runtime::cpu::WriteRaceDetector> races; // when detecting
 };
-
-/// "lane 5" or, for blocks of rank 2 and more, "lane 5 (index (1, 1))".
-std::string describe_lane(int64_t lane, const std::vector<int64_t> &shape);
-
-/// One element in storage form, as the interpreter's print op writes it.
-std::string format_element(const unsigned char *p, ir::Scalar s, bool hex);
-
-/// "kernel 'add', program (3, 0, 0)", as the interpreter names a program.
-std::string program_str(const runtime::cpu::ProgramState *state);
 
 } // namespace blocc::cpu

@@ -300,20 +300,7 @@ void run(const CompiledKernel &kernel, const Grid &grid,
   shape.grid = {grid.x, grid.y, grid.z};
   shape.threads = 32 * kernel.num_warps;
   kernel.loaded.launch(context, shape, parameters, stream);
-  if (kernel.faults.empty())
-    return;
-  // The launch must end before its fault record can be read: a kernel
-  // that can fail runs synchronously (runtime/cuda/fault_record.h).
-  std::optional<cuda::FaultRecord> fault =
-      cuda::take_fault_record(kernel.loaded, context, stream);
-  if (!fault)
-    return;
-  if (fault->site < 1 || fault->site > kernel.faults.size())
-    throw Error("kernel '" + name + "': internal: fault record names site " +
-                std::to_string(fault->site) + " of " +
-                std::to_string(kernel.faults.size()));
-  throw Error(describe_fault(name, kernel.faults[fault->site - 1], fault->pid,
-                             fault->lane));
+  cuda::raise_recorded_fault(kernel.loaded, kernel.faults, context, stream);
 }
 
 GpuArch arch_for_device(int ordinal) {

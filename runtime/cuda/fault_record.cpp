@@ -38,4 +38,23 @@ std::optional<FaultRecord> take_fault_record(const LoadedKernel &kernel,
   return record;
 }
 
+void raise_recorded_fault(const LoadedKernel &kernel,
+                          const std::vector<runtime::FaultSite> &faults,
+                          CUcontext context, CUstream stream) {
+  if (faults.empty())
+    return;
+  // The launch must end before its fault record can be read: a kernel
+  // that can fail runs synchronously.
+  std::optional<FaultRecord> fault = take_fault_record(kernel, context, stream);
+  if (!fault)
+    return;
+  if (fault->site < 1 || fault->site > faults.size())
+    throw Error(
+        "kernel '" + kernel.name() + "': internal: fault record names site " +
+        std::to_string(fault->site) + " of " + std::to_string(faults.size()));
+  const int64_t program[3] = {fault->pid[0], fault->pid[1], fault->pid[2]};
+  throw Error(runtime::describe_fault(kernel.name(), faults[fault->site - 1],
+                                      program, fault->lane));
+}
+
 } // namespace blocc::cuda

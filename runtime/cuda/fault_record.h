@@ -17,10 +17,12 @@
 #pragma once
 
 #include "runtime/cuda/driver_api.h"
+#include "runtime/fault_site.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace blocc::cuda {
 
@@ -50,5 +52,13 @@ constexpr const char *kFaultRecordSymbol = "blocc_fault_record";
 std::optional<FaultRecord> take_fault_record(const LoadedKernel &kernel,
                                              driver::CUcontext context,
                                              driver::CUstream stream = nullptr);
+
+/// After a launch of `kernel`, whose programs may stop at `faults` (none:
+/// returns at once, without waiting): takes its fault record and throws
+/// the failed program's error as blocc::Error (runtime/fault_site.h).
+void raise_recorded_fault(const LoadedKernel &kernel,
+                          const std::vector<runtime::FaultSite> &faults,
+                          driver::CUcontext context,
+                          driver::CUstream stream = nullptr);
 
 } // namespace blocc::cuda

@@ -5,52 +5,17 @@
 // also stores each row's mean and 1/std, as the backward pass needs them.
 #include "e2e/support.h"
 
+#include "05-layer-norm/layer_norm.h"
+
 namespace bl = blocc;
 using namespace blocc::testing;
 
 namespace {
 
-template <typename T> auto make_layer_norm(const char *name) {
-  return bl::kernel(name, [](bl::Ptr<T> x, bl::Ptr<T> y, bl::Ptr<T> weight,
-                             bl::Ptr<T> bias, bl::Ptr<float> mean_out,
-                             bl::Ptr<float> rstd_out, bl::i32 stride, bl::i32 n,
-                             bl::f32 eps, bl::Const<int> BLOCK) {
-    auto row = bl::program_id(0);
-    auto x_row = x + row * stride;
-    auto y_row = y + row * stride;
-
-    auto partial_sum = bl::zeros({BLOCK}, bl::float32);
-    for (auto start : bl::range(0, n, BLOCK)) {
-      auto cols = start + bl::arange(0, BLOCK);
-      partial_sum += bl::load(x_row + cols, cols < n, 0.f).to(bl::float32);
-    }
-    auto mean = bl::sum(partial_sum, 0) / n.to(bl::float32);
-
-    auto partial_squares = bl::zeros({BLOCK}, bl::float32);
-    for (auto start : bl::range(0, n, BLOCK)) {
-      auto cols = start + bl::arange(0, BLOCK);
-      auto v = bl::load(x_row + cols, cols < n, 0.f).to(bl::float32);
-      auto centered = bl::where(cols < n, v - mean, 0.f);
-      partial_squares += centered * centered;
-    }
-    auto variance = bl::sum(partial_squares, 0) / n.to(bl::float32);
-    auto rstd = 1.f / bl::sqrt(variance + eps);
-    bl::store(mean_out + row, mean);
-    bl::store(rstd_out + row, rstd);
-
-    for (auto start : bl::range(0, n, BLOCK)) {
-      auto cols = start + bl::arange(0, BLOCK);
-      auto mask = cols < n;
-      auto w = bl::load(weight + cols, mask).to(bl::float32);
-      auto b = bl::load(bias + cols, mask).to(bl::float32);
-      auto v = bl::load(x_row + cols, mask, 0.f).to(bl::float32);
-      bl::store(y_row + cols, (v - mean) * rstd * w + b, mask);
-    }
-  });
-}
-
-auto layer_norm_f32 = make_layer_norm<float>("layer_norm_f32");
-auto layer_norm_f16 = make_layer_norm<bl::half>("layer_norm_f16");
+// The kernel is tutorial 05's (also blocc.kernels.layer_norm_fwd).
+using blocc::tutorials::layer_norm_fwd;
+auto layer_norm_fwd_f16 =
+    blocc::tutorials::make_layer_norm_fwd<bl::half>("layer_norm_fwd_f16");
 
 struct Case {
   int rows, cols, block;
@@ -92,7 +57,7 @@ TEST_P(LayerNormF32, MatchesFloat64) {
   auto w = random_floats(cols, 0.5f, 1.5f);
   auto b = random_floats(cols, -1, 1);
   auto y = poisoned(x.size()), mean = poisoned(rows), rstd = poisoned(rows);
-  layer_norm_f32[{rows}](x, y, w, b, mean, rstd, cols, cols, eps, block);
+  layer_norm_fwd[{rows}](x, y, w, b, mean, rstd, cols, cols, eps, block);
   auto want = reference({x.begin(), x.end()}, {w.begin(), w.end()},
                         {b.begin(), b.end()}, rows, cols, eps);
   // Sums of up to a few thousand f32 terms of similar size: a relative error
@@ -130,7 +95,7 @@ TEST(LayerNormF16, HalfStorageFloatStatistics) {
   auto x = to_half(xf), w = to_half(wf), b = to_half(bf);
   std::vector<bl::half> y(x.size(), bl::half(NAN));
   auto mean = poisoned(rows), rstd = poisoned(rows);
-  layer_norm_f16[{rows}](x, y, w, b, mean, rstd, cols, cols, eps, block);
+  layer_norm_fwd_f16[{rows}](x, y, w, b, mean, rstd, cols, cols, eps, block);
   auto want =
       reference(to_double(x), to_double(w), to_double(b), rows, cols, eps);
   EXPECT_TRUE(all_close(mean, want.mean, 1e-5, 1e-6));

@@ -9,6 +9,8 @@
 // ptxas-assembled everywhere.
 #include "nvptx/support.h"
 
+#include "05-layer-norm/layer_norm.h"
+
 #include <algorithm>
 
 namespace bl = blocc;
@@ -82,40 +84,8 @@ INSTANTIATE_TEST_SUITE_P(
                       SoftmaxCase{7, 97, 3, 4}, SoftmaxCase{13, 1000, 4, 4},
                       SoftmaxCase{3, 4093, 2, 8}, SoftmaxCase{2, 8191, 1, 16}));
 
-auto layer_norm = bl::kernel(
-    "layer_norm",
-    [](bl::Ptr<float> x, bl::Ptr<float> y, bl::Ptr<float> weight,
-       bl::Ptr<float> bias, bl::Ptr<float> mean_out, bl::Ptr<float> rstd_out,
-       bl::i32 stride, bl::i32 n, bl::f32 eps, bl::Const<int> BLOCK) {
-      auto row = bl::program_id(0);
-      auto x_row = x + row * stride;
-      auto y_row = y + row * stride;
-      auto partial_sum = bl::zeros({BLOCK}, bl::float32);
-      for (auto start : bl::range(0, n, BLOCK)) {
-        auto cols = start + bl::arange(0, BLOCK);
-        partial_sum += bl::load(x_row + cols, cols < n, 0.f);
-      }
-      auto mean = bl::sum(partial_sum, 0) / n.to(bl::float32);
-      auto partial_squares = bl::zeros({BLOCK}, bl::float32);
-      for (auto start : bl::range(0, n, BLOCK)) {
-        auto cols = start + bl::arange(0, BLOCK);
-        auto v = bl::load(x_row + cols, cols < n, 0.f);
-        auto centered = bl::where(cols < n, v - mean, 0.f);
-        partial_squares += centered * centered;
-      }
-      auto variance = bl::sum(partial_squares, 0) / n.to(bl::float32);
-      auto rstd = 1.f / bl::sqrt(variance + eps);
-      bl::store(mean_out + row, mean);
-      bl::store(rstd_out + row, rstd);
-      for (auto start : bl::range(0, n, BLOCK)) {
-        auto cols = start + bl::arange(0, BLOCK);
-        auto mask = cols < n;
-        auto w = bl::load(weight + cols, mask);
-        auto b = bl::load(bias + cols, mask);
-        auto v = bl::load(x_row + cols, mask, 0.f);
-        bl::store(y_row + cols, (v - mean) * rstd * w + b, mask);
-      }
-    });
+// Tutorial 05's forward kernel (blocc.kernels.layer_norm_fwd).
+using blocc::tutorials::layer_norm_fwd;
 
 struct NormCase {
   int rows, cols, block;
@@ -135,10 +105,11 @@ TEST_P(GpuLayerNorm, MatchesTheCpuBackendAndFloat64) {
   auto dy = poisoned_on_gpu<float>(x.size());
   auto dmean = poisoned_on_gpu<float>(rows),
        drstd = poisoned_on_gpu<float>(rows);
-  layer_norm[{rows}](dx, dy, dw, db, dmean, drstd, cols, cols, eps, block);
+  layer_norm_fwd[{rows}](dx, dy, dw, db, dmean, drstd, cols, cols, eps, block);
   auto y = poisoned<float>(x.size());
   auto mean = poisoned<float>(rows), rstd = poisoned<float>(rows);
-  layer_norm[{rows}].with(kCpu)(x, y, w, b, mean, rstd, cols, cols, eps, block);
+  layer_norm_fwd[{rows}].with(kCpu)(x, y, w, b, mean, rstd, cols, cols, eps,
+                                    block);
   std::vector<float> gy = dy.to_host(), gmean = dmean.to_host(),
                      grstd = drstd.to_host();
   EXPECT_TRUE(all_written(gy));
@@ -272,8 +243,8 @@ TEST(GpuFusedPtx, SoftmaxLayerNormAndBranchesAssemble) {
     expect_ptx_assembles(
         specialization(softmax, f, f, 4099, 4096, 7, 4096, 4096), warps);
   expect_ptx_assembles(specialization(softmax, f, f, 4, 3, 5, 3, 4));
-  expect_ptx_assembles(
-      specialization(layer_norm, f, f, f, f, f, f, 4099, 4099, 1e-5f, 1024));
+  expect_ptx_assembles(specialization(layer_norm_fwd, f, f, f, f, f, f, 4099,
+                                      4099, 1e-5f, 1024));
   expect_ptx_assembles(specialization(branches, f, f, f, i, 150, 1, 7, 64));
   expect_ptx_assembles(specialization(countdown, i, 10, 0, -3));
   // The row max and the row sum: butterflies, then four warps' partials

@@ -32,41 +32,48 @@ namespace blocc::tutorials {
 
 namespace bl = blocc;
 
-inline auto layer_norm_fwd = bl::kernel(
-    "layer_norm_fwd",
-    {"x", "y", "w", "b", "mean", "rstd", "stride", "n", "eps", "BLOCK"},
-    [](bl::Ptr<float> x, bl::Ptr<float> y, bl::Ptr<float> w, bl::Ptr<float> b,
-       bl::Ptr<float> mean_out, bl::Ptr<float> rstd_out, bl::i32 stride,
-       bl::i32 n, bl::f32 eps, bl::Const<int> BLOCK) {
-      auto row = bl::program_id(0);
-      auto x_row = x + row * stride;
-      auto sum = bl::zeros({BLOCK}, bl::float32);
-      for (auto start : bl::range(0, n, BLOCK)) {
-        auto cols = start + bl::arange(0, BLOCK);
-        sum += bl::load(x_row + cols, cols < n, 0.f);
-      }
-      auto mean = bl::sum(sum, 0) / n.to(bl::float32);
-      // The variance from x - mean, not from E[x^2] - mean^2, which loses
-      // the digits that matter when the mean is large against the spread.
-      auto squares = bl::zeros({BLOCK}, bl::float32);
-      for (auto start : bl::range(0, n, BLOCK)) {
-        auto cols = start + bl::arange(0, BLOCK);
-        auto centered =
-            bl::where(cols < n, bl::load(x_row + cols, cols < n) - mean, 0.f);
-        squares += centered * centered;
-      }
-      auto variance = bl::sum(squares, 0) / n.to(bl::float32);
-      auto rstd = 1.f / bl::sqrt(variance + eps);
-      bl::store(mean_out + row, mean);
-      bl::store(rstd_out + row, rstd);
-      for (auto start : bl::range(0, n, BLOCK)) {
-        auto cols = start + bl::arange(0, BLOCK);
-        auto mask = cols < n;
-        auto xhat = (bl::load(x_row + cols, mask) - mean) * rstd;
-        auto out = xhat * bl::load(w + cols, mask) + bl::load(b + cols, mask);
-        bl::store(y + row * stride + cols, out, mask);
-      }
-    });
+/// The forward kernel for rows stored as T (float, or bl::half with float
+/// statistics: the loads widen, the store rounds once).
+template <typename T> auto make_layer_norm_fwd(const char *name) {
+  return bl::kernel(
+      name, {"x", "y", "w", "b", "mean", "rstd", "stride", "n", "eps", "BLOCK"},
+      [](bl::Ptr<T> x, bl::Ptr<T> y, bl::Ptr<T> w, bl::Ptr<T> b,
+         bl::Ptr<float> mean_out, bl::Ptr<float> rstd_out, bl::i32 stride,
+         bl::i32 n, bl::f32 eps, bl::Const<int> BLOCK) {
+        auto row = bl::program_id(0);
+        auto x_row = x + row * stride;
+        auto sum = bl::zeros({BLOCK}, bl::float32);
+        for (auto start : bl::range(0, n, BLOCK)) {
+          auto cols = start + bl::arange(0, BLOCK);
+          sum += bl::load(x_row + cols, cols < n, 0.f).to(bl::float32);
+        }
+        auto mean = bl::sum(sum, 0) / n.to(bl::float32);
+        // The variance from x - mean, not from E[x^2] - mean^2, which loses
+        // the digits that matter when the mean is large against the spread.
+        auto squares = bl::zeros({BLOCK}, bl::float32);
+        for (auto start : bl::range(0, n, BLOCK)) {
+          auto cols = start + bl::arange(0, BLOCK);
+          auto v = bl::load(x_row + cols, cols < n).to(bl::float32);
+          auto centered = bl::where(cols < n, v - mean, 0.f);
+          squares += centered * centered;
+        }
+        auto variance = bl::sum(squares, 0) / n.to(bl::float32);
+        auto rstd = 1.f / bl::sqrt(variance + eps);
+        bl::store(mean_out + row, mean);
+        bl::store(rstd_out + row, rstd);
+        for (auto start : bl::range(0, n, BLOCK)) {
+          auto cols = start + bl::arange(0, BLOCK);
+          auto mask = cols < n;
+          auto v = bl::load(x_row + cols, mask).to(bl::float32);
+          auto xhat = (v - mean) * rstd;
+          auto out = xhat * bl::load(w + cols, mask).to(bl::float32) +
+                     bl::load(b + cols, mask).to(bl::float32);
+          bl::store(y + row * stride + cols, out, mask); // rounded to T
+        }
+      });
+}
+
+inline auto layer_norm_fwd = make_layer_norm_fwd<float>("layer_norm_fwd");
 
 inline auto layer_norm_bwd_dx = bl::kernel(
     "layer_norm_bwd_dx",

@@ -41,8 +41,10 @@ int main() {
       auto x_on = on.copy(x);
       auto y = on.copy(tutorial::poisoned<float>(x.size()));
       const int block = int(std::bit_ceil(unsigned(s.cols)));
-      // A few programs per processor, each striding over the rows.
-      const int programs = std::min(s.rows, 4 * on.processors());
+      // Enough programs per processor to keep it busy while some wait for
+      // memory (16 of 4 warps fill an H100 SM's 64 warps; on a CPU they
+      // balance the threads), each striding over the rows.
+      const int programs = std::min(s.rows, 16 * on.processors());
       on.row(
           std::to_string(s.rows) + "x" + std::to_string(s.cols),
           2.0 * x.size() * sizeof(float),

@@ -12,6 +12,7 @@
 #include "runtime/cpu/disk_cache.h"
 #include "runtime/cpu/grid_executor.h"
 
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/raw_ostream.h>
@@ -38,14 +39,18 @@ struct Generated {
   std::unique_ptr<llvm::Module> module;
 };
 
+/// `function` lowered for `target` (vector widths) as `symbol`, with a
+/// machine for `machine_target` (the JIT's: the host's; an object file's:
+/// the CPU it is for).
 Generated generate(const ir::Function &function, KernelInfo &info,
                    const std::string &symbol, bool optimized,
-                   const HostTarget &target) {
+                   const HostTarget &target,
+                   std::unique_ptr<llvm::TargetMachine> machine) {
   Generated g;
   g.context = std::make_unique<llvm::LLVMContext>();
   g.module =
       std::make_unique<llvm::Module>("blocc." + function.name(), *g.context);
-  g.machine = make_host_target_machine();
+  g.machine = std::move(machine);
   g.module->setTargetTriple(g.machine->getTargetTriple().str());
   g.module->setDataLayout(g.machine->createDataLayout());
   KernelLowering lowering(function, *g.module, target, info);
@@ -99,7 +104,8 @@ void *machine_code(const ir::Function &function, const std::string &key,
   if (disk && !options.dump_llvm) {
     switch (disk->load(key, object)) {
     case runtime::cpu::CacheLookup::Hit:
-      generate(function, info, symbol, /*optimized=*/false, host_target());
+      generate(function, info, symbol, /*optimized=*/false, host_target(),
+               make_host_target_machine());
       try {
         void *entry = load_object(object, symbol, function.name());
         ++counters().disk_hits;
@@ -117,7 +123,8 @@ void *machine_code(const ir::Function &function, const std::string &key,
       break;
     }
   }
-  Generated g = generate(function, info, symbol, true, host_target());
+  Generated g = generate(function, info, symbol, true, host_target(),
+                         make_host_target_machine());
   if (options.dump_llvm)
     std::cerr << "// blocc: LLVM IR of " << function.name() << " ("
               << host_target().describe() << ")\n"
@@ -244,9 +251,41 @@ std::string llvm_ir(const ir::Function &function,
   HostTarget target = host_target();
   if (options.vector_bits > 0)
     target.vector_bits = options.vector_bits;
-  Generated g =
-      generate(function, info, "blocc_kernel", options.optimized, target);
+  Generated g = generate(function, info, "blocc_kernel", options.optimized,
+                         target, make_host_target_machine());
   return text_of(*g.module);
+}
+
+ObjectCode compile_object(const ir::Function &function,
+                          const ObjectOptions &options) {
+  const HostTarget target = target_for_cpu(options.cpu);
+  KernelInfo info;
+  info.name = function.name();
+  Generated g = generate(function, info, options.symbol, /*optimized=*/true,
+                         target, make_target_machine(target, /*jit=*/false));
+  // Only the entry is the object's own: whatever else the module defines
+  // stays local, so that objects of several kernels link into one program.
+  for (llvm::Function &f : *g.module)
+    if (!f.isDeclaration() && f.getName() != options.symbol)
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  for (llvm::GlobalVariable &v : g.module->globals())
+    if (!v.isDeclaration())
+      v.setLinkage(llvm::GlobalValue::InternalLinkage);
+  ObjectCode code;
+  code.object = emit_object(*g.module, *g.machine);
+  code.sites = static_cast<const runtime::cpu::ProgramSites &>(info);
+  code.scratch_bytes = info.scratch_bytes;
+  code.target = target.describe();
+  for (size_t begin = 0; begin < target.features.size();) {
+    size_t end = target.features.find(',', begin);
+    if (end == std::string::npos)
+      end = target.features.size();
+    if (target.features[begin] == '+')
+      code.features.push_back(
+          target.features.substr(begin + 1, end - begin - 1));
+    begin = end + 1;
+  }
+  return code;
 }
 
 size_t num_compiled_kernels() { return cache().size(); }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "ir/function.h"
+#include "runtime/cpu/program_sites.h"
 #include "runtime/kernel_args.h"
 
 #include <memory>
@@ -73,6 +74,36 @@ struct LlvmIrOptions {
 /// The LLVM IR the backend generates for `function`.
 std::string llvm_ir(const ir::Function &function,
                     const LlvmIrOptions &options = {});
+
+/// Ahead-of-time compilation (tools/blocc-compile): `function` as an
+/// object file that a program links and runs with the runtime alone
+/// (runtime/aot), without LLVM.
+struct ObjectOptions {
+  /// The x86 CPU to compile for: "native" (this machine's CPU with all its
+  /// features, like the JIT), or a CPU LLVM knows: "x86-64-v3" (AVX2 and
+  /// FMA, any x86 since 2013-2015), "x86-64-v4" or "skylake-avx512"
+  /// (AVX-512), "znver4", ...
+  std::string cpu = "native";
+  /// The name of the program's function (C linkage, the ProgramFunction of
+  /// runtime/cpu/program_abi.h); nothing else in the object is global.
+  std::string symbol;
+};
+
+struct ObjectCode {
+  std::string object; ///< an ELF relocatable object, position-independent
+  /// The fault and print sites the code reports (their hooks are the
+  /// runtime's), and the per-thread scratch memory a program needs.
+  runtime::cpu::ProgramSites sites;
+  size_t scratch_bytes = 0;
+  std::string target;                ///< "x86_64-... znver4 (512-bit vectors)"
+  std::vector<std::string> features; ///< the CPU features the code may use
+};
+
+/// Compiles `function` (unchecked, -O3) for options.cpu. Throws
+/// blocc::Error naming the op for IR the backend cannot compile, and naming
+/// the CPU when LLVM does not know it.
+ObjectCode compile_object(const ir::Function &function,
+                          const ObjectOptions &options);
 
 /// Number of distinct kernels in the in-memory cache (compiled, or loaded
 /// from the disk cache, by this process).

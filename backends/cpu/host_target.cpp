@@ -28,8 +28,8 @@ void initialize_llvm() {
   });
 }
 
-/// The features LLVM knows for `cpu` (a generation older than the host,
-/// chosen with BLOCC_CPU_TARGET).
+/// The features LLVM knows for `cpu` (another x86 generation than the
+/// host's: BLOCC_CPU_TARGET, or a CPU to compile ahead of time for).
 llvm::StringMap<bool> features_of(const std::string &triple,
                                   const std::string &cpu) {
   std::string error;
@@ -45,31 +45,14 @@ llvm::StringMap<bool> features_of(const std::string &triple,
   return features;
 }
 
-HostTarget detect() {
-  initialize_llvm();
-  HostTarget t;
-  t.triple = llvm::sys::getProcessTriple();
-  t.cpu = llvm::sys::getHostCPUName().str();
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  // BLOCC_CPU_TARGET=avx2|x86-64 compiles for an older x86 than the host
-  // (which must run it): how the tests cover 256-bit and 128-bit code on
-  // an AVX-512 machine.
-  if (const char *env = std::getenv("BLOCC_CPU_TARGET")) {
-    std::string choice = env;
-    if (choice == "avx2")
-      t.cpu = "haswell";
-    else if (choice == "x86-64")
-      t.cpu = "x86-64";
-    else if (choice != "native" && !choice.empty())
-      throw Error("BLOCC_CPU_TARGET='" + choice +
-                  "' is not a CPU target; expected native, avx2 or x86-64");
-    if (choice == "avx2" || choice == "x86-64")
-      features = features_of(t.triple, t.cpu);
-  }
+/// `t`'s features as its key lists them ("+avx2,-avx512f,..."), and its
+/// vector width.
+void set_features(HostTarget &t, const llvm::StringMap<bool> &features) {
   std::vector<std::string> names;
   for (const auto &f : features)
     names.push_back((f.second ? "+" : "-") + f.first().str());
   std::sort(names.begin(), names.end()); // a stable cache key
+  t.features.clear();
   for (const std::string &n : names)
     t.features += (t.features.empty() ? "" : ",") + n;
   auto has = [&](const char *name) {
@@ -80,7 +63,43 @@ HostTarget detect() {
     t.vector_bits = 512;
   else if (has("avx2"))
     t.vector_bits = 256;
+  else
+    t.vector_bits = 128;
+}
+
+/// This machine's CPU with every feature it has.
+HostTarget native_target() {
+  initialize_llvm();
+  HostTarget t;
+  t.triple = llvm::sys::getProcessTriple();
+  t.cpu = llvm::sys::getHostCPUName().str();
+  set_features(t, llvm::sys::getHostCPUFeatures());
   return t;
+}
+
+/// `cpu`'s own features (an x86 generation older or newer than the host).
+HostTarget named_target(const std::string &cpu) {
+  HostTarget t = native_target();
+  t.cpu = cpu;
+  set_features(t, features_of(t.triple, cpu));
+  return t;
+}
+
+HostTarget detect() {
+  // BLOCC_CPU_TARGET=avx2|x86-64 compiles for an older x86 than the host
+  // (which must run it): how the tests cover 256-bit and 128-bit code on
+  // an AVX-512 machine.
+  if (const char *env = std::getenv("BLOCC_CPU_TARGET")) {
+    std::string choice = env;
+    if (choice == "avx2")
+      return named_target("haswell");
+    if (choice == "x86-64")
+      return named_target("x86-64");
+    if (choice != "native" && !choice.empty())
+      throw Error("BLOCC_CPU_TARGET='" + choice +
+                  "' is not a CPU target; expected native, avx2 or x86-64");
+  }
+  return native_target();
 }
 
 } // namespace
@@ -95,8 +114,26 @@ const HostTarget &host_target() {
   return target;
 }
 
-std::unique_ptr<llvm::TargetMachine> make_host_target_machine() {
-  const HostTarget &host = host_target();
+HostTarget target_for_cpu(const std::string &cpu) {
+  if (cpu == "native")
+    return native_target();
+  initialize_llvm();
+  const std::string triple = llvm::sys::getProcessTriple();
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      target ? target->createMCSubtargetInfo(triple, "", "") : nullptr);
+  if (!info || !info->isCPUStringValid(cpu))
+    throw Error("'" + cpu + "' is not an x86 CPU LLVM knows; use native, " +
+                "a level (x86-64, x86-64-v2, x86-64-v3, x86-64-v4) or a CPU " +
+                "name (haswell, skylake-avx512, icelake-server, znver3, " +
+                "znver4, ...)");
+  return named_target(cpu);
+}
+
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const HostTarget &host,
+                                                         bool jit) {
   std::string error;
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(host.triple, error);
@@ -106,11 +143,15 @@ std::unique_ptr<llvm::TargetMachine> make_host_target_machine() {
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       host.triple, host.cpu, host.features, options, llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive, /*JIT=*/true));
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive, jit));
   if (!machine)
     throw Error("the CPU backend cannot create a target machine for " +
                 host.describe());
   return machine;
+}
+
+std::unique_ptr<llvm::TargetMachine> make_host_target_machine() {
+  return make_target_machine(host_target(), /*jit=*/true);
 }
 
 } // namespace blocc::cpu

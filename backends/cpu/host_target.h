@@ -31,8 +31,19 @@ struct HostTarget {
 /// the host instead (for tests of the 256- and 128-bit code paths).
 const HostTarget &host_target();
 
-/// A target machine for the host at -O3 (one per caller: they are not
-/// thread-safe).
+/// An x86 CPU to compile ahead of time for: "native" (this machine's CPU
+/// and every feature it has), or a CPU LLVM knows ("x86-64-v3",
+/// "skylake-avx512", "znver4") with that CPU's features. Throws
+/// blocc::Error naming `cpu` when LLVM does not know it.
+HostTarget target_for_cpu(const std::string &cpu);
+
+/// A target machine for `target` at -O3, position-independent code (one
+/// per caller: they are not thread-safe). `jit`: for the process's JIT
+/// rather than an object file linked by the system's linker.
+std::unique_ptr<llvm::TargetMachine>
+make_target_machine(const HostTarget &target, bool jit);
+
+/// make_target_machine(host_target(), /*jit=*/true).
 std::unique_ptr<llvm::TargetMachine> make_host_target_machine();
 
 } // namespace blocc::cpu

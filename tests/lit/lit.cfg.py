@@ -25,4 +25,8 @@ tool_dirs = [os.path.dirname(config.blocc_opt), os.path.dirname(config.filecheck
 config.environment["PATH"] = os.pathsep.join(
     tool_dirs + [config.environment.get("PATH", os.environ.get("PATH", ""))])
 config.substitutions.append(("%blocc-opt", config.blocc_opt))
+# blocc-compile's tests (compile/): the kernel library tests/aot builds,
+# and a shared library that exports no kernels.
+config.substitutions.append(("%aot_kernels", config.blocc_aot_kernels))
+config.substitutions.append(("%no_kernels", config.blocc_no_kernels))
 config.substitutions.append(("%FileCheck", config.filecheck))

@@ -1,0 +1,72 @@
+// What the code blocc-compile writes calls to launch a kernel compiled
+// ahead of time (tools/README.md, blocc-compile). A program that launches
+// such kernels links the generated files and the library `blocc_runtime`
+// only: no LLVM, no compiler, no tracing at run time.
+//
+// The generated source defines one constant description per target (a
+// CpuKernel for x86 object code, a GpuKernel for PTX and cubins) and typed
+// launch functions that check their arguments against the specialization,
+// pack them, and call launch_cpu / launch_gpu. Errors are blocc::Error,
+// worded as the JIT's: "kernel 'add_1024', argument 1 'x' (*f32:16): ...".
+#pragma once
+
+#include "ir/error.h"
+#include "runtime/cpu/program_abi.h"
+#include "runtime/cpu/program_sites.h"
+#include "runtime/kernel_args.h"
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+namespace blocc::aot {
+
+/// A specialization compiled to x86 object code (the generated .o defines
+/// `entry`).
+struct CpuKernel {
+  const char *name; ///< the specialization's name (blocc-compile --name)
+  runtime::cpu::ProgramFunction entry;
+  /// Per-thread scratch memory a program needs (runtime/cpu/program_abi.h).
+  size_t scratch_bytes;
+  /// The kernel's fault and print sites, which its runtime hooks read.
+  const runtime::cpu::ProgramSites &(*sites)();
+  /// "x86_64-pc-linux-gnu znver4 (512-bit vectors)": what it was built for.
+  const char *target;
+  /// The first CPU feature the code may use that this CPU lacks, or
+  /// nullptr (generated: a __builtin_cpu_supports test per feature).
+  const char *(*missing_cpu_feature)();
+};
+
+/// Runs `kernel` for every program of `grid` on the host's cores (OpenMP,
+/// BLOCC_NUM_THREADS or OMP_NUM_THREADS threads, as the JIT's launches).
+/// `args` holds one 64-bit slot per runtime argument (program_abi.h; the
+/// slot_of functions below). Throws blocc::Error for a CPU without the
+/// features the kernel was compiled for, a negative grid dimension, and a
+/// program's run-time error (division by zero, a failed assert), naming the
+/// kernel, the program and the op.
+void launch_cpu(const CpuKernel &kernel, const Grid &grid,
+                const uint64_t *args);
+
+/// The argument slots of program_abi.h: an address, an integer sign- or
+/// zero-extended to 64 bits, a float as the bits of a double.
+inline uint64_t pointer_slot(const void *pointer) {
+  return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(pointer));
+}
+inline uint64_t signed_slot(int64_t value) {
+  return static_cast<uint64_t>(value);
+}
+inline uint64_t unsigned_slot(uint64_t value) { return value; }
+inline uint64_t float_slot(double value) {
+  return std::bit_cast<uint64_t>(value);
+}
+
+/// Checks an argument against what the specialization assumed of it
+/// (Triton's ':16'): a pointer 16-byte aligned, an integer divisible by
+/// 16. Throws blocc::Error naming the kernel, the argument (1-based
+/// `position`, `name`) and its signature entry (`entry`, "x=*f32:16").
+void require_aligned(const void *pointer, size_t alignment, const char *kernel,
+                     int position, const char *entry);
+void require_divisible(int64_t value, int64_t divisor, const char *kernel,
+                       int position, const char *entry);
+
+} // namespace blocc::aot

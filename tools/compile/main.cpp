@@ -1,0 +1,93 @@
+// blocc-compile: ahead-of-time compilation of one kernel specialization to
+// x86 object code and GPU code, with the C++ that launches it through the
+// runtime alone (tools/README.md).
+#include "backends/cpu/cpu_backend.h"
+#include "ir/error.h"
+#include "tools/compile/cpp_names.h"
+#include "tools/compile/generated_code.h"
+#include "tools/compile/kernel_source.h"
+#include "tools/compile/options.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace blocc::compile {
+
+namespace {
+
+CpuCode compile_cpu(const ir::Function &function, const Specialization &s,
+                    const Target &target) {
+  cpu::ObjectOptions options;
+  options.cpu = target.cpu;
+  // "my::kernels" + "add_1024" -> blocc_aot_my_kernels_add_1024.
+  std::string qualified = s.outer.empty() ? s.name : s.outer + "_" + s.name;
+  for (size_t colons; (colons = qualified.find("::")) != std::string::npos;)
+    qualified.replace(colons, 2, "_");
+  options.symbol = "blocc_aot_" + identifier_from(qualified);
+  cpu::ObjectCode code;
+  try {
+    code = cpu::compile_object(function, options);
+  } catch (const Error &e) {
+    throw Error("--target " + target.name + ": " + e.what());
+  }
+  CpuCode c;
+  c.symbol = options.symbol;
+  c.object = std::move(code.object);
+  c.sites = std::move(code.sites);
+  c.sites.name = s.name; // messages name the specialization
+  c.scratch_bytes = code.scratch_bytes;
+  c.target = code.target;
+  c.features = std::move(code.features);
+  return c;
+}
+
+void write_file(const std::filesystem::path &path, const std::string &bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out)
+    throw Error("-o: cannot write '" + path.string() + "'");
+}
+
+int run(const Options &options) {
+  LoadedKernel kernel = load_kernel(options);
+  const Specialization &s = kernel.specialization;
+  Compiled compiled;
+  for (const Target &target : options.targets)
+    if (target.kind == Target::Kind::Cpu)
+      compiled.cpu = compile_cpu(*kernel.function, s, target);
+  std::filesystem::path output(options.output);
+  if (output.has_parent_path())
+    std::filesystem::create_directories(output.parent_path());
+  std::filesystem::path header = output, source = output, object = output;
+  header += ".h";
+  source += ".cpp";
+  object += ".o";
+  const std::string header_file = header.filename().string();
+  if (compiled.cpu)
+    write_file(object, compiled.cpu->object);
+  write_file(header, header_text(s, compiled, header_file));
+  write_file(source, source_text(s, compiled, header_file));
+  return 0;
+}
+
+} // namespace
+
+} // namespace blocc::compile
+
+int main(int argc, char **argv) {
+  using namespace blocc::compile;
+  try {
+    Options options =
+        parse_options(std::vector<std::string>(argv + 1, argv + argc));
+    if (options.help) {
+      std::cout << usage();
+      return 0;
+    }
+    return run(options);
+  } catch (const std::exception &e) {
+    std::cerr << "blocc-compile: error: " << e.what() << "\n";
+    return 1;
+  }
+}

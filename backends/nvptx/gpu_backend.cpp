@@ -195,6 +195,17 @@ int64_t dynamic_shared_bytes(const CompiledKernel &kernel) {
   return kernel.loaded.dynamic_shared_bytes();
 }
 
+PtxCode compile_ptx(const ir::Function &function,
+                    const CompileOptions &options) {
+  Generated g = generate(function, options);
+  PtxCode code;
+  code.ptx = emit_ptx(*g.module, *g.machine);
+  code.entry = symbol_for(function.name());
+  code.dynamic_shared_bytes = g.dynamic_shared_bytes;
+  code.faults = std::move(g.faults);
+  return code;
+}
+
 std::string llvm_ir(const ir::Function &function, const CompileOptions &options,
                     bool optimized) {
   Generated g = generate(function, options);

@@ -12,6 +12,7 @@
 // thread-safe.
 #pragma once
 
+#include "backends/nvptx/fault_sites.h"
 #include "backends/nvptx/gpu_arch.h"
 #include "ir/function.h"
 #include "runtime/kernel_args.h"
@@ -49,6 +50,18 @@ const std::string &ptx_entry(const CompiledKernel &kernel);
 /// shared memory fits the static 48 KB, else all of it (up to the
 /// architecture's opt-in limit; the runtime enables it per function).
 int64_t dynamic_shared_bytes(const CompiledKernel &kernel);
+
+/// Ahead-of-time compilation (tools/blocc-compile): what a launch of
+/// `function` compiled for options.arch needs, compiled now (no cache).
+struct PtxCode {
+  std::string ptx;
+  std::string entry;                ///< the PTX entry's name
+  int64_t dynamic_shared_bytes = 0; ///< as dynamic_shared_bytes() says
+  std::vector<FaultSite> faults;    ///< where a program may stop
+};
+/// Throws blocc::Error naming the op for IR the backend cannot lower.
+PtxCode compile_ptx(const ir::Function &function,
+                    const CompileOptions &options);
 
 /// The LLVM IR (NVVM) the backend generates for `function`, as lowered
 /// (optimized = false) or after -O3.

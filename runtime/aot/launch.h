@@ -13,11 +13,13 @@
 #include "ir/error.h"
 #include "runtime/cpu/program_abi.h"
 #include "runtime/cpu/program_sites.h"
+#include "runtime/fault_site.h"
 #include "runtime/kernel_args.h"
 
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace blocc::aot {
 
@@ -59,6 +61,53 @@ inline uint64_t unsigned_slot(uint64_t value) { return value; }
 inline uint64_t float_slot(double value) {
   return std::bit_cast<uint64_t>(value);
 }
+
+/// One architecture's code of a GPU kernel: PTX text (NUL-terminated) or
+/// a cubin ptxas made of it.
+struct GpuImage {
+  int sm;             ///< 80, 86, 89, 90
+  bool arch_specific; ///< sm_90a: runs on compute capability 9.0 only
+  bool cubin;         ///< machine code for sm_XY, else PTX
+  const void *data;
+  size_t size;
+  /// Dynamic shared memory each launch requests (runtime/cuda/
+  /// loaded_kernel.h; 0 when the kernel's shared memory fits 48 KB).
+  unsigned dynamic_shared_bytes;
+};
+
+/// A specialization compiled for NVIDIA GPUs.
+struct GpuKernel {
+  const char *name;  ///< the specialization's name
+  const char *entry; ///< the PTX entry's name
+  int num_warps;     ///< a program is a CTA of 32 * num_warps threads
+  const GpuImage *images;
+  size_t num_images;
+  /// Where a program may stop with an error (none: launches never wait).
+  const std::vector<runtime::FaultSite> &(*faults)();
+};
+
+/// Queues `kernel` over `grid` on `stream` (a CUstream; nullptr: the
+/// default stream of the context) in the context of the device memory
+/// `pointers` (the pointer arguments' addresses; nulls are skipped) lives
+/// in, else the stream's, else the current device's (blocc::cuda::
+/// current_device()). Asynchronous, but for kernels that can stop with an
+/// error: those wait and throw it. `parameters[i]` points at the value of
+/// the PTX entry's parameter i (backends/nvptx/kernel_abi.h). On first use
+/// in a context the code for its device is loaded: the newest cubin that
+/// runs there, else (or when the driver rejects the cubin) the newest
+/// PTX the driver can compile for it (image_order). Throws blocc::Error for
+/// a device none of the images fits (naming what there is), a stream of
+/// another context than the pointers', a grid beyond the device's limits,
+/// a negative grid, and every driver error.
+void launch_gpu(const GpuKernel &kernel, const Grid &grid, void **parameters,
+                const uint64_t *pointers, size_t num_pointers, void *stream);
+
+/// The images of `kernel` that can run on a device of compute capability
+/// `cc` (major * 10 + minor), in the order a launch tries them: cubins of
+/// the device's major version and a minor version no newer than its,
+/// newest first, then PTX for an architecture no newer than the device,
+/// newest first (an arch-specific image only on its own architecture).
+std::vector<size_t> image_order(const GpuKernel &kernel, int cc);
 
 /// Checks an argument against what the specialization assumed of it
 /// (Triton's ':16'): a pointer 16-byte aligned, an integer divisible by

@@ -1,10 +1,12 @@
 // Kernels compiled ahead of time by blocc-compile (CMakeLists.txt), run
-// through the generated launch functions with blocc_runtime alone: results
+// through the generated launch functions with blocc_runtime alone, on the
+// CPU and, where one is present, on the GPU (skipped elsewhere): results
 // against float64 references on fresh random inputs (BLOCC_TEST_SEED
 // repeats a run), outputs poisoned before each launch and the memory past
 // them checked untouched, odd sizes (1, primes, not multiples of the
-// block); and the errors a launch gives for arguments the specialization
-// does not fit and for a program's run-time error.
+// block); the errors a launch gives for arguments the specialization does
+// not fit and for a program's run-time error; and which GPU code a device
+// gets (image_order).
 #include "add_f32.h"
 #include "add_f32_n16.h"
 #include "axpy_f64.h"
@@ -12,12 +14,20 @@
 #include "softmax_128.h"
 #include "test_seed.h"
 
+#include "runtime/aot/launch.h"
+#include "runtime/cuda/device.h"
+#include "runtime/cuda/device_buffer.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <random>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -35,89 +45,145 @@ static_assert(
                    void (*)(const blocc::Grid &, double, const double *,
                             const double *, double *, int64_t)>);
 static_assert(add_f32::BLOCK == 1024 && add_f32_n16::BLOCK == 256 &&
-              softmax_128::BLOCK == 128);
+              softmax_128::BLOCK == 128 && divide_i32::BLOCK == 64);
 
-constexpr float kPoison = std::numeric_limits<float>::quiet_NaN();
-constexpr size_t kGuard =
-    64; // elements past the output the kernel must not touch
+enum class Where { Cpu, Gpu };
+
+void PrintTo(Where where, std::ostream *os) {
+  *os << (where == Where::Cpu ? "cpu" : "gpu");
+}
+
+std::string where_name(const ::testing::TestParamInfo<Where> &info) {
+  return info.param == Where::Cpu ? "Cpu" : "Gpu";
+}
+
+constexpr size_t kGuard = 64; // elements past an output nothing may write
 
 int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-std::vector<float> random_floats(size_t n, float low, float high) {
-  std::uniform_real_distribution<float> d(low, high);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = d(blocc::test_seed::rng());
+template <typename T>
+std::vector<T> random_values(size_t n, double low, double high) {
+  std::uniform_real_distribution<double> d(low, high);
+  std::vector<T> v(n);
+  for (T &x : v)
+    x = static_cast<T>(d(blocc::test_seed::rng()));
   return v;
 }
 
-/// Host memory 64-byte aligned (the ':16' specializations need 16).
-template <typename T> struct Aligned {
-  explicit Aligned(size_t n, T fill) : data(n + 16, fill) {
-    size_t misalign = reinterpret_cast<uintptr_t>(data.data()) % 64;
-    offset = misalign ? (64 - misalign) / sizeof(T) : 0;
+/// Where a launch's buffers live: 64-byte aligned host memory, or a
+/// blocc::DeviceBuffer. `get()` is what the launch takes; `host()` reads
+/// the contents back.
+template <typename T> class Buffer {
+public:
+  Buffer(Where where, const std::vector<T> &contents)
+      : where_(where), host_(contents.size() + 16) {
+    size_t misalign = reinterpret_cast<uintptr_t>(host_.data()) % 64;
+    offset_ = misalign ? (64 - misalign) / sizeof(T) : 0;
+    std::copy(contents.begin(), contents.end(), host_.begin() + offset_);
+    if (where == Where::Gpu)
+      device_ = blocc::DeviceBuffer<T>(contents);
+    size_ = contents.size();
   }
-  T *get() { return data.data() + offset; }
-  std::vector<T> data;
-  size_t offset = 0;
+  T *get() {
+    return where_ == Where::Gpu ? device_.data() : host_.data() + offset_;
+  }
+  std::vector<T> host() const {
+    if (where_ == Where::Gpu)
+      return device_.to_host();
+    return std::vector<T>(host_.begin() + offset_,
+                          host_.begin() + offset_ + size_);
+  }
+
+private:
+  Where where_;
+  std::vector<T> host_;
+  size_t offset_ = 0, size_ = 0;
+  blocc::DeviceBuffer<T> device_;
 };
 
-class AotCpu : public ::testing::TestWithParam<int> {};
+#define SKIP_WITHOUT_GPU(where)                                                \
+  if ((where) == Where::Gpu && !blocc::cuda::is_available())                   \
+  GTEST_SKIP() << "no GPU: " << blocc::cuda::unavailable_reason()
 
-TEST_P(AotCpu, VectorAddMatchesFloat64) {
+class AotSizes : public ::testing::TestWithParam<std::tuple<Where, int>> {};
+
+TEST_P(AotSizes, VectorAddMatchesFloat64) {
+  auto [where, n] = GetParam();
+  SKIP_WITHOUT_GPU(where);
   BLOCC_SEED_TRACE();
-  const int n = GetParam();
-  std::vector<float> x = random_floats(n, -100, 100),
-                     y = random_floats(n, -100, 100);
-  Aligned<float> xs(n, 0), ys(n, 0), out(n + kGuard, kPoison);
-  std::copy(x.begin(), x.end(), xs.get());
-  std::copy(y.begin(), y.end(), ys.get());
-  add_f32::cpu({cdiv(n, add_f32::BLOCK)}, xs.get(), ys.get(), out.get(), n);
+  std::vector<float> x = random_values<float>(n, -100, 100),
+                     y = random_values<float>(n, -100, 100);
+  Buffer<float> xs(where, x), ys(where, y),
+      out(where, std::vector<float>(n + kGuard, NAN));
+  const blocc::Grid grid{cdiv(n, add_f32::BLOCK)};
+  if (where == Where::Cpu)
+    add_f32::cpu(grid, xs.get(), ys.get(), out.get(), n);
+  else
+    add_f32::gpu(grid, xs.get(), ys.get(), out.get(), n);
+  std::vector<float> got = out.host();
   for (int i = 0; i < n; ++i) {
     // One rounding of the exact sum: what float addition gives.
     float want = static_cast<float>(double{x[i]} + double{y[i]});
-    ASSERT_EQ(out.get()[i], want) << "element " << i << " of " << n;
+    ASSERT_EQ(got[i], want) << "element " << i << " of " << n;
   }
   for (size_t i = n; i < n + kGuard; ++i)
-    ASSERT_TRUE(std::isnan(out.get()[i])) << "wrote past n at " << i;
+    ASSERT_TRUE(std::isnan(got[i])) << "wrote past n at " << i;
 }
 
-TEST_P(AotCpu, AxpyOnDoublesWith64BitCount) {
+TEST_P(AotSizes, AxpyOnDoublesWith64BitCount) {
+  auto [where, n] = GetParam();
+  SKIP_WITHOUT_GPU(where);
   BLOCC_SEED_TRACE();
-  const int64_t n = GetParam();
-  std::uniform_real_distribution<double> d(-1, 1);
-  const double alpha = d(blocc::test_seed::rng()) * 10;
-  Aligned<double> x(n, 0), y(n, 0), out(n + kGuard, std::nan(""));
-  for (int64_t i = 0; i < n; ++i) {
-    x.get()[i] = d(blocc::test_seed::rng());
-    y.get()[i] = d(blocc::test_seed::rng());
-  }
-  aot_test::axpy_f64::cpu({cdiv(n, aot_test::axpy_f64::BLOCK)}, alpha, x.get(),
-                          y.get(), out.get(), n);
-  for (int64_t i = 0; i < n; ++i) {
-    double want = alpha * x.get()[i] + y.get()[i];
-    // Fused or not, one or two roundings of a value below 11.
-    ASSERT_NEAR(out.get()[i], want, 4e-15) << "element " << i;
-  }
-  for (int64_t i = n; i < n + static_cast<int64_t>(kGuard); ++i)
-    ASSERT_TRUE(std::isnan(out.get()[i])) << "wrote past n at " << i;
+  const double alpha = random_values<double>(1, -10, 10)[0];
+  std::vector<double> x = random_values<double>(n, -1, 1),
+                      y = random_values<double>(n, -1, 1);
+  Buffer<double> xs(where, x), ys(where, y),
+      out(where, std::vector<double>(n + kGuard, NAN));
+  const blocc::Grid grid{cdiv(n, aot_test::axpy_f64::BLOCK)};
+  if (where == Where::Cpu)
+    aot_test::axpy_f64::cpu(grid, alpha, xs.get(), ys.get(), out.get(), n);
+  else
+    aot_test::axpy_f64::gpu(grid, alpha, xs.get(), ys.get(), out.get(), n);
+  std::vector<double> got = out.host();
+  for (int i = 0; i < n; ++i)
+    // Fused or not: one or two roundings of a value below 11.
+    ASSERT_NEAR(got[i], alpha * x[i] + y[i], 4e-15) << "element " << i;
+  for (size_t i = n; i < n + kGuard; ++i)
+    ASSERT_TRUE(std::isnan(got[i])) << "wrote past n at " << i;
 }
 
-INSTANTIATE_TEST_SUITE_P(OddSizes, AotCpu,
-                         ::testing::Values(1, 2, 17, 1023, 1024, 1025, 4099,
-                                           65537));
+INSTANTIATE_TEST_SUITE_P(
+    OddSizes, AotSizes,
+    ::testing::Combine(::testing::Values(Where::Cpu, Where::Gpu),
+                       ::testing::Values(1, 2, 17, 1023, 1024, 1025, 4099,
+                                         65537)),
+    [](const auto &info) {
+      return std::string(std::get<0>(info.param) == Where::Cpu ? "Cpu"
+                                                               : "Gpu") +
+             "_n" + std::to_string(std::get<1>(info.param));
+    });
 
-TEST(AotCpuSoftmax, RowsMatchFloat64WithOddStridesAndMaskedTails) {
+class Aot : public ::testing::TestWithParam<Where> {};
+
+TEST_P(Aot, SoftmaxRowsMatchFloat64WithOddStridesAndMaskedTails) {
+  const Where where = GetParam();
+  SKIP_WITHOUT_GPU(where);
   BLOCC_SEED_TRACE();
   for (int rows : {1, 13})
     for (int cols : {1, 97, 128}) {
       SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
       const int in_stride = cols + 3, out_stride = cols + 5;
-      std::vector<float> in = random_floats(size_t(rows) * in_stride, -20, 20);
-      Aligned<float> x(in.size(), 0), out(size_t(rows) * out_stride, kPoison);
-      std::copy(in.begin(), in.end(), x.get());
-      softmax_128::cpu({4}, out.get(), x.get(), in_stride, out_stride, rows,
-                       cols);
+      std::vector<float> in =
+          random_values<float>(size_t(rows) * in_stride, -20, 20);
+      Buffer<float> x(where, in),
+          out(where, std::vector<float>(size_t(rows) * out_stride, NAN));
+      if (where == Where::Cpu)
+        softmax_128::cpu({4}, out.get(), x.get(), in_stride, out_stride, rows,
+                         cols);
+      else
+        softmax_128::gpu({4}, out.get(), x.get(), in_stride, out_stride, rows,
+                         cols);
+      std::vector<float> got = out.host();
       for (int r = 0; r < rows; ++r) {
         double max = -INFINITY, sum = 0;
         for (int c = 0; c < cols; ++c)
@@ -125,30 +191,40 @@ TEST(AotCpuSoftmax, RowsMatchFloat64WithOddStridesAndMaskedTails) {
         for (int c = 0; c < cols; ++c)
           sum += std::exp(double{in[r * in_stride + c]} - max);
         for (int c = 0; c < out_stride; ++c) {
-          float got = out.get()[r * out_stride + c];
+          float value = got[r * out_stride + c];
           if (c >= cols) {
-            ASSERT_TRUE(std::isnan(got))
-                << "row " << r << " wrote column " << c;
+            ASSERT_TRUE(std::isnan(value)) << "row " << r << " column " << c;
             continue;
           }
           double want = std::exp(double{in[r * in_stride + c]} - max) / sum;
-          ASSERT_NEAR(got, want, 1e-6 + 2e-6 * want)
+          ASSERT_NEAR(value, want, 1e-6 + 2e-6 * want)
               << "row " << r << " column " << c;
         }
       }
     }
 }
 
-TEST(AotCpuErrors, DivisionByZeroNamesTheProgramLaneAndOp) {
+TEST_P(Aot, DivisionByZeroNamesTheProgramLaneAndOp) {
+  const Where where = GetParam();
+  SKIP_WITHOUT_GPU(where);
   const int n = 200;
-  Aligned<int32_t> x(n, 7), y(n, 2), out(n, -1);
-  divide_i32::cpu({cdiv(n, divide_i32::BLOCK)}, x.get(), y.get(), out.get(), n);
-  for (int i = 0; i < n; ++i)
-    ASSERT_EQ(out.get()[i], 3);
-  y.get()[130] = 0; // program 2, lane 2
+  std::vector<int32_t> divisors(n, 2);
+  Buffer<int32_t> x(where, std::vector<int32_t>(n, 7)), y(where, divisors),
+      out(where, std::vector<int32_t>(n, -1));
+  auto launch = [&] {
+    const blocc::Grid grid{cdiv(n, divide_i32::BLOCK)};
+    if (where == Where::Cpu)
+      divide_i32::cpu(grid, x.get(), y.get(), out.get(), n);
+    else
+      divide_i32::gpu(grid, x.get(), y.get(), out.get(), n);
+  };
+  launch();
+  for (int32_t q : out.host())
+    ASSERT_EQ(q, 3);
+  divisors[130] = 0; // program 2, lane 2
+  y = Buffer<int32_t>(where, divisors);
   try {
-    divide_i32::cpu({cdiv(n, divide_i32::BLOCK)}, x.get(), y.get(), out.get(),
-                    n);
+    launch();
     FAIL() << "a zero divisor did not stop the launch";
   } catch (const blocc::Error &e) {
     EXPECT_THAT(e.what(), HasSubstr("kernel 'divide_i32', program (2, 0, 0), "
@@ -157,35 +233,136 @@ TEST(AotCpuErrors, DivisionByZeroNamesTheProgramLaneAndOp) {
   }
 }
 
-TEST(AotCpuErrors, MisalignedPointerForASixteenByteSpecialization) {
-  Aligned<float> x(64, 1), y(64, 2), out(64, 0);
+TEST_P(Aot, NegativeGridIsAnErrorAndAnEmptyGridRunsNothing) {
+  const Where where = GetParam();
+  SKIP_WITHOUT_GPU(where);
+  Buffer<float> x(where, std::vector<float>(16, 1)),
+      out(where, std::vector<float>(16, NAN));
+  auto launch = [&](blocc::Grid grid) {
+    if (where == Where::Cpu)
+      add_f32::cpu(grid, x.get(), x.get(), out.get(), 16);
+    else
+      add_f32::gpu(grid, x.get(), x.get(), out.get(), 16);
+  };
   try {
-    add_f32::cpu({1}, x.get(), y.get() + 1, out.get(), 32);
-    FAIL() << "a misaligned pointer was accepted";
+    launch({1, -1});
+    FAIL() << "a negative grid was accepted";
   } catch (const blocc::Error &e) {
-    EXPECT_THAT(e.what(), HasSubstr("kernel 'add_f32', argument 2 "
-                                    "(y=*f32:16): the address 0x"));
-    EXPECT_THAT(e.what(), HasSubstr("is not 16-byte aligned"));
+    EXPECT_THAT(e.what(), HasSubstr("kernel 'add_f32': grid dimension 1 is "
+                                    "negative (-1)"));
   }
-  // add_f32_n16 assumes nothing of its pointers, but n % 16 == 0.
-  add_f32_n16::cpu({1}, x.get() + 1, y.get() + 3, out.get() + 1, 48);
-  for (int i = 0; i < 48; ++i)
-    ASSERT_EQ(out.get()[1 + i], 3.0f);
-  try {
-    add_f32_n16::cpu({1}, x.get(), y.get(), out.get(), 50);
-    FAIL() << "n = 50 was accepted by an n=i32:16 specialization";
-  } catch (const blocc::Error &e) {
-    EXPECT_THAT(e.what(), HasSubstr("kernel 'add_f32_n16', argument 4 "
-                                    "(n=i32:16): 50 is not a multiple of 16"));
+  launch({0});
+  EXPECT_TRUE(std::isnan(out.host()[0]));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, Aot,
+                         ::testing::Values(Where::Cpu, Where::Gpu), where_name);
+
+// The specialization's assumptions are checked before anything runs (no
+// GPU needed: the GPU launch checks them before it asks the driver).
+TEST(AotArguments, MisalignedPointerForASixteenByteSpecialization) {
+  std::vector<float> ones(64, 1), out(64, 0);
+  for (bool gpu : {false, true}) {
+    try {
+      const float *x = reinterpret_cast<const float *>(0x1000),
+                  *y = reinterpret_cast<const float *>(0x1004);
+      float *z = reinterpret_cast<float *>(0x2000);
+      gpu ? add_f32::gpu({1}, x, y, z, 32) : add_f32::cpu({1}, x, y, z, 32);
+      FAIL() << "a misaligned pointer was accepted";
+    } catch (const blocc::Error &e) {
+      EXPECT_THAT(e.what(), HasSubstr("kernel 'add_f32', argument 2 "
+                                      "(y=*f32:16): the address 0x"));
+      EXPECT_THAT(e.what(), HasSubstr("1004 is not 16-byte aligned"));
+    }
   }
 }
 
-TEST(AotCpuErrors, NegativeGridAndEmptyGrid) {
-  Aligned<float> x(16, 1), out(16, kPoison);
-  EXPECT_THROW(add_f32::cpu({-1}, x.get(), x.get(), out.get(), 16),
-               blocc::Error);
-  add_f32::cpu({0}, x.get(), x.get(), out.get(), 16); // runs nothing
-  EXPECT_TRUE(std::isnan(out.get()[0]));
+TEST(AotArguments, IntegerForAMultipleOf16Specialization) {
+  // add_f32_n16 assumes nothing of its pointers, but n % 16 == 0.
+  std::vector<float> x(64, 1), y(64, 2), out(64, 0);
+  add_f32_n16::cpu({1}, x.data() + 1, y.data() + 3, out.data() + 1, 48);
+  for (int i = 0; i < 64; ++i)
+    ASSERT_EQ(out[i], i >= 1 && i <= 48 ? 3.0f : 0.0f) << i;
+  for (bool gpu : {false, true}) {
+    try {
+      gpu ? add_f32_n16::gpu({1}, x.data(), y.data(), out.data(), 50)
+          : add_f32_n16::cpu({1}, x.data(), y.data(), out.data(), 50);
+      FAIL() << "n = 50 was accepted by an n=i32:16 specialization";
+    } catch (const blocc::Error &e) {
+      EXPECT_THAT(e.what(),
+                  HasSubstr("kernel 'add_f32_n16', argument 4 (n=i32:16): 50 "
+                            "is not a multiple of 16"));
+    }
+  }
+}
+
+// Which of a kernel's images a device of each compute capability tries.
+TEST(AotImages, NewestCubinOfTheMajorThenNewestPtx) {
+  const char data[] = "";
+  const blocc::aot::GpuImage images[] = {
+      {80, false, true, data, 1, 0},  {80, false, false, data, 1, 0},
+      {86, false, true, data, 1, 0},  {90, false, true, data, 1, 0},
+      {90, false, false, data, 1, 0}, {90, true, false, data, 1, 0},
+  };
+  static const std::vector<blocc::runtime::FaultSite> none;
+  const blocc::aot::GpuKernel kernel{
+      "k",
+      "blocc_k",
+      4,
+      images,
+      6,
+      []() -> const std::vector<blocc::runtime::FaultSite> & { return none; }};
+  using V = std::vector<size_t>;
+  EXPECT_EQ(blocc::aot::image_order(kernel, 75), V{});
+  EXPECT_EQ(blocc::aot::image_order(kernel, 80), (V{0, 1}));
+  EXPECT_EQ(blocc::aot::image_order(kernel, 86), (V{2, 0, 1}));
+  EXPECT_EQ(blocc::aot::image_order(kernel, 89), (V{2, 0, 1}));
+  EXPECT_EQ(blocc::aot::image_order(kernel, 90), (V{3, 5, 4, 1}));
+  EXPECT_EQ(blocc::aot::image_order(kernel, 100), (V{4, 1}));
+}
+
+// The GPU launch path against tests/fake_cuda's driver, which accepts any
+// module and runs nothing (CTest's aot_gpu_launch_fake_driver runs it,
+// with BLOCC_CUDA_DRIVER naming it; not discovered otherwise): the first
+// launch in a context loads the kernel's code once, each launch is one
+// cuLaunchKernel, and a kernel that cannot fail does not wait.
+TEST(AotFakeDriver, FirstLaunchLoadsTheCodeOnceAndEachLaunchIsOneCall) {
+  const char *path = std::getenv("BLOCC_CUDA_DRIVER");
+  void *library = path ? dlopen(path, RTLD_NOW) : nullptr;
+  using Query = int (*)(const char **, unsigned long long *, int);
+  auto query =
+      library ? reinterpret_cast<Query>(dlsym(library, "blocc_fake_cuda_calls"))
+              : nullptr;
+  ASSERT_NE(query, nullptr) << "BLOCC_CUDA_DRIVER must name tests/fake_cuda's "
+                               "driver";
+  // One entry point's calls so far, or (entry "") all entry points'.
+  auto calls = [&](const std::string &entry) {
+    const char *names[64];
+    unsigned long long counts[64], total = 0;
+    int n = query(names, counts, 64);
+    for (int i = 0; i < n && i < 64; ++i) {
+      if (entry == names[i])
+        return counts[i];
+      total += counts[i];
+    }
+    return entry.empty() ? total : 0ull;
+  };
+  blocc::DeviceBuffer<float> x(std::vector<float>(64, 1)), out(64);
+  add_f32::gpu({1}, x.data(), x.data(), out.data(), 64);
+  EXPECT_EQ(calls("cuModuleLoadDataEx"), 1u);
+  EXPECT_EQ(calls("cuLaunchKernel"), 1u);
+  add_f32::gpu({1}, x.data(), x.data(), out.data(), 64);
+  const unsigned long long before = calls("");
+  add_f32::gpu({2}, x.data(), x.data(), out.data(), 64);
+  // A cached launch: cuPointerGetAttribute (the pointers' context),
+  // cuCtxGetCurrent (is it current?), cuLaunchKernel, and a push and pop
+  // of the context since nothing is current on this thread.
+  EXPECT_EQ(calls("") - before, 5u);
+  EXPECT_EQ(calls("cuModuleLoadDataEx"), 1u);
+  EXPECT_EQ(calls("cuLaunchKernel"), 3u);
+  EXPECT_EQ(calls("cuStreamSynchronize") + calls("cuCtxSynchronize") +
+                calls("cuMemcpyDtoH_v2"),
+            0u);
 }
 
 } // namespace

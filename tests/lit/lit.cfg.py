@@ -27,6 +27,7 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%blocc-opt", config.blocc_opt))
 # blocc-compile's tests (compile/): the kernel library tests/aot builds,
 # and a shared library that exports no kernels.
+config.substitutions.append(("%blocc_compile", config.blocc_compile))
 config.substitutions.append(("%aot_kernels", config.blocc_aot_kernels))
 config.substitutions.append(("%no_kernels", config.blocc_no_kernels))
 config.substitutions.append(("%FileCheck", config.filecheck))

@@ -97,7 +97,9 @@ std::vector<LaunchParameter> launch_parameters(const Specialization &s) {
   for (size_t i = 0; i < runtime.size(); ++i) {
     const Parameter &p = *runtime[i];
     LaunchParameter l{&p, p.name, ""};
-    if (!is_usable_identifier(l.name) || used.count(l.name))
+    // blocc_*: the launch functions' own locals.
+    if (!is_usable_identifier(l.name) || used.count(l.name) ||
+        l.name.rfind("blocc_", 0) == 0)
       l.name = "arg" + std::to_string(i);
     while (used.count(l.name))
       l.name += "_";
@@ -294,13 +296,101 @@ std::string cpu_launch(const std::vector<LaunchParameter> &parameters) {
   if (parameters.empty()) {
     o << "  blocc::aot::launch_cpu(cpu_kernel, grid, nullptr);\n";
   } else {
-    o << "  const uint64_t args[] = {\n";
+    o << "  const uint64_t blocc_args[] = {\n";
     for (const LaunchParameter &l : parameters)
       o << "      " << cpu_slot(l) << ",\n";
     o << "  };\n"
-      << "  blocc::aot::launch_cpu(cpu_kernel, grid, args);\n";
+      << "  blocc::aot::launch_cpu(cpu_kernel, grid, blocc_args);\n";
   }
   o << "}\n";
+  return o.str();
+}
+
+/// The bytes of an image as a C++ initializer: PTX as a raw string
+/// literal (NUL-terminated, as the driver reads it), cubins as bytes.
+std::string image_definition(const std::string &name, const GpuImage &image) {
+  static const std::string kClose = ")blocc_ptx\"";
+  if (!image.cubin && image.bytes.find(kClose) == std::string::npos &&
+      image.bytes.find('\0') == std::string::npos)
+    return "constexpr char " + name + "[] = R\"blocc_ptx(" + image.bytes +
+           kClose + ";\n";
+  std::string s = "alignas(64) constexpr unsigned char " + name + "[] = {";
+  char byte[16];
+  for (size_t i = 0; i < image.bytes.size(); ++i) {
+    std::snprintf(byte, sizeof byte, "%s0x%02x,", i % 16 ? " " : "\n    ",
+                  static_cast<unsigned char>(image.bytes[i]));
+    s += byte;
+  }
+  // PTX kept as bytes still ends with the NUL the driver needs.
+  return s + (image.cubin ? "" : " 0x00,") + "\n};\n";
+}
+
+std::string gpu_source(const GpuCode &gpu) {
+  std::ostringstream o;
+  o << "// --- gpu: " << image_list(gpu) << ", " << gpu.num_warps
+    << " warps ---\n\n";
+  for (size_t i = 0; i < gpu.images.size(); ++i)
+    o << image_definition("image" + std::to_string(i), gpu.images[i]) << "\n";
+  o << "constexpr blocc::aot::GpuImage gpu_images[] = {\n";
+  for (size_t i = 0; i < gpu.images.size(); ++i) {
+    const GpuImage &image = gpu.images[i];
+    o << "    {" << image.sm << ", " << (image.arch_specific ? "true" : "false")
+      << ", " << (image.cubin ? "true" : "false") << ", image" << i
+      << ", sizeof image" << i << ", " << image.dynamic_shared_bytes << "},\n";
+  }
+  o << "};\n\n"
+    << "const std::vector<blocc::runtime::FaultSite> &gpu_faults() {\n"
+    << "  static const std::vector<blocc::runtime::FaultSite> faults{\n"
+    << fault_sites_text(gpu.faults) << "  };\n"
+    << "  return faults;\n"
+    << "}\n\n"
+    << "constexpr blocc::aot::GpuKernel gpu_kernel{\n"
+    << "    kName, " << quoted(gpu.entry) << ", " << gpu.num_warps
+    << ", gpu_images, " << gpu.images.size() << ", gpu_faults};\n\n";
+  return o.str();
+}
+
+/// How the PTX entry takes a parameter (backends/nvptx/kernel_abi.h):
+/// pointers and 64-bit integers as 64 bits, narrower integers as a 32-bit
+/// word, f32 as f32, every other float as f64.
+std::string gpu_parameter(const LaunchParameter &l, size_t i) {
+  const Parameter &p = *l.parameter;
+  const std::string name = "blocc_p" + std::to_string(i);
+  if (p.kind == Parameter::Kind::Pointer)
+    return "uint64_t " + name + " = blocc::aot::pointer_slot(" + l.name + ")";
+  if (ir::is_integer(p.dtype))
+    return ir::scalar_bits(p.dtype) > 32
+               ? "uint64_t " + name + " = static_cast<uint64_t>(" + l.name + ")"
+               : "uint32_t " + name + " = static_cast<uint32_t>(" + l.name +
+                     ")";
+  if (p.dtype == ir::Scalar::F32)
+    return "float " + name + " = " + l.name;
+  return "double " + name + " = " + l.name;
+}
+
+std::string gpu_launch(const std::vector<LaunchParameter> &parameters) {
+  std::ostringstream o;
+  o << "void gpu(" << parameter_list(parameters) << ", void *stream) {\n"
+    << argument_checks("  ", parameters);
+  std::string addresses, pointers;
+  size_t num_pointers = 0;
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    o << "  " << gpu_parameter(parameters[i], i) << ";\n";
+    addresses += (i ? ", &blocc_p" : "&blocc_p") + std::to_string(i);
+    if (parameters[i].parameter->kind == Parameter::Kind::Pointer) {
+      pointers += (num_pointers ? ", blocc_p" : "blocc_p") + std::to_string(i);
+      ++num_pointers;
+    }
+  }
+  if (!parameters.empty())
+    o << "  void *blocc_parameters[] = {" << addresses << "};\n";
+  if (num_pointers)
+    o << "  const uint64_t blocc_pointers[] = {" << pointers << "};\n";
+  o << "  blocc::aot::launch_gpu(gpu_kernel, grid, "
+    << (parameters.empty() ? "nullptr" : "blocc_parameters") << ", "
+    << (num_pointers ? "blocc_pointers" : "nullptr") << ", " << num_pointers
+    << ", stream);\n"
+    << "}\n";
   return o.str();
 }
 
@@ -351,6 +441,20 @@ std::string header_text(const Specialization &s, const Compiled &compiled,
          "run.\n"
       << "/// Pointers to host memory.\n"
       << "void cpu(" << parameter_list(parameters) << ");\n";
+  if (compiled.gpu)
+    o << "\n/// Queues the programs of `grid` on the GPU whose memory the "
+         "pointers\n"
+      << "/// address (device pointers, CUdeviceptr values), on `stream` (a "
+         "CUstream;\n"
+      << "/// nullptr: the default stream of the pointers' context), and "
+         "returns\n"
+      << "/// without waiting, unless the kernel can stop with an error: "
+         "then it\n"
+      << "/// waits and throws it. The first launch in a context loads the "
+         "code\n"
+      << "/// for its device (a cubin, else the PTX).\n"
+      << "void gpu(" << parameter_list(parameters)
+      << ", void *stream = nullptr);\n";
   o << "\n" << close_namespace(s);
   return o.str();
 }
@@ -372,9 +476,13 @@ std::string source_text(const Specialization &s, const Compiled &compiled,
     << "constexpr const char kName[] = " << quoted(s.name) << ";\n\n";
   if (compiled.cpu)
     o << cpu_source(*compiled.cpu);
+  if (compiled.gpu)
+    o << gpu_source(*compiled.gpu);
   o << "} // namespace\n";
   if (compiled.cpu)
     o << "\n" << cpu_launch(parameters);
+  if (compiled.gpu)
+    o << "\n" << gpu_launch(parameters);
   o << "\n" << close_namespace(s);
   return o.str();
 }

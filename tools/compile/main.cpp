@@ -7,6 +7,11 @@
 #include "tools/compile/generated_code.h"
 #include "tools/compile/kernel_source.h"
 #include "tools/compile/options.h"
+#include "tools/compile/ptxas.h"
+
+#ifdef BLOCC_HAVE_NVPTX_BACKEND
+#include "backends/nvptx/gpu_backend.h"
+#endif
 
 #include <filesystem>
 #include <fstream>
@@ -42,6 +47,82 @@ CpuCode compile_cpu(const ir::Function &function, const Specialization &s,
   return c;
 }
 
+bool same_sites(const std::vector<runtime::FaultSite> &a,
+                const std::vector<runtime::FaultSite> &b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].op != b[i].op || a[i].message != b[i].message ||
+        a[i].shape != b[i].shape || a[i].form != b[i].form)
+      return false;
+  return true;
+}
+
+/// PTX for every GPU target, and cubins of it where ptxas is (or must be)
+/// used.
+std::optional<GpuCode> compile_gpu(const ir::Function &function,
+                                   const Options &options) {
+  std::optional<GpuCode> gpu;
+#ifdef BLOCC_HAVE_NVPTX_BACKEND
+  std::optional<std::string> ptxas;
+  if (options.cubin != Cubin::Off)
+    ptxas = find_ptxas();
+  if (options.cubin == Cubin::On && !ptxas)
+    throw Error("--cubin on: no ptxas on PATH (the CUDA toolkit's); add its "
+                "bin directory to PATH, or leave cubins out (--cubin auto)");
+  for (const Target &target : options.targets) {
+    if (target.kind != Target::Kind::Gpu)
+      continue;
+    nvptx::CompileOptions compile;
+    compile.num_warps = options.num_warps;
+    compile.arch.sm = target.sm;
+    compile.arch.arch_specific = target.arch_specific;
+    nvptx::PtxCode code;
+    try {
+      code = nvptx::compile_ptx(function, compile);
+    } catch (const Error &e) {
+      throw Error("--target " + target.name + ": " + e.what());
+    }
+    if (!gpu) {
+      gpu.emplace();
+      gpu->entry = code.entry;
+      gpu->num_warps = options.num_warps;
+      gpu->faults = code.faults;
+    } else if (code.entry != gpu->entry ||
+               !same_sites(code.faults, gpu->faults)) {
+      throw Error("internal: --target " + target.name +
+                  " lowered the kernel to other fault sites than the first "
+                  "GPU target");
+    }
+    GpuImage image;
+    image.sm = target.sm;
+    image.arch_specific = target.arch_specific;
+    image.dynamic_shared_bytes =
+        static_cast<unsigned>(code.dynamic_shared_bytes);
+    if (ptxas) {
+      GpuImage cubin = image;
+      cubin.cubin = true;
+      try {
+        cubin.bytes = assemble_cubin(*ptxas, code.ptx, target.name);
+      } catch (const Error &e) {
+        throw Error("--target " + target.name + ": " + e.what());
+      }
+      gpu->images.push_back(std::move(cubin));
+    }
+    image.bytes = std::move(code.ptx);
+    gpu->images.push_back(std::move(image));
+  }
+  if (gpu && !ptxas && options.cubin == Cubin::Auto)
+    std::cerr << "blocc-compile: note: no ptxas on PATH, so no cubins: the "
+                 "driver compiles the PTX at the first launch of each "
+                 "process\n";
+#else
+  (void)function;
+  (void)options;
+#endif
+  return gpu;
+}
+
 void write_file(const std::filesystem::path &path, const std::string &bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -57,6 +138,7 @@ int run(const Options &options) {
   for (const Target &target : options.targets)
     if (target.kind == Target::Kind::Cpu)
       compiled.cpu = compile_cpu(*kernel.function, s, target);
+  compiled.gpu = compile_gpu(*kernel.function, options);
   std::filesystem::path output(options.output);
   if (output.has_parent_path())
     std::filesystem::create_directories(output.parent_path());

@@ -84,6 +84,11 @@ const char *usage() {
          "program links them with the library blocc_runtime (no LLVM).\n"
          "SIG: one entry per parameter, e.g. "
          "'x=*f32:16,y=*f32:16,n=i32,BLOCK=1024'\n"
+#ifdef BLOCC_HAVE_NVPTX_BACKEND
+         "Targets: cpu, cpu:<x86 CPU>, sm_80, sm_86, sm_89, sm_90, sm_90a.\n"
+#else
+         "Targets: cpu, cpu:<x86 CPU> (no GPU backend in this build).\n"
+#endif
          "(tools/README.md has the details).\n";
 }
 

@@ -431,8 +431,13 @@ std::string header_text(const Specialization &s, const Compiled &compiled,
   for (const Parameter &p : s.parameters)
     if (p.kind == Parameter::Kind::Constant)
       o << constant_definition(p);
+  if (compiled.cpu)
+    o << "inline constexpr const char *cpu_target = "
+      << quoted(compiled.cpu->target) << ";\n";
   if (compiled.gpu)
-    o << "inline constexpr int num_warps = " << compiled.gpu->num_warps
+    o << "inline constexpr const char *gpu_code = "
+      << quoted(image_list(*compiled.gpu)) << ";\n"
+      << "inline constexpr int num_warps = " << compiled.gpu->num_warps
       << ";\n";
   if (compiled.cpu)
     o << "\n/// Runs every program of `grid` on this machine's cores "

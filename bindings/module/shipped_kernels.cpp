@@ -6,9 +6,11 @@
 // runs exactly the kernels the tutorials check.
 #include "01-vector-add/vector_add.h"
 #include "02-fused-softmax/fused_softmax.h"
+#include "03-matrix-multiplication/matmul.h"
 #include "04-low-memory-dropout/seeded_dropout.h"
 #include "05-layer-norm/layer_norm.h"
 #include "07-gelu/gelu.h"
+#include "08-rope/rope.h"
 #include "09-mean/mean.h"
 
 namespace blocc::python {
@@ -16,12 +18,14 @@ namespace blocc::python {
 std::vector<const blocc_kernel_v1 *> shipped_kernels() {
   return {export_kernel_abi(tutorials::add),
           export_kernel_abi(tutorials::softmax),
+          export_kernel_abi(tutorials::matmul),
           export_kernel_abi(tutorials::seeded_dropout),
           export_kernel_abi(tutorials::layer_norm_fwd),
           export_kernel_abi(tutorials::layer_norm_bwd_dx),
           export_kernel_abi(tutorials::layer_norm_bwd_dwdb),
           export_kernel_abi(tutorials::gelu),
           export_kernel_abi(tutorials::gelu_f16),
+          export_kernel_abi(tutorials::rope),
           export_kernel_abi(tutorials::partial_sums)};
 }
 

@@ -11,36 +11,15 @@
 // so it loads the row's cos/sin once and reuses them for every head.
 #include "e2e/support.h"
 
+#include "08-rope/rope.h"
+
 namespace bl = blocc;
 using namespace blocc::testing;
 
 namespace {
 
-auto rope = bl::kernel(
-    "rope_fw_bw",
-    [](bl::Ptr<float> q, bl::Ptr<float> cos, bl::Ptr<float> sin,
-       bl::i32 seq_len, bl::i32 n_heads, bl::i32 head_dim, bl::Const<int> GROUP,
-       bl::Const<int> BLOCK, bl::Const<bool> BACKWARD) {
-      auto row = bl::program_id(0); // b * seq_len + s
-      auto group = bl::program_id(1);
-      auto half = head_dim / 2;
-      auto cols = bl::arange(0, BLOCK);
-      auto col_mask = cols < half;
-      auto position = row % seq_len;
-      auto c = bl::load(cos + position * half + cols, col_mask);
-      auto s = bl::load(sin + position * half + cols, col_mask);
-      if (BACKWARD) // known at trace time: two specializations, no branch
-        s = -s;
-      for (int k = 0; k < GROUP; ++k) {
-        auto head = group * GROUP + k;
-        auto mask = col_mask && (head < n_heads);
-        auto base = q + (row * n_heads + head) * head_dim;
-        auto x1 = bl::load(base + cols, mask);
-        auto x2 = bl::load(base + half + cols, mask);
-        bl::store(base + cols, x1 * c - x2 * s, mask);
-        bl::store(base + half + cols, x2 * c + x1 * s, mask);
-      }
-    });
+// Tutorial 08's kernel (also blocc.kernels.rope).
+using blocc::tutorials::rope;
 
 struct Shape4 {
   int batch, seq, heads, head_dim;

@@ -8,8 +8,8 @@ import pytest
 
 import blocc
 from blocc.kernels import (add, gelu, gelu_f16, layer_norm_bwd_dwdb,
-                           layer_norm_bwd_dx, layer_norm_fwd, partial_sums,
-                           seeded_dropout, softmax)
+                           layer_norm_bwd_dx, layer_norm_fwd, matmul,
+                           partial_sums, rope, seeded_dropout, softmax)
 from conftest import poisoned
 
 
@@ -28,7 +28,8 @@ def test_every_tutorial_kernel_is_shipped():
 def test_shipped_kernels_are_the_tutorials():
     assert blocc.kernels.__all__ == [
         "add", "gelu", "gelu_f16", "layer_norm_bwd_dwdb", "layer_norm_bwd_dx",
-        "layer_norm_fwd", "partial_sums", "seeded_dropout", "softmax"]
+        "layer_norm_fwd", "matmul", "partial_sums", "rope", "seeded_dropout",
+        "softmax"]
     assert add.name == "add"
     assert add.definition_site.startswith("vector_add.h:")
     assert softmax.definition_site.startswith("fused_softmax.h:")
@@ -246,3 +247,45 @@ def test_partial_sums_two_stages_give_the_mean(rng, n, programs, block):
     partial_sums[(1,)](partials, mean, programs, np.float32(1 / n), BLOCK=block)
     assert abs(mean[0] - x.astype(np.float64).mean()) <= (
         2 * 2**-24 * abs(x.mean()) + 8 * np.sqrt(chain + block) * 2**-24 * np.abs(x).mean())
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (17, 31, 13), (97, 130, 67),
+                                   (128, 64, 256)])
+def test_matmul(rng, m, n, k):
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+    c = poisoned((m, n), np.float32)
+    block_m, block_n = 32, 32
+    grid = lambda meta: (blocc.cdiv(m, meta["BLOCK_M"]) *
+                         blocc.cdiv(n, meta["BLOCK_N"]),)
+    matmul[grid](a, b, c, m, n, k, k, 1, n, 1, n, 1, BLOCK_M=block_m,
+                 BLOCK_N=block_n, BLOCK_K=32, GROUP_M=8)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    # Exact products, K + 1 float32 roundings of the partial sums.
+    scale = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
+    assert np.all(np.abs(c - want) <= (k + 1) * 2.0**-24 * scale + 1e-30)
+
+
+@pytest.mark.parametrize("batch,seq,heads,dim", [(1, 1, 1, 2), (1, 7, 3, 6),
+                                                 (2, 5, 5, 64), (3, 13, 2, 130)])
+def test_rope_forward_backward_in_place(rng, batch, seq, heads, dim):
+    half = dim // 2
+    x = rng.uniform(-2, 2, (batch, seq, heads, dim)).astype(np.float32)
+    theta = np.arange(seq)[:, None] * 10000.0 ** (-2.0 * np.arange(half) / dim)
+    cos, sin = np.cos(theta).astype(np.float32), np.sin(theta).astype(np.float32)
+    block = 1 << max(0, (half - 1).bit_length())
+    grid = (batch * seq, blocc.cdiv(heads, 4))
+    q = x.copy()
+    rope[grid](q, cos, sin, seq, heads, dim, GROUP=4, BLOCK=block,
+               BACKWARD=False)
+    x1, x2 = x[..., :half].astype(np.float64), x[..., half:].astype(np.float64)
+    c, s = cos[None, :, None, :], sin[None, :, None, :]
+    want = np.concatenate([x1 * c - x2 * s, x2 * c + x1 * s], axis=-1)
+    # Two float32 products and a sum: a few roundings of the larger term.
+    bound = 4 * 2.0**-24 * np.concatenate(
+        [np.abs(x1 * c) + np.abs(x2 * s), np.abs(x2 * c) + np.abs(x1 * s)], -1)
+    assert np.all(np.abs(q - want) <= bound)
+    rope[grid](q, cos, sin, seq, heads, dim, GROUP=4, BLOCK=block,
+               BACKWARD=True)
+    pair = np.concatenate([x[..., half:], x[..., :half]], axis=-1)
+    assert np.all(np.abs(q - x) <= 12 * 2.0**-24 * (np.abs(x) + np.abs(pair)))

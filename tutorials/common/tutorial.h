@@ -34,8 +34,9 @@
 // synchronize (blocc::cuda::synchronize on the GPU), the batch doubled
 // until it takes 1 ms, so that the GPU's launch latency and the clock's
 // resolution are spread over many launches; the batches before that are
-// the warm-up. GB/s counts the bytes the tutorial says one launch must
-// move (reads plus writes).
+// the warm-up. The rate is GB/s of the bytes the tutorial says one launch
+// must move (reads plus writes), or TFLOP/s of its floating-point
+// operations (Work::flops).
 #pragma once
 
 #include <blocc/blocc.h>
@@ -134,6 +135,15 @@ private:
   double max_error_ = 0;
 };
 
+/// What one launch does, for the table's rate column: bytes it must move
+/// (reads plus writes; GB/s), or floating-point operations (TFLOP/s).
+struct Work {
+  double amount = 0;
+  bool operations = false;
+  static Work bytes(double n) { return {n, false}; }
+  static Work flops(double n) { return {n, true}; }
+};
+
 /// What both kinds of backend share: the table rows and the timing.
 class Backend {
 public:
@@ -146,23 +156,32 @@ public:
   template <typename Launch, typename Verify>
   void row(const std::string &size, double bytes, Launch &&launch,
            Verify &&verify) {
+    row(size, Work::bytes(bytes), launch, verify);
+  }
+  template <typename Launch, typename Verify>
+  void row(const std::string &size, Work work, Launch &&launch,
+           Verify &&verify) {
     if (rows_++ == 0)
-      std::printf("%-12s %-16s %-11s %-11s %-9s\n", "backend", "size",
-                  "max |err|", "time", "GB/s");
+      std::printf("%-12s %-16s %-11s %-11s %-14s\n", "backend", "size",
+                  "max |err|", "time", "rate");
     launch();
     Check check;
     verify(check);
     passed_ &= check.ok();
     double seconds = median_seconds(launch);
-    std::printf("%-12s %-16s %-11.3g %-11s %-9.1f %s\n", label_.c_str(),
+    std::printf("%-12s %-16s %-11.3g %-11s %-14s %s\n", label_.c_str(),
                 size.c_str(), check.max_error(), duration(seconds).c_str(),
-                bytes / seconds * 1e-9, check.ok() ? "ok" : "MISMATCH");
+                rate(work, seconds).c_str(), check.ok() ? "ok" : "MISMATCH");
     if (!check.ok())
       std::printf("  first mismatch: %s\n", check.mismatch().c_str());
   }
 
   bool passed() const { return passed_; }
   void fail() { passed_ = false; }
+  /// "cpu", "interpreter" or "gpu": the table's backend column.
+  const std::string &label() const { return label_; }
+  /// Whether launches run on a GPU (for configurations chosen per backend).
+  bool is_gpu() const { return label_ == "gpu"; }
 
 protected:
   /// Returns when every launch queued so far has finished.
@@ -195,6 +214,17 @@ private:
                      per_launch.begin() + per_launch.size() / 2,
                      per_launch.end());
     return per_launch[per_launch.size() / 2];
+  }
+
+  static std::string rate(Work work, double seconds) {
+    char text[32];
+    if (work.operations)
+      std::snprintf(text, sizeof text, "%.3f TFLOP/s",
+                    work.amount / seconds * 1e-12);
+    else
+      std::snprintf(text, sizeof text, "%.1f GB/s",
+                    work.amount / seconds * 1e-9);
+    return text;
   }
 
   static std::string duration(double seconds) {

@@ -1,0 +1,89 @@
+// Tutorial 03: matrix multiplication. The kernel is in matmul.h (Python
+// calls it as blocc.kernels.matmul); this program checks it against a
+// float64 product on every backend, for half and bfloat16 inputs and
+// shapes that are not multiples of the tiles, and times it.
+#include "common/tutorial.h"
+#include "matmul.h"
+
+#include <algorithm>
+
+namespace bl = blocc;
+namespace tutorial = blocc::tutorial;
+
+/// C = A @ B in float64, and each element's error scale sum_k |a_ik b_kj|.
+template <typename T>
+void float64_matmul(const std::vector<T> &a, const std::vector<T> &b, int m,
+                    int n, int k, std::vector<double> &c,
+                    std::vector<double> &scale) {
+  c.assign(size_t(m) * n, 0);
+  scale.assign(size_t(m) * n, 0);
+  for (int i = 0; i < m; ++i)
+    for (int q = 0; q < k; ++q) {
+      double x = float(a[size_t(i) * k + q]);
+      for (int j = 0; j < n; ++j) {
+        double product = x * double(float(b[size_t(q) * n + j]));
+        c[size_t(i) * n + j] += product;
+        scale[size_t(i) * n + j] += std::fabs(product);
+      }
+    }
+}
+
+/// One tile configuration per kind of backend: the GPU's threads share a
+/// 64x64 tile (4 warps); the CPU's vector registers hold a 32x32 one.
+struct Tiles {
+  int m, n, k, group, warps;
+};
+
+template <typename T, typename Kernel, typename Backend>
+void check_matmul(Backend &on, Kernel &kernel, const char *dtype) {
+  const Tiles tiles = on.is_gpu() ? Tiles{64, 64, 32, 8, 4}
+                                  : Tiles{32, 32, 32, 8, 4};
+  struct Shape {
+    int m, n, k;
+  };
+  std::vector<Shape> shapes = {{1, 1, 1}, {17, 31, 13}, {97, 130, 67},
+                               {256, 256, 256}};
+  // A large one where it runs in well under a second (not on the
+  // element-by-element interpreter).
+  if (on.is_gpu())
+    shapes.push_back({2048, 2048, 2048});
+  else if (on.description().starts_with("CPU"))
+    shapes.push_back({512, 512, 512});
+  for (Shape s : shapes) {
+    auto a = tutorial::random_uniform<T>(size_t(s.m) * s.k, -1, 1);
+    auto b = tutorial::random_uniform<T>(size_t(s.k) * s.n, -1, 1);
+    std::vector<double> want, scale;
+    float64_matmul(a, b, s.m, s.n, s.k, want, scale);
+    auto a_on = on.copy(a), b_on = on.copy(b);
+    auto c = on.copy(tutorial::poisoned<float>(size_t(s.m) * s.n));
+    const int programs =
+        bl::cdiv(s.m, tiles.m) * bl::cdiv(s.n, tiles.n); // one per tile
+    bl::LaunchOptions options;
+    options.num_warps = tiles.warps;
+    on.row(
+        std::string(dtype) + " " + std::to_string(s.m) + "x" +
+            std::to_string(s.n) + "x" + std::to_string(s.k),
+        tutorial::Work::flops(2.0 * s.m * s.n * s.k),
+        [&] {
+          kernel[{programs}].with(options)(a_on, b_on, c, s.m, s.n, s.k, s.k,
+                                           1, s.n, 1, s.n, 1, tiles.m, tiles.n,
+                                           tiles.k, tiles.group);
+        },
+        [&](tutorial::Check &check) {
+          // The inputs are exact in float32, and so are their products;
+          // K + 1 float32 roundings of partial sums bound the error by
+          // (K + 1) 2^-24 sum_k |a_ik b_kj|, whatever the order of the sum.
+          double largest_scale = *std::max_element(scale.begin(), scale.end());
+          check("c", on.read(c), want, {0, (s.k + 1) * 0x1p-24 * largest_scale});
+        });
+  }
+}
+
+int main() {
+  tutorial::Tutorial t("03-matrix-multiplication");
+  t.run([&](auto &on) {
+    check_matmul<bl::half>(on, blocc::tutorials::matmul, "f16");
+    check_matmul<bl::bfloat16_t>(on, blocc::tutorials::matmul_bf16, "bf16");
+  });
+  return t.finish();
+}

@@ -9,6 +9,7 @@
 #include "03-matrix-multiplication/matmul.h"
 #include "04-low-memory-dropout/seeded_dropout.h"
 #include "05-layer-norm/layer_norm.h"
+#include "06-fused-attention/attention.h"
 #include "07-gelu/gelu.h"
 #include "08-rope/rope.h"
 #include "09-mean/mean.h"
@@ -23,6 +24,7 @@ std::vector<const blocc_kernel_v1 *> shipped_kernels() {
           export_kernel_abi(tutorials::layer_norm_fwd),
           export_kernel_abi(tutorials::layer_norm_bwd_dx),
           export_kernel_abi(tutorials::layer_norm_bwd_dwdb),
+          export_kernel_abi(tutorials::attention),
           export_kernel_abi(tutorials::gelu),
           export_kernel_abi(tutorials::gelu_f16),
           export_kernel_abi(tutorials::rope),

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import blocc
-from blocc.kernels import (add, gelu, gelu_f16, layer_norm_bwd_dwdb,
+from blocc.kernels import (add, attention, gelu, gelu_f16, layer_norm_bwd_dwdb,
                            layer_norm_bwd_dx, layer_norm_fwd, matmul,
                            partial_sums, rope, seeded_dropout, softmax)
 from conftest import poisoned
@@ -27,7 +27,7 @@ def test_every_tutorial_kernel_is_shipped():
 
 def test_shipped_kernels_are_the_tutorials():
     assert blocc.kernels.__all__ == [
-        "add", "gelu", "gelu_f16", "layer_norm_bwd_dwdb", "layer_norm_bwd_dx",
+        "add", "attention", "gelu", "gelu_f16", "layer_norm_bwd_dwdb", "layer_norm_bwd_dx",
         "layer_norm_fwd", "matmul", "partial_sums", "rope", "seeded_dropout",
         "softmax"]
     assert add.name == "add"
@@ -289,3 +289,25 @@ def test_rope_forward_backward_in_place(rng, batch, seq, heads, dim):
                BACKWARD=True)
     pair = np.concatenate([x[..., half:], x[..., :half]], axis=-1)
     assert np.all(np.abs(q - x) <= 12 * 2.0**-24 * (np.abs(x) + np.abs(pair)))
+
+
+@pytest.mark.parametrize("heads,seq,dim", [(1, 1, 16), (2, 17, 16),
+                                          (3, 100, 32)])
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention(rng, heads, seq, dim, causal):
+    q, k, v = (rng.uniform(-1, 1, (heads, seq, dim)).astype(np.float16)
+               for _ in range(3))
+    out = poisoned((heads, seq, dim), np.float16)
+    scale = 1 / np.sqrt(dim)
+    attention[(blocc.cdiv(seq, 32), heads)](
+        q, k, v, out, seq, scale, HEAD_DIM=dim, BLOCK_M=32, BLOCK_N=32,
+        CAUSAL=causal)
+    s = np.einsum("hid,hjd->hij", q.astype(np.float64), k.astype(np.float64))
+    s *= scale
+    if causal:
+        s = np.where(np.tri(seq, dtype=bool), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    want = (p / p.sum(-1, keepdims=True)) @ v.astype(np.float64)
+    # Probabilities and the output rounded to half: a few 2^-11.
+    np.testing.assert_allclose(out.astype(np.float64), want, rtol=4e-3,
+                               atol=2e-3)

@@ -36,13 +36,13 @@ struct Tiles {
 
 template <typename T, typename Kernel, typename Backend>
 void check_matmul(Backend &on, Kernel &kernel, const char *dtype) {
-  const Tiles tiles = on.is_gpu() ? Tiles{64, 64, 32, 8, 4}
-                                  : Tiles{32, 32, 32, 8, 4};
+  const Tiles tiles =
+      on.is_gpu() ? Tiles{64, 64, 32, 8, 4} : Tiles{32, 32, 32, 8, 4};
   struct Shape {
     int m, n, k;
   };
-  std::vector<Shape> shapes = {{1, 1, 1}, {17, 31, 13}, {97, 130, 67},
-                               {256, 256, 256}};
+  std::vector<Shape> shapes = {
+      {1, 1, 1}, {17, 31, 13}, {97, 130, 67}, {256, 256, 256}};
   // A large one where it runs in well under a second (not on the
   // element-by-element interpreter).
   if (on.is_gpu())
@@ -65,8 +65,8 @@ void check_matmul(Backend &on, Kernel &kernel, const char *dtype) {
             std::to_string(s.n) + "x" + std::to_string(s.k),
         tutorial::Work::flops(2.0 * s.m * s.n * s.k),
         [&] {
-          kernel[{programs}].with(options)(a_on, b_on, c, s.m, s.n, s.k, s.k,
-                                           1, s.n, 1, s.n, 1, tiles.m, tiles.n,
+          kernel[{programs}].with(options)(a_on, b_on, c, s.m, s.n, s.k, s.k, 1,
+                                           s.n, 1, s.n, 1, tiles.m, tiles.n,
                                            tiles.k, tiles.group);
         },
         [&](tutorial::Check &check) {
@@ -74,7 +74,8 @@ void check_matmul(Backend &on, Kernel &kernel, const char *dtype) {
           // K + 1 float32 roundings of partial sums bound the error by
           // (K + 1) 2^-24 sum_k |a_ik b_kj|, whatever the order of the sum.
           double largest_scale = *std::max_element(scale.begin(), scale.end());
-          check("c", on.read(c), want, {0, (s.k + 1) * 0x1p-24 * largest_scale});
+          check("c", on.read(c), want,
+                {0, (s.k + 1) * 0x1p-24 * largest_scale});
         });
   }
 }

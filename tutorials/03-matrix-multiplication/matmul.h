@@ -50,8 +50,10 @@ template <typename T> auto make_matmul(const char *name) {
 
         // Row, column and k indices of the tiles, as a column ([X, 1]) or
         // a row ([1, X]) so that they broadcast to the tile's shape.
-        auto rows = bl::expand_dims(pid_m * BLOCK_M + bl::arange(0, BLOCK_M), 1);
-        auto cols = bl::expand_dims(pid_n * BLOCK_N + bl::arange(0, BLOCK_N), 0);
+        auto rows =
+            bl::expand_dims(pid_m * BLOCK_M + bl::arange(0, BLOCK_M), 1);
+        auto cols =
+            bl::expand_dims(pid_n * BLOCK_N + bl::arange(0, BLOCK_N), 0);
         auto k_row = bl::expand_dims(bl::arange(0, BLOCK_K), 0);
         auto k_col = bl::expand_dims(bl::arange(0, BLOCK_K), 1);
         auto a_tile = a + rows * stride_am + k_row * stride_ak; // [BM, BK]

@@ -92,8 +92,7 @@ int main() {
       auto cos_on = on.copy(cos), sin_on = on.copy(sin);
       const blocc::Grid grid{s.batch * s.seq, bl::cdiv(s.heads, group)};
       // q read and written once; the tables' rows read once per program.
-      const double bytes =
-          8.0 * n + 8.0 * half * s.batch * s.seq * grid.y;
+      const double bytes = 8.0 * n + 8.0 * half * s.batch * s.seq * grid.y;
       for (bool backward : {false, true}) {
         std::vector<double> want, bound;
         float64_rotation(s, x, cos, sin, backward ? -1 : +1, want, bound);

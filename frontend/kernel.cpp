@@ -220,11 +220,7 @@ KernelBase::trace(const std::vector<ArgValue> &args) {
   }
   if (dump_enabled("ir-traced"))
     std::cerr << "// blocc: traced IR of " << name_ << "\n" << ir::print(fn);
-  ir::verify(fn);
-  ir::canonicalize(fn);
-  ir::cse(fn);
-  ir::dce(fn);
-  ir::verify(fn);
+  ir::run_default_pipeline(fn);
   compiled->ir_text = ir::print(fn);
   if (dump_enabled("ir"))
     std::cerr << "// blocc: IR of " << name_ << "\n" << compiled->ir_text;

@@ -1,6 +1,9 @@
-// The table blocc-opt uses to find passes by name. A pass appears here once,
-// with a one-line description that `blocc-opt --help` prints.
+// The table blocc-opt uses to find passes by name (a pass appears here once,
+// with a one-line description that `blocc-opt --list-passes` prints), and
+// the default pipeline the frontend runs on every traced kernel.
 #include "ir/passes.h"
+
+#include "ir/error.h"
 
 namespace blocc::ir {
 
@@ -19,6 +22,36 @@ const std::vector<PassInfo> &all_passes() {
        dce},
   };
   return passes;
+}
+
+namespace {
+
+const PassInfo &registered(const std::string &name) {
+  for (const PassInfo &p : all_passes())
+    if (p.name == name)
+      return p;
+  throw Error("internal: the default pipeline names an unregistered pass '" +
+              name + "'");
+}
+
+} // namespace
+
+const std::vector<const PassInfo *> &default_pipeline() {
+  static const std::vector<const PassInfo *> pipeline = {
+      &registered("canonicalize"), &registered("cse"), &registered("dce")};
+  return pipeline;
+}
+
+void run_default_pipeline(
+    Function &f,
+    const std::function<void(const PassInfo &, Function &)> &after_pass) {
+  verify(f);
+  for (const PassInfo *pass : default_pipeline()) {
+    pass->run(f);
+    if (after_pass)
+      after_pass(*pass, f);
+  }
+  verify(f);
 }
 
 } // namespace blocc::ir

@@ -5,6 +5,7 @@
 
 #include "ir/function.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,5 +31,18 @@ struct PassInfo {
 };
 /// Every pass blocc-opt can run, in a stable order.
 const std::vector<PassInfo> &all_passes();
+
+/// The pipeline every traced kernel goes through before a backend sees it
+/// (what BLOCC_DUMP=ir shows): canonicalize, cse, dce, in that order.
+/// The frontend runs it, and blocc-opt's --pipeline=default runs the same
+/// list, so that a pass-by-pass view shows exactly what the compiler does.
+const std::vector<const PassInfo *> &default_pipeline();
+
+/// Verifies `f`, runs default_pipeline() on it and verifies the result.
+/// `after_pass` (optional) is called after each pass, before the final
+/// verification (blocc-opt's --print-after-all).
+void run_default_pipeline(
+    Function &f,
+    const std::function<void(const PassInfo &, Function &)> &after_pass = {});
 
 } // namespace blocc::ir

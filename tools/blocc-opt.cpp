@@ -3,6 +3,7 @@
 // poking at a pass by hand:
 //
 //   blocc-opt --pass=canonicalize --pass=cse kernel.bir
+//   blocc-opt --pipeline=default --print-after-all kernel.bir
 //   blocc-opt --list-passes
 //
 // The input is verified before the first pass and after every pass, so a
@@ -48,6 +49,10 @@ constexpr bool kHaveNvptxBackend = false;
 
 struct Options {
   std::vector<const ir::PassInfo *> passes;
+  // --print-before-all / --print-after-all: the IR around every pass, on
+  // stderr (stdout keeps the result alone, as in mlir-opt).
+  bool print_before_all = false;
+  bool print_after_all = false;
   bool print_axis_info = false;
   // --emit-llvm[=unoptimized] and --vector-bits=N (CPU backend builds).
   bool emit_llvm = false;
@@ -67,7 +72,9 @@ struct Options {
 };
 
 void usage(std::ostream &os) {
-  os << "usage: blocc-opt [--pass=NAME]... [--print-axis-info] [file|-]\n"
+  os << "usage: blocc-opt [--pass=NAME]... [--pipeline=default] "
+        "[--print-after-all]\n"
+        "                 [--print-axis-info] [file|-]\n"
         "       blocc-opt --list-passes\n"
         "\n"
         "Reads textual block IR (one or more functions) from the file, or\n"
@@ -75,6 +82,11 @@ void usage(std::ostream &os) {
         "verifies, and prints the IR on stdout.\n"
         "\n"
         "  --pass=NAME        run pass NAME (repeatable; see --list-passes)\n"
+        "  --pipeline=default run the passes the compiler runs on every\n"
+        "                     traced kernel, in its order (at this place\n"
+        "                     among the --pass options)\n"
+        "  --print-before-all print the IR before every pass (stderr)\n"
+        "  --print-after-all  print the IR after every pass (stderr)\n"
         "  --print-axis-info  print each function's axis info (as // "
         "comments)\n"
         "                     before its IR\n"
@@ -115,6 +127,16 @@ Options parse_options(int argc, char **argv) {
       if (i + 1 == argc)
         throw Error("--pass needs a pass name (--pass=NAME)");
       options.passes.push_back(&find_pass(argv[++i]));
+    } else if (arg.rfind("--pipeline=", 0) == 0) {
+      if (arg != "--pipeline=default")
+        throw Error("unknown pipeline '" + arg.substr(11) +
+                    "'; the one pipeline is 'default' (the compiler's)");
+      for (const ir::PassInfo *pass : ir::default_pipeline())
+        options.passes.push_back(pass);
+    } else if (arg == "--print-before-all") {
+      options.print_before_all = true;
+    } else if (arg == "--print-after-all") {
+      options.print_after_all = true;
     } else if (arg == "--print-axis-info") {
       options.print_axis_info = true;
     } else if (arg == "--emit-llvm" || arg == "--emit-llvm=unoptimized") {
@@ -253,8 +275,14 @@ std::string process(const Options &options, const std::string &text,
     ir::Function &f = *functions[i];
     verify_after(f, "as read");
     for (const ir::PassInfo *pass : options.passes) {
+      if (options.print_before_all || options.print_after_all)
+        std::cout.flush(); // earlier pieces' output first
+      if (options.print_before_all)
+        std::cerr << "// ----- before " << pass->name << "\n" << ir::print(f);
       pass->run(f);
       verify_after(f, "after pass '" + pass->name + "'");
+      if (options.print_after_all)
+        std::cerr << "// ----- after " << pass->name << "\n" << ir::print(f);
     }
     if (i)
       out += "\n";

@@ -20,6 +20,7 @@
 
 #include <atomic>
 #include <bit>
+#include <cctype>
 #include <iostream>
 
 namespace blocc::cpu {
@@ -67,6 +68,19 @@ std::string text_of(const llvm::Module &module) {
   llvm::raw_string_ostream os(text);
   module.print(os, nullptr);
   return os.str();
+}
+
+/// The name of a kernel's function in the JIT: the kernel's own (its
+/// characters outside [A-Za-z0-9_] made '_'), so that profiles (perf,
+/// BLOCC_PERF_MAP) and the `asm` stage show it, with ".blocc" after it,
+/// which no C function's name can hold: a kernel named "expf" must not
+/// define the C library's expf its own code calls. Each kernel's object is
+/// a JITDylib of its own (jit.h), so specializations may share the name.
+std::string jit_symbol(const ir::Function &function) {
+  std::string symbol;
+  for (char c : function.name())
+    symbol += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return symbol + ".blocc";
 }
 
 runtime::cpu::CompileCache<CompiledKernel> &cache() {
@@ -203,8 +217,7 @@ std::shared_ptr<const CompiledKernel> compile(const ir::Function &function,
     kernel->info.detect_races = options.detect_races;
     for (size_t i = 0; i < function.num_arguments(); ++i)
       kernel->argument_types.push_back(function.argument(i)->type());
-    // Each kernel's object is a JITDylib of its own (jit.h).
-    std::string symbol = "blocc_" + runtime::cpu::digest(key);
+    std::string symbol = jit_symbol(function);
     kernel->entry = reinterpret_cast<runtime::cpu::ProgramFunction>(
         machine_code(function, key, symbol, options, kernel->info));
     return kernel;

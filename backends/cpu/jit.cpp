@@ -1,6 +1,7 @@
 #include "backends/cpu/jit.h"
 
 #include "backends/cpu/host_target.h"
+#include "backends/cpu/perf_map.h"
 #include "backends/cpu/runtime_hooks.h"
 #include "ir/error.h"
 
@@ -110,7 +111,9 @@ void *load_object(std::string_view object, const std::string &symbol,
   if (!address)
     throw Error("the CPU backend cannot link kernel '" + kernel + "' (" +
                 symbol + "): " + message_of(address.takeError()));
-  return address->toPtr<void *>();
+  void *entry = address->toPtr<void *>();
+  record_in_perf_map(object, symbol, entry);
+  return entry;
 }
 
 } // namespace blocc::cpu

@@ -56,12 +56,20 @@ namespace {
 
 std::atomic<size_t> compiled_count{0}, llvm_compile_count{0};
 
-/// The PTX entry's name: the kernel's, made an identifier.
+/// The PTX entry's name: the kernel's own, so that profilers (Nsight
+/// Systems and Compute, torch.profiler: CUPTI reports the entry's name)
+/// show the user's name. Characters PTX identifiers cannot hold become
+/// '_'; a name that is no identifier then (empty, a leading digit, a lone
+/// '_') or that could be one of the module's own symbols (blocc_*, the
+/// driver's vprintf) gets "blocc_kernel_" in front.
 std::string symbol_for(const std::string &name) {
-  std::string symbol = "blocc_";
+  std::string symbol;
   for (char c : name)
     symbol += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return symbol;
+  const bool usable =
+      !symbol.empty() && !std::isdigit(static_cast<unsigned char>(symbol[0])) &&
+      symbol != "_" && symbol.rfind("blocc_", 0) != 0 && symbol != "vprintf";
+  return usable ? symbol : "blocc_kernel_" + symbol;
 }
 
 void check_options(const ir::Function &function, const CompileOptions &o) {

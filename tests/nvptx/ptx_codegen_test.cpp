@@ -51,7 +51,7 @@ TEST(PtxCodegen, VectorAddMovesSixteenBytesPerThreadAccess) {
   EXPECT_EQ(count(ptx, R"(st\.global\.v4\.f32)"), 2) << ptx;
   EXPECT_EQ(count(ptx, R"(ld\.global\.f32)"), 0) << ptx;
   EXPECT_EQ(count(ptx, R"(st\.global\.f32)"), 0) << ptx;
-  EXPECT_THAT(ptx, ::testing::HasSubstr(".visible .entry blocc_add("));
+  EXPECT_THAT(ptx, ::testing::HasSubstr(".visible .entry add("));
   EXPECT_THAT(ptx, ::testing::HasSubstr(".maxntid 128, 1, 1"));
   EXPECT_THAT(ptx, ::testing::HasSubstr(".target sm_90"));
   expect_ptx_assembles(f);

@@ -99,6 +99,23 @@ def test_torch_tensors(rng):
 
 
 @needs_torch
+def test_torch_profiler_shows_the_kernels_name():
+    """The PTX entry is the kernel's own name, which CUPTI reports to
+    torch.profiler (and Nsight)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    x = torch.randn(7, 300, device="cuda")
+    out = torch.empty_like(x)
+    softmax[(7,)](out, x, 300, 300, 7, 300, BLOCK=512)  # compiled and loaded
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as trace:
+        softmax[(7,)](out, x, 300, 300, 7, 300, BLOCK=512)
+        torch.cuda.synchronize()
+    names = [event.key for event in trace.key_averages()]
+    assert "softmax" in names, names
+
+
+@needs_torch
 def test_torch_cpu_tensors_run_on_the_cpu_backend():
     import torch
     x = torch.randn(1000)

@@ -4,6 +4,7 @@
 //   namespace bl = blocc;
 #pragma once
 
+#include "blocc/autotune.h"
 #include "blocc/block_ptr.h"
 #include "blocc/control.h"
 #include "blocc/dtype.h"

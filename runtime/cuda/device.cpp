@@ -208,4 +208,26 @@ int device_of_pointer(const void *pointer) {
   return ordinal;
 }
 
+void copy_to_host(void *host, const void *device_pointer, size_t bytes,
+                  int ordinal) {
+  ContextScope scope(context_for_device(ordinal));
+  check(
+      api().cuMemcpyDtoH(
+          host,
+          static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(device_pointer)),
+          bytes),
+      "cuMemcpyDtoH",
+      "copying " + std::to_string(bytes) + " bytes from " + gpu_name(ordinal));
+}
+
+void copy_from_host(void *device_pointer, const void *host, size_t bytes,
+                    int ordinal) {
+  ContextScope scope(context_for_device(ordinal));
+  check(api().cuMemcpyHtoD(static_cast<CUdeviceptr>(
+                               reinterpret_cast<uintptr_t>(device_pointer)),
+                           host, bytes),
+        "cuMemcpyHtoD",
+        "copying " + std::to_string(bytes) + " bytes to " + gpu_name(ordinal));
+}
+
 } // namespace blocc::cuda

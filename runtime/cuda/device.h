@@ -11,6 +11,7 @@
 // the caller's current context is never changed.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace blocc::cuda {
@@ -56,5 +57,13 @@ int device_of_pointer(const void *pointer);
 /// an opaque handle; nullptr: the current context's default stream) has
 /// finished; reports a fault of an earlier launch as a blocc::Error.
 void synchronize_stream(void *stream);
+
+/// Copies `bytes` of GPU `ordinal`'s memory at `device_pointer` to host
+/// memory, and back; each waits until the copy is done (autotuning saves
+/// and restores the buffers a kernel updates in place with these).
+void copy_to_host(void *host, const void *device_pointer, size_t bytes,
+                  int ordinal);
+void copy_from_host(void *device_pointer, const void *host, size_t bytes,
+                    int ordinal);
 
 } // namespace blocc::cuda

@@ -1,7 +1,8 @@
 // Tutorial 03: matrix multiplication. The kernel is in matmul.h (Python
 // calls it as blocc.kernels.matmul); this program checks it against a
 // float64 product on every backend, for half and bfloat16 inputs and
-// shapes that are not multiples of the tiles, and times it.
+// shapes that are not multiples of the tiles, and times it, each shape
+// with the tile configuration blocc::autotune measured fastest.
 #include "common/tutorial.h"
 #include "matmul.h"
 
@@ -40,16 +41,31 @@ void float64_matmul(const std::vector<T> &a, const std::vector<T> &b, int n,
     }
 }
 
-/// One tile configuration per kind of backend: the GPU's threads share a
-/// 64x64 tile (4 warps); the CPU's vector registers hold a 32x32 one.
-struct Tiles {
-  int m, n, k, group, warps;
-};
+/// The tile configurations autotuning chooses from, per kind of backend:
+/// on the GPU a tile's threads share it (4 or 8 warps), on the CPU one
+/// thread's vector registers and cache hold it. Each is measured at the
+/// first launch of a new (M, N, K) and the fastest kept (blocc::autotune).
+std::vector<bl::Config> tile_configs(bool gpu) {
+  using C = bl::Config;
+  if (gpu)
+    return {
+        C({{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"BLOCK_K", 32}, {"GROUP_M", 8}},
+          4),
+        C({{"BLOCK_M", 128}, {"BLOCK_N", 64}, {"BLOCK_K", 32}, {"GROUP_M", 8}},
+          4),
+        C({{"BLOCK_M", 64}, {"BLOCK_N", 128}, {"BLOCK_K", 32}, {"GROUP_M", 8}},
+          8),
+        C({{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"BLOCK_K", 32}, {"GROUP_M", 8}},
+          8)};
+  return {
+      C({{"BLOCK_M", 32}, {"BLOCK_N", 32}, {"BLOCK_K", 32}, {"GROUP_M", 8}}),
+      C({{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"BLOCK_K", 32}, {"GROUP_M", 8}}),
+      C({{"BLOCK_M", 32}, {"BLOCK_N", 64}, {"BLOCK_K", 64}, {"GROUP_M", 8}})};
+}
 
 template <typename T, typename Kernel, typename Backend>
 void check_matmul(Backend &on, Kernel &kernel, const char *dtype) {
-  const Tiles tiles =
-      on.is_gpu() ? Tiles{64, 64, 32, 8, 4} : Tiles{32, 32, 32, 8, 4};
+  auto tuned = bl::autotune(kernel, tile_configs(on.is_gpu()), {"M", "N", "K"});
   struct Shape {
     int m, n, k;
   };
@@ -69,18 +85,17 @@ void check_matmul(Backend &on, Kernel &kernel, const char *dtype) {
     float64_matmul(a, b, s.n, s.k, rows, want, scale);
     auto a_on = on.copy(a), b_on = on.copy(b);
     auto c = on.copy(tutorial::poisoned<float>(size_t(s.m) * s.n));
-    const int programs =
-        bl::cdiv(s.m, tiles.m) * bl::cdiv(s.n, tiles.n); // one per tile
-    bl::LaunchOptions options;
-    options.num_warps = tiles.warps;
+    // One program per tile of the configuration being launched.
+    auto grid = [&](const bl::Config &c) {
+      return bl::Grid(bl::cdiv(s.m, int(c["BLOCK_M"])) *
+                      bl::cdiv(s.n, int(c["BLOCK_N"])));
+    };
     on.row(
         std::string(dtype) + " " + std::to_string(s.m) + "x" +
             std::to_string(s.n) + "x" + std::to_string(s.k),
         tutorial::Work::flops(2.0 * s.m * s.n * s.k),
         [&] {
-          kernel[{programs}].with(options)(a_on, b_on, c, s.m, s.n, s.k, s.k, 1,
-                                           s.n, 1, s.n, 1, tiles.m, tiles.n,
-                                           tiles.k, tiles.group);
+          tuned[grid](a_on, b_on, c, s.m, s.n, s.k, s.k, 1, s.n, 1, s.n, 1);
         },
         [&](tutorial::Check &check) {
           // The inputs are exact in float32, and so are their products;
@@ -94,6 +109,9 @@ void check_matmul(Backend &on, Kernel &kernel, const char *dtype) {
           check("c", got, want, {0, (s.k + 1) * 0x1p-24 * largest_scale});
         });
   }
+  std::printf("the configurations autotuning chose (%s):\n", dtype);
+  for (const auto &[key, config] : tuned.chosen())
+    std::printf("  %-40s %s\n", key.c_str(), config.str().c_str());
 }
 
 int main() {

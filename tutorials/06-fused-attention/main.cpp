@@ -80,8 +80,17 @@ std::vector<bl::half> rows_of(const Shape &s, const std::vector<bl::half> &out,
 int main() {
   tutorial::Tutorial t("06-fused-attention");
   t.run([&](auto &on) {
-    // Query and key blocks: 64x64 over 4 warps on the GPU, 32x32 on the CPU.
-    const int block_m = on.is_gpu() ? 64 : 32, block_n = block_m;
+    // Query and key block sizes, chosen per (seq_len, HEAD_DIM, CAUSAL) by
+    // measuring each configuration at its first launch (blocc::autotune).
+    using C = bl::Config;
+    auto tuned = bl::autotune(
+        attention,
+        on.is_gpu() ? std::vector<C>{C({{"BLOCK_M", 64}, {"BLOCK_N", 64}}, 4),
+                                     C({{"BLOCK_M", 128}, {"BLOCK_N", 64}}, 8),
+                                     C({{"BLOCK_M", 64}, {"BLOCK_N", 32}}, 4)}
+                    : std::vector<C>{C({{"BLOCK_M", 32}, {"BLOCK_N", 32}}),
+                                     C({{"BLOCK_M", 64}, {"BLOCK_N", 64}})},
+        {"seq_len"});
     std::vector<Shape> shapes = {
         {1, 1, 16}, {2, 17, 16}, {3, 100, 32}, {2, 257, 64}};
     if (on.is_gpu())
@@ -100,6 +109,10 @@ int main() {
         std::vector<double> want =
             float64_attention(s, q, k, v, scale, causal, rows);
         auto out = on.copy(tutorial::poisoned<bl::half>(n));
+        // One program per block of queries of one head.
+        auto grid = [&](const C &c) {
+          return bl::Grid(bl::cdiv(s.seq, int(c["BLOCK_M"])), s.heads);
+        };
         // Two products of 2 * seq * seq * dim flops per head (half of them
         // skipped when causal).
         double flops = 4.0 * s.heads * s.seq * double(s.seq) * s.dim;
@@ -107,9 +120,7 @@ int main() {
             s.label() + (causal ? " causal" : ""),
             tutorial::Work::flops(causal ? flops / 2 : flops),
             [&] {
-              attention[{bl::cdiv(s.seq, block_m), s.heads}](
-                  q_on, k_on, v_on, out, s.seq, scale, s.dim, block_m, block_n,
-                  causal);
+              tuned[grid](q_on, k_on, v_on, out, s.seq, scale, s.dim, causal);
             },
             [&](tutorial::Check &check) {
               // The probabilities are rounded to half before the second
@@ -119,6 +130,9 @@ int main() {
             });
       }
     }
+    std::printf("the configurations autotuning chose:\n");
+    for (const auto &[key, config] : tuned.chosen())
+      std::printf("  %-46s %s\n", key.c_str(), config.str().c_str());
   });
   return t.finish();
 }

@@ -124,7 +124,7 @@ TEST(SharedMemory, BeyondTheDevicesLimitLoadingIsAnErrorNamingTheKernel) {
                      for_arch(nvptx::arch_for_device(0).name().c_str()));
   // The same PTX, claiming a buffer larger than any GPU's.
   cuda::LoadedKernel loaded("too_much_shared", nvptx::ptx_of(*compiled),
-                            "blocc_two_layouts_f32", 4u << 20);
+                            nvptx::ptx_entry(*compiled), 4u << 20);
   cuda::ContextScope scope(cuda::context_for_device(0));
   std::string message =
       error_of([&] { loaded.function_in(cuda::context_for_device(0)); });

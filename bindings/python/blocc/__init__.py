@@ -14,7 +14,7 @@ Kernels: ``blocc.kernels`` (the tutorials' kernels), ``blocc.load_library``
 (a shared library of your kernels) and ``blocc::python::export_kernel``
 (your own pybind11 module). Inspection: ``kernel.asm(...)``. Benchmarks:
 ``blocc.testing.do_bench``. GPUs: ``blocc.cuda``. The compile cache:
-``blocc.cache``.
+``blocc.cache``. Autotuning: ``blocc.autotune`` and ``blocc.Config``.
 """
 
 import os as _os
@@ -27,6 +27,8 @@ __version__ = _blocc.__version__
 __all__ = [
     "Error",
     "Kernel",
+    "Config",
+    "autotune",
     "KernelLibrary",
     "cdiv",
     "next_power_of_2",
@@ -146,3 +148,4 @@ def _kernel_from_capsule(capsule, owner=None):
 
 
 from . import cache, cuda, kernels, testing  # noqa: E402  (need the names above)
+from .autotuning import Config, autotune  # noqa: E402

@@ -1,0 +1,119 @@
+"""The tutorials' kernels written in Triton, the GPU sweep's Triton peers
+(benchmarks/tutorials/gpu_sweep.py). Each follows Triton's own tutorial
+for the same operation, with the same block sizes as blocc's launch."""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets,
+             tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),
+             mask=mask)
+
+
+@triton.jit
+def softmax(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(in_ptr + row * n + cols, mask=cols < n, other=-float("inf"))
+    numerator = tl.exp(x - tl.max(x, axis=0))
+    tl.store(out_ptr + row * n + cols, numerator / tl.sum(numerator, axis=0),
+             mask=cols < n)
+
+
+@triton.jit
+def layer_norm(x_ptr, y_ptr, w_ptr, b_ptr, n, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    x_row = x_ptr + row * n
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_row + cols, mask=cols < n, other=0.0).to(tl.float32)
+    mean = tl.sum(acc, axis=0) / n
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        v = tl.load(x_row + cols, mask=cols < n, other=0.0).to(tl.float32)
+        v = tl.where(cols < n, v - mean, 0.0)
+        acc += v * v
+    rstd = 1 / tl.sqrt(tl.sum(acc, axis=0) / n + eps)
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        mask = cols < n
+        v = tl.load(x_row + cols, mask=mask, other=0.0).to(tl.float32)
+        w = tl.load(w_ptr + cols, mask=mask)
+        b = tl.load(b_ptr + cols, mask=mask)
+        tl.store(y_ptr + row * n + cols, (v - mean) * rstd * w + b, mask=mask)
+
+
+@triton.jit
+def gelu(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    inner = 0.7978845608028654 * (x + 0.044715 * x * x * x)
+    tanh = 2 * tl.sigmoid(2 * inner) - 1
+    tl.store(out_ptr + offsets, 0.5 * x * (1 + tanh), mask=mask)
+
+
+@triton.jit
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
+           stride_bn, stride_cm, stride_cn, BLOCK_M: tl.constexpr,
+           BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    tiles_m, tiles_n = tl.cdiv(M, BLOCK_M), tl.cdiv(N, BLOCK_N)
+    per_group = GROUP_M * tiles_n
+    first_m = (pid // per_group) * GROUP_M
+    group_rows = min(tiles_m - first_m, GROUP_M)
+    pid_m = first_m + (pid % per_group) % group_rows
+    pid_n = (pid % per_group) // group_rows
+    rows = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M))[:, None]
+    cols = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N))[None, :]
+    ks = tl.arange(0, BLOCK_K)
+    a_tile = a_ptr + rows * stride_am + ks[None, :] * stride_ak
+    b_tile = b_ptr + ks[:, None] * stride_bk + cols * stride_bn
+    acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_tile, mask=(rows < M) & (ks[None, :] < K - k), other=0.0)
+        b = tl.load(b_tile, mask=(ks[:, None] < K - k) & (cols < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_tile += BLOCK_K * stride_ak
+        b_tile += BLOCK_K * stride_bk
+    tl.store(c_ptr + rows * stride_cm + cols * stride_cn, acc,
+             mask=(rows < M) & (cols < N))
+
+
+@triton.jit
+def attention(q_ptr, k_ptr, v_ptr, out_ptr, seq_len, scale,
+              HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+              BLOCK_N: tl.constexpr):
+    head = tl.program_id(1).to(tl.int64) * seq_len * HEAD_DIM
+    queries = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    dims = tl.arange(0, HEAD_DIM)
+    q = tl.load(q_ptr + head + queries[:, None] * HEAD_DIM + dims[None, :],
+                mask=queries[:, None] < seq_len, other=0.0)
+    m = tl.full([BLOCK_M], -float("inf"), tl.float32)
+    l = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    scale_log2 = scale * 1.4426950408889634
+    for first_key in range(0, seq_len, BLOCK_N):
+        keys = first_key + tl.arange(0, BLOCK_N)
+        kt = tl.load(k_ptr + head + keys[None, :] * HEAD_DIM + dims[:, None],
+                     mask=keys[None, :] < seq_len, other=0.0)
+        s = tl.where(keys[None, :] < seq_len, tl.dot(q, kt) * scale_log2,
+                     -float("inf"))
+        m_new = tl.maximum(m, tl.max(s, 1))
+        p = tl.exp2(s - m_new[:, None])
+        alpha = tl.exp2(m - m_new)
+        l = l * alpha + tl.sum(p, 1)
+        v = tl.load(v_ptr + head + keys[:, None] * HEAD_DIM + dims[None, :],
+                    mask=keys[:, None] < seq_len, other=0.0)
+        acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
+        m = m_new
+    tl.store(out_ptr + head + queries[:, None] * HEAD_DIM + dims[None, :],
+             (acc / l[:, None]).to(out_ptr.dtype.element_ty),
+             mask=queries[:, None] < seq_len)

@@ -1,0 +1,74 @@
+"""PNG plots of a sweep's JSON (gpu_sweep.py's "series"): one per kernel,
+x = size (log scale), y = GB/s or TFLOP/s, a line per column (blocc, its
+peers, the ceiling dashed), titled with the hardware and the date. Also
+prints a markdown table of blocc / peer at every size.
+
+    python3 benchmarks/tutorials/plot.py RESULTS.json OUT_DIR [--markdown]
+
+Needs matplotlib (pip install matplotlib): run it where the JSON was
+copied to, not on the GPU host.
+"""
+
+import argparse
+import json
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("results")
+    parser.add_argument("out_dir")
+    parser.add_argument("--markdown", action="store_true")
+    args = parser.parse_args()
+    with open(args.results) as f:
+        report = json.load(f)
+    os.makedirs(args.out_dir, exist_ok=True)
+    rows = []
+    for table in report["series"]:
+        sizes = table["sizes"]
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for column, values in table["columns"].items():
+            xs = [s for s in sizes if str(s) in values]
+            ys = [values[str(s)] for s in xs]
+            style = "--" if "ceiling" in column else "-"
+            width = 2.5 if column == "blocc" else 1.2
+            ax.plot(xs, ys, style, marker="o", linewidth=width, label=column)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("size (" + {"softmax": "row length, 4096 rows",
+                                  "layer_norm": "row length, 4096 rows",
+                                  "matmul": "M = N = K",
+                                  "attention": "sequence, 32 heads x 64"}
+                      .get(table["kernel"], "elements") + ")")
+        ax.set_ylabel(table["metric"])
+        ax.set_title(f"{table['kernel']} ({table['dtype']}), "
+                     f"{report['hardware']}, {report['date']}", fontsize=9)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        path = os.path.join(args.out_dir, f"{table['kernel']}.png")
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        print("wrote", path)
+        blocc = table["columns"].get("blocc", {})
+        for s in sizes:
+            if str(s) not in blocc:
+                continue
+            peers = "; ".join(
+                f"{c} {v[str(s)]:.1f} ({blocc[str(s)] / v[str(s)]:.2f}x)"
+                for c, v in table["columns"].items()
+                if c != "blocc" and str(s) in v)
+            rows.append(f"| {table['kernel']} | {s} | {table['dtype']} | "
+                        f"{table['metric']} | {blocc[str(s)]:.1f} | {peers} |")
+    if args.markdown:
+        print("\n| kernel | size | dtype | metric | blocc | peers (blocc / peer) |")
+        print("|---|---|---|---|---|---|")
+        print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -21,9 +21,12 @@ import math
 import os
 import sys
 
-import torch
-import torch.nn.functional as F
-import triton
+try:
+    import torch
+    import torch.nn.functional as F
+    import triton
+except ImportError as e:
+    sys.exit(f"gpu_sweep: needs torch and triton with a CUDA GPU ({e})")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import triton_kernels as T  # noqa: E402

@@ -184,6 +184,65 @@ def attention(seq, heads=32, dim=64):
     }, want.float(), (1e-2, 5e-3), "64x64 blocks, 4 warps")
 
 
+def rope(seq, batch=8, heads=32, dim=128):
+    half = dim // 2
+    q0 = torch.rand(batch, seq, heads, dim, device=DEVICE) * 4 - 2
+    theta = (torch.arange(seq, device=DEVICE, dtype=torch.float64)[:, None] *
+             10000.0 ** (-torch.arange(half, device=DEVICE) / half))
+    cos, sin = theta.cos().float(), theta.sin().float()
+    c, s = cos[None, :, None, :].double(), sin[None, :, None, :].double()
+    x1, x2 = q0[..., :half].double(), q0[..., half:].double()
+    want = torch.cat([x1 * c - x2 * s, x2 * c + x1 * s], -1).float()
+    qs = {col: q0.clone() for col in ("blocc", "triton")}
+    grid = (batch * seq, cdiv(heads, 4))
+
+    def eager(q):
+        a, b = q[..., :half], q[..., half:]
+        cc, ss = cos[None, :, None, :], sin[None, :, None, :]
+        return torch.cat([a * cc - b * ss, b * cc + a * ss], -1)
+    compiled = torch.compile(eager)
+    # In place: the checked launch is the columns' first; later (timed) ones
+    # go on rotating the same tensor.
+    return ("GB/s", 8 * q0.numel(), {
+        "blocc": (lambda: B.rope[grid](qs["blocc"], cos, sin, seq, heads, dim,
+                                       GROUP=4, BLOCK=half, BACKWARD=False,
+                                       num_warps=2), qs["blocc"]),
+        "triton": (lambda: T.rope[grid](qs["triton"], cos, sin, seq, heads, dim,
+                                        GROUP=4, BLOCK=half, num_warps=2),
+                   qs["triton"]),
+        "torch": (lambda: eager(q0), None),
+        "torch.compile": (lambda: compiled(q0), None),
+        "copy (ceiling)": copy_column(8 * q0.numel()),
+    }, want, (1e-5, 1e-6), "GROUP=4 heads per program, 2 warps")
+
+
+def mean(n):
+    x = torch.rand(n, device=DEVICE) * 4 - 1
+    want = x.double().mean().float().reshape(1)
+    block = 4096
+    programs = min(cdiv(n, block), 4 * torch.cuda.get_device_properties(0)
+                   .multi_processor_count)
+    partials = {c: torch.empty(programs, device=DEVICE) for c in ("blocc", "triton")}
+    outs = {c: torch.full((1,), float("nan"), device=DEVICE)
+            for c in ("blocc", "triton")}
+
+    def two_stages(kernel, column):
+        def launch():
+            kernel[(programs,)](x, partials[column], n, 1.0, BLOCK=block,
+                                num_warps=8)
+            kernel[(1,)](partials[column], outs[column], programs, 1.0 / n,
+                         BLOCK=block, num_warps=8)
+        return launch
+    m = torch.compile(lambda a: a.mean())
+    return ("GB/s", 4 * n, {
+        "blocc": (two_stages(B.partial_sums, "blocc"), outs["blocc"]),
+        "triton": (two_stages(T.partial_sums, "triton"), outs["triton"]),
+        "torch": (lambda: x.mean().reshape(1), None),
+        "torch.compile": (lambda: m(x).reshape(1), None),
+        "copy (ceiling)": copy_column(4 * n),
+    }, want, (1e-5, 0), f"two stages, {programs} then 1 program, BLOCK={block}")
+
+
 SWEEPS = {
     "vector_add": (vector_add, [1 << 20, 1 << 22, 1 << 24, 1 << 26, 1 << 27], "f32"),
     "softmax": (softmax, [256, 1024, 4096, 8192, 16384], "f32"),
@@ -191,6 +250,8 @@ SWEEPS = {
     "gelu": (gelu, [1 << 20, 1 << 24, 1 << 27], "f32"),
     "matmul": (matmul, [512, 1024, 2048, 4096], "f16"),
     "attention": (attention, [512, 1024, 2048, 4096], "f16"),
+    "rope": (rope, [256, 1024, 4096], "f32"),
+    "mean": (mean, [1 << 20, 1 << 24, 1 << 28], "f32"),
 }
 
 

@@ -42,7 +42,8 @@ def main():
         ax.set_xlabel("size (" + {"softmax": "row length, 4096 rows",
                                   "layer_norm": "row length, 4096 rows",
                                   "matmul": "M = N = K",
-                                  "attention": "sequence, 32 heads x 64"}
+                                  "attention": "sequence, 32 heads x 64",
+                                  "rope": "sequence, 8 x 32 heads x 128"}
                       .get(table["kernel"], "elements") + ")")
         ax.set_ylabel(table["metric"])
         ax.set_title(f"{table['kernel']} ({table['dtype']}), "

@@ -117,3 +117,34 @@ def attention(q_ptr, k_ptr, v_ptr, out_ptr, seq_len, scale,
     tl.store(out_ptr + head + queries[:, None] * HEAD_DIM + dims[None, :],
              (acc / l[:, None]).to(out_ptr.dtype.element_ty),
              mask=queries[:, None] < seq_len)
+
+
+@triton.jit
+def rope(q_ptr, cos_ptr, sin_ptr, seq_len, n_heads, head_dim,
+         GROUP: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    first_head = tl.program_id(1) * GROUP
+    half = head_dim // 2
+    cols = tl.arange(0, BLOCK)
+    in_half = cols < half
+    position = row % seq_len
+    c = tl.load(cos_ptr + position * half + cols, mask=in_half)
+    s = tl.load(sin_ptr + position * half + cols, mask=in_half)
+    for k in tl.static_range(GROUP):
+        head = first_head + k
+        mask = in_half & (head < n_heads)
+        x = q_ptr + (row * n_heads + head) * head_dim
+        x1 = tl.load(x + cols, mask=mask)
+        x2 = tl.load(x + half + cols, mask=mask)
+        tl.store(x + cols, x1 * c - x2 * s, mask=mask)
+        tl.store(x + half + cols, x2 * c + x1 * s, mask=mask)
+
+
+@triton.jit
+def partial_sums(x_ptr, sums_ptr, n, scale, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(pid * BLOCK, n, tl.num_programs(0) * BLOCK):
+        offsets = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.store(sums_ptr + pid, tl.sum(acc, axis=0) * scale)

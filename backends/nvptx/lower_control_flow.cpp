@@ -64,10 +64,16 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   llvm::Function *f = builder.GetInsertBlock()->getParent();
 
   // A run-time step of 0 stops the program (the step is a scalar, alike
-  // in every thread), as the interpreter reports it.
+  // in every thread), as the interpreter reports it. A non-zero constant,
+  // or the grid's size along an axis (a grid-stride loop's step: at least
+  // 1), needs no check; a check makes the kernel one that can fail, whose
+  // every launch waits for it to read its fault record.
   std::optional<int64_t> known_step =
       axis_info.get(op.operand(2)).constant_value;
-  if (!known_step || *known_step == 0)
+  const ir::Operation *step_producer = op.operand(2)->defining_op();
+  const bool step_is_grid_size =
+      step_producer && step_producer->code() == ir::OpCode::NumPrograms;
+  if (!step_is_grid_size && (!known_step || *known_step == 0))
     fail_if(builder.CreateICmpEQ(step,
                                  llvm::Constant::getNullValue(step->getType())),
             builder.getInt32(0),

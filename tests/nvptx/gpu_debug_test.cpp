@@ -268,6 +268,29 @@ auto constant_steps =
       bl::store(out + bl::arange(0, 64), total);
     });
 
+// A grid-stride loop: its step, the number of programs, is never 0.
+auto grid_stride =
+    bl::kernel("grid_stride", [](bl::Ptr<int32_t> out, bl::i32 n) {
+      for (auto i : bl::range(bl::program_id(0), n, bl::num_programs(0)))
+        bl::store(out + i, i * 2);
+    });
+
+TEST(GpuLoop, AGridStrideLoopNeedsNoFaultRecordAndCoversEveryElement) {
+  std::vector<int32_t> out(1000);
+  const ir::Function &k = specialization(grid_stride, out, 1000);
+  expect_ptx_assembles(k);
+  EXPECT_THAT(ptx_for(k), ::testing::Not(HasSubstr("blocc_fault_record")));
+  BLOCC_REQUIRE_GPU();
+  for (int programs : {1, 7, 64}) {
+    auto dout = poisoned_on_gpu<int32_t>(1000);
+    grid_stride[{programs}](dout, 997);
+    std::vector<int32_t> got = dout.to_host();
+    for (int i = 0; i < 997; ++i)
+      ASSERT_EQ(got[i], 2 * i)
+          << "element " << i << ", " << programs << " programs";
+  }
+}
+
 TEST(GpuLoop, ZeroStepGivesTheCpuBackendsMessage) {
   BLOCC_REQUIRE_GPU();
   auto dout = poisoned_on_gpu<int32_t>(1);

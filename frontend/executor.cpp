@@ -28,15 +28,6 @@ constexpr bool kCpuBackendBuilt =
 constexpr Backend kDefaultBackend =
     kCpuBackendBuilt ? Backend::Cpu : Backend::Interpreter;
 
-[[maybe_unused]] bool dump_llvm() {
-  const char *env = std::getenv("BLOCC_DUMP");
-  if (!env)
-    return false;
-  std::string stages = std::string(",") + env + ",";
-  return stages.find(",llvm,") != std::string::npos ||
-         stages.find(",all,") != std::string::npos;
-}
-
 [[noreturn]] void cpu_backend_missing() {
   throw Error("the CPU backend is not part of this build of blocc: "
               "configure with LLVM >= 17 installed (llvm-19-dev, see "
@@ -45,11 +36,12 @@ constexpr Backend kDefaultBackend =
 }
 
 #ifdef BLOCC_HAVE_CPU_BACKEND
-/// The CPU backend's kernel for `function` under `check`: the one `cache`
-/// holds, else compiled (or found in the backend's compile cache) and
-/// kept there.
+/// The CPU backend's kernel for `specialization` under `check`: the one
+/// `cache` holds, else compiled (or found in the backend's compile cache)
+/// and kept there.
 std::shared_ptr<const cpu::CompiledKernel>
-cpu_kernel(const ir::Function &function, Check check, ExecutorCache *cache) {
+cpu_kernel(const Specialization &specialization, Check check,
+           ExecutorCache *cache) {
   const int index = static_cast<int>(check);
   if (cache) {
     std::lock_guard<std::mutex> lock(cache->mutex);
@@ -57,9 +49,10 @@ cpu_kernel(const ir::Function &function, Check check, ExecutorCache *cache) {
       return std::static_pointer_cast<const cpu::CompiledKernel>(
           cache->cpu[index]);
   }
-  auto kernel = cpu::compile(function, {.dump_llvm = dump_llvm(),
-                                        .check_bounds = check != Check::Off,
-                                        .detect_races = check == Check::Races});
+  dump_stages(specialization, Target::cpu(check));
+  auto kernel = cpu::compile(*specialization.function,
+                             {.check_bounds = check != Check::Off,
+                              .detect_races = check == Check::Races});
   if (cache) {
     std::lock_guard<std::mutex> lock(cache->mutex);
     cache->cpu[index] = kernel;
@@ -139,7 +132,7 @@ Check resolve_check(Check requested) {
               "or '0' (off)");
 }
 
-void execute(const ir::Function &function, const Grid &grid,
+void execute(const Specialization &specialization, const Grid &grid,
              const std::vector<KernelArg> &args, Backend backend, Check check,
              ExecutorCache *cache) {
   Backend resolved = resolve_backend(backend);
@@ -147,25 +140,18 @@ void execute(const ir::Function &function, const Grid &grid,
   switch (resolved) {
   case Backend::Cpu:
 #ifdef BLOCC_HAVE_CPU_BACKEND
-    cpu::run(*cpu_kernel(function, check, cache), grid, args);
+    cpu::run(*cpu_kernel(specialization, check, cache), grid, args);
     return;
 #else
     cpu_backend_missing();
 #endif
   default:
+    dump_stages(specialization, Target::interpreter());
     // The interpreter checks bounds whatever the mode.
-    interp::interpret(function, grid, args,
+    interp::interpret(*specialization.function, grid, args,
                       {.detect_races = check == Check::Races});
     return;
   }
-}
-
-std::string cpu_llvm_ir(const ir::Function &function) {
-#ifdef BLOCC_HAVE_CPU_BACKEND
-  return cpu::llvm_ir(function);
-#else
-  cpu_backend_missing();
-#endif
 }
 
 } // namespace blocc::detail

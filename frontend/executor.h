@@ -4,8 +4,8 @@
 #pragma once
 
 #include "blocc/kernel.h"
-#include "ir/function.h"
 #include "runtime/kernel_args.h"
+#include "stages.h"
 
 #include <memory>
 #include <mutex>
@@ -33,14 +33,11 @@ struct ExecutorCache {
   std::shared_ptr<const void> cpu[4]; // indexed by the resolved Check
 };
 
-/// Runs `function` over `grid` on the executor `backend` resolves to, with
-/// the checks `check` resolves to; `cache` (optional) must belong to
-/// `function`.
-void execute(const ir::Function &function, const Grid &grid,
+/// Runs `specialization` over `grid` on the executor `backend` resolves
+/// to, with the checks `check` resolves to; `cache` (optional) must belong
+/// to `specialization`. Prints what BLOCC_DUMP asks for as it compiles.
+void execute(const Specialization &specialization, const Grid &grid,
              const std::vector<KernelArg> &args, Backend backend, Check check,
              ExecutorCache *cache = nullptr);
-
-/// The CPU backend's optimized LLVM IR for `function`.
-std::string cpu_llvm_ir(const ir::Function &function);
 
 } // namespace blocc::detail

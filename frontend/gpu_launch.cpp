@@ -22,15 +22,6 @@ const char *backend_name(Backend backend) {
   return backend == Backend::Cpu ? "the CPU backend" : "the interpreter";
 }
 
-[[maybe_unused]] bool dump_ptx() {
-  const char *env = std::getenv("BLOCC_DUMP");
-  if (!env)
-    return false;
-  std::string stages = std::string(",") + env + ",";
-  return stages.find(",ptx,") != std::string::npos ||
-         stages.find(",all,") != std::string::npos;
-}
-
 /// BLOCC_BACKEND=gpu: host launches run on the GPU, staged (gpu_launch.h).
 bool staging_requested() {
   const char *env = std::getenv("BLOCC_BACKEND");
@@ -42,7 +33,7 @@ bool staging_requested() {
 bool launch_on_gpu(const std::string &kernel,
                    const std::vector<ParamInfo> &params,
                    const std::vector<ArgValue> &args,
-                   const ir::Function &function, const Grid &grid,
+                   const Specialization &specialization, const Grid &grid,
                    std::vector<KernelArg> &runtime_args,
                    const LaunchOptions &options, Caller caller) {
   const bool python = caller == Caller::Python;
@@ -150,15 +141,16 @@ bool launch_on_gpu(const std::string &kernel,
   nvptx::CompileOptions compile_options;
   compile_options.num_warps = options.num_warps;
   compile_options.arch = nvptx::arch_for_device(ordinal);
-  compile_options.dump_ptx = dump_ptx();
+  dump_stages(specialization,
+              Target::gpu(compile_options.arch.name(), options.num_warps));
   // Staged launches are synchronous. A user stream created with
   // CU_STREAM_NON_BLOCKING is not ordered with the default stream's copies:
   // wait for the copies in, and for the stream before copying out.
   const bool stream_after_copies = !staged.empty() && options.stream;
   if (stream_after_copies)
     cuda::synchronize(ordinal);
-  nvptx::run(*nvptx::compile(function, compile_options), grid, runtime_args,
-             options.stream);
+  nvptx::run(*nvptx::compile(*specialization.function, compile_options), grid,
+             runtime_args, options.stream);
   if (stream_after_copies)
     cuda::synchronize_stream(options.stream);
   for (auto &[host, s] : staged)
@@ -166,7 +158,7 @@ bool launch_on_gpu(const std::string &kernel,
       s.copy->copy_to_host(s.host, s.bytes);
   return true;
 #else
-  (void)function;
+  (void)specialization;
   (void)runtime_args;
   throw Error(site() + "kernel '" + kernel +
               "': the GPU backend is not part of this build of blocc: "

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "blocc/kernel.h"
-#include "ir/function.h"
 #include "runtime/kernel_args.h"
+#include "stages.h"
 
 #include <string>
 #include <vector>
@@ -31,17 +31,8 @@ namespace blocc::detail {
 bool launch_on_gpu(const std::string &kernel,
                    const std::vector<ParamInfo> &params,
                    const std::vector<ArgValue> &args,
-                   const ir::Function &function, const Grid &grid,
+                   const Specialization &specialization, const Grid &grid,
                    std::vector<KernelArg> &runtime_args,
                    const LaunchOptions &options, Caller caller);
-
-/// What gpu_inspect returns.
-enum class GpuStage { LlvmIr, Ptx };
-
-/// The GPU backend's optimized LLVM IR or PTX for `function`, compiled for
-/// `arch` ("sm_90", ...) with `num_warps` warps; needs no GPU. Throws
-/// blocc::Error when blocc was built without the GPU backend.
-std::string gpu_inspect(const ir::Function &function, const std::string &arch,
-                        int num_warps, GpuStage stage);
 
 } // namespace blocc::detail

@@ -7,21 +7,20 @@
 #include "ir/passes.h"
 #include "ir/printer.h"
 #include "kernel_writes.h"
+#include "stages.h"
 
 #include <bit>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <iostream>
 #include <limits>
 
 namespace blocc::detail {
 
 struct KernelBase::Compiled {
-  std::unique_ptr<ir::Function> function;
+  Specialization specialization;
   std::vector<bool> written; // per parameter: does the kernel write through it
-  std::string ir_text;
   mutable ExecutorCache executors; // compiled code, reused by every launch
 };
 
@@ -48,15 +47,6 @@ bool fits(int64_t v, DType t) {
   }
 }
 
-bool dump_enabled(const char *stage) {
-  const char *env = std::getenv("BLOCC_DUMP");
-  if (!env)
-    return false;
-  std::string s = std::string(",") + env + ",";
-  return s.find(std::string(",") + stage + ",") != std::string::npos ||
-         s.find(",all,") != std::string::npos;
-}
-
 /// Parameter names are keywords in Python and names in the IR: both read
 /// C identifiers.
 bool is_c_identifier(const std::string &s) {
@@ -73,6 +63,15 @@ std::string shortest_text(double v) {
   char buf[32];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, end);
+}
+
+/// A constant's value as the specialization's description shows it.
+std::string constant_text(const ParamInfo &param, const ArgValue &value) {
+  if (value.kind == ArgValue::Kind::Float)
+    return shortest_text(value.float_value);
+  if (param.dtype == int1)
+    return value.int_value ? "true" : "false";
+  return std::to_string(value.int_value);
 }
 
 } // namespace
@@ -189,8 +188,10 @@ void KernelBase::check_arguments(const std::vector<ArgValue> &args) const {
 std::unique_ptr<KernelBase::Compiled>
 KernelBase::trace(const std::vector<ArgValue> &args) {
   auto compiled = std::make_unique<Compiled>();
-  compiled->function = std::make_unique<ir::Function>(name_);
-  ir::Function &fn = *compiled->function;
+  Specialization &specialization = compiled->specialization;
+  specialization.kernel = name_;
+  specialization.function = std::make_unique<ir::Function>(name_);
+  ir::Function &fn = *specialization.function;
   TraceInputs inputs;
   inputs.arguments.resize(params_.size(), nullptr);
   inputs.constants = args;
@@ -207,6 +208,10 @@ KernelBase::trace(const std::vector<ArgValue> &args) {
       if (ir::is_integer(p.dtype) && a.kind == ArgValue::Kind::Int)
         info.divisibility = a.int_value % 16 == 0 ? 16 : 1;
       inputs.arguments[i] = fn.add_argument(ir::Type::scalar(p.dtype), info);
+    } else {
+      specialization.constants +=
+          (specialization.constants.empty() ? "" : ", ") + info.name + "=" +
+          constant_text(p, a);
     }
   }
   {
@@ -218,12 +223,9 @@ KernelBase::trace(const std::vector<ArgValue> &args) {
     ctx.builder().set_location({});
     ctx.builder().create(ir::OpCode::Return, {}, {});
   }
-  if (dump_enabled("ir-traced"))
-    std::cerr << "// blocc: traced IR of " << name_ << "\n" << ir::print(fn);
+  specialization.traced = ir::print(fn);
   ir::run_default_pipeline(fn);
-  compiled->ir_text = ir::print(fn);
-  if (dump_enabled("ir"))
-    std::cerr << "// blocc: IR of " << name_ << "\n" << compiled->ir_text;
+  specialization.ir = ir::print(fn);
   compiled->written = arguments_written(fn, params_.size(), inputs.arguments);
   return compiled;
 }
@@ -272,11 +274,32 @@ KernelBase::compile(const std::vector<ArgValue> &args) {
 }
 
 const ir::Function &KernelBase::specialize(const std::vector<ArgValue> &args) {
-  return *compile(args).function;
+  return *compile(args).specialization.function;
 }
 
 std::string KernelBase::ir(const std::vector<ArgValue> &args) {
-  return compile(args).ir_text;
+  return compile(args).specialization.ir;
+}
+
+Stages KernelBase::inspect(const std::vector<ArgValue> &args,
+                           const Target &target,
+                           const std::vector<Stage> &stages) {
+  StageSet wanted = stages_of(target);
+  if (!stages.empty()) {
+    wanted = 0;
+    for (Stage s : stages) {
+      if (!(stages_of(target) & stage_bit(s))) {
+        std::string names;
+        for (Stage t : target.stages())
+          names += std::string(names.empty() ? "" : ", ") + stage_name(t);
+        throw Error("kernel '" + name_ + "': '" + stage_name(s) +
+                    "' is not a stage of target " + target.str() +
+                    "; its stages are " + names);
+      }
+      wanted |= stage_bit(s);
+    }
+  }
+  return compile_stages(compile(args).specialization, target, wanted);
 }
 
 size_t KernelBase::num_specializations() const {
@@ -331,26 +354,11 @@ void KernelBase::launch(const Grid &grid, const std::vector<ArgValue> &args,
   }
   if (grid.count() == 0)
     return;
-  if (launch_on_gpu(name_, params_, args, *compiled.function, grid,
+  if (launch_on_gpu(name_, params_, args, compiled.specialization, grid,
                     runtime_args, options, caller))
     return;
-  execute(*compiled.function, grid, runtime_args, options.backend,
+  execute(compiled.specialization, grid, runtime_args, options.backend,
           options.check, &compiled.executors);
-}
-
-std::string KernelBase::llvm_ir(const std::vector<ArgValue> &args) {
-  return cpu_llvm_ir(*compile(args).function);
-}
-
-std::string KernelBase::gpu_llvm_ir(const std::vector<ArgValue> &args,
-                                    const std::string &arch, int num_warps) {
-  return gpu_inspect(*compile(args).function, arch, num_warps,
-                     GpuStage::LlvmIr);
-}
-
-std::string KernelBase::ptx(const std::vector<ArgValue> &args,
-                            const std::string &arch, int num_warps) {
-  return gpu_inspect(*compile(args).function, arch, num_warps, GpuStage::Ptx);
 }
 
 } // namespace blocc::detail

@@ -175,7 +175,8 @@ private:
 
 class Printer {
 public:
-  explicit Printer(const Namer &namer) : namer_(namer) {}
+  explicit Printer(const Namer &namer, const OpNotes *notes = nullptr)
+      : namer_(namer), notes_(notes) {}
 
   void function(const Function &f) {
     out_ += "func @" + symbol_text(f.name()) + "(";
@@ -209,11 +210,14 @@ public:
     }
     for (size_t i = 0; i < op.num_results(); ++i)
       out_ += (i ? ", " : " : ") + op.result(i)->type().str();
+    std::string note = notes_ && *notes_ ? (*notes_)(op) : std::string();
     for (size_t r = 0; r < op.num_regions(); ++r)
-      region(*op.region(r), depth);
+      region(*op.region(r), depth, r == 0 ? note : std::string());
     if (op.loc().known())
       out_ += " loc(" + quote(base_name(op.loc().file)) + ":" +
               std::to_string(op.loc().line) + ")";
+    if (op.num_regions() == 0)
+      comment(note);
   }
 
   std::string take() { return std::move(out_); }
@@ -229,10 +233,23 @@ private:
     }
   }
 
+  /// "  // note" where there is one; a note of several lines is joined,
+  /// since the comment ends at the line's end.
+  void comment(const std::string &note) {
+    if (note.empty())
+      return;
+    out_ += "  // ";
+    for (char c : note)
+      out_ += c == '\n' ? ' ' : c;
+  }
+
   /// The header sits at the op's own depth, like a label, so that the
-  /// body lines up one level deeper than the op.
-  void region(const Block &block, int depth) {
-    out_ += " {\n";
+  /// body lines up one level deeper than the op. `note` ends the line that
+  /// opens the region.
+  void region(const Block &block, int depth, const std::string &note) {
+    out_ += " {";
+    comment(note);
+    out_ += "\n";
     if (block.num_arguments() > 0) {
       indent(depth);
       out_ += "^(";
@@ -250,6 +267,7 @@ private:
   }
 
   const Namer &namer_;
+  const OpNotes *notes_;
   std::string out_;
 };
 
@@ -269,11 +287,13 @@ std::string print_attribute(const Attribute &a) {
   return s + "]";
 }
 
-std::string print(const Function &f) {
+std::string print(const Function &f) { return print(f, OpNotes()); }
+
+std::string print(const Function &f, const OpNotes &notes) {
   Namer namer;
   namer.name_function_arguments(f);
   namer.name_block(f.body());
-  Printer printer(namer);
+  Printer printer(namer, &notes);
   printer.function(f);
   return printer.take();
 }

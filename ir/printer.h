@@ -42,6 +42,7 @@
 #include "ir/function.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -49,6 +50,16 @@ namespace blocc::ir {
 
 /// The whole function, ending with a newline.
 std::string print(const Function &f);
+
+/// A note to show beside an operation (the layouts a backend chose for
+/// it, say), on one line: "" for none.
+using OpNotes = std::function<std::string(const Operation &)>;
+
+/// print(f) with each op's note as a `// ` comment at the end of the op's
+/// first line (after the `{` of its first region, for ops with regions).
+/// Comments are whitespace to the parser: the text still reads back as
+/// the same function.
+std::string print(const Function &f, const OpNotes &notes);
 
 /// One operation with its regions (no trailing newline), for messages.
 /// Values are numbered as in print() of the function holding the op;

@@ -21,7 +21,6 @@
 #include <atomic>
 #include <bit>
 #include <cctype>
-#include <iostream>
 
 namespace blocc::cpu {
 
@@ -114,8 +113,7 @@ void *machine_code(const ir::Function &function, const std::string &key,
   const uint64_t max_bytes = runtime::cpu::cache_max_bytes_from_environment();
   const KernelInfo before_lowering = info;
   std::string object;
-  // BLOCC_DUMP=llvm prints the optimized IR, which only a compile makes.
-  if (disk && !options.dump_llvm) {
+  if (disk) {
     switch (disk->load(key, object)) {
     case runtime::cpu::CacheLookup::Hit:
       generate(function, info, symbol, /*optimized=*/false, host_target(),
@@ -139,10 +137,6 @@ void *machine_code(const ir::Function &function, const std::string &key,
   }
   Generated g = generate(function, info, symbol, true, host_target(),
                          make_host_target_machine());
-  if (options.dump_llvm)
-    std::cerr << "// blocc: LLVM IR of " << function.name() << " ("
-              << host_target().describe() << ")\n"
-              << text_of(*g.module);
   object = emit_object(*g.module, *g.machine);
   ++counters().jit_compiles;
   if (disk)
@@ -267,6 +261,26 @@ std::string llvm_ir(const ir::Function &function,
   Generated g = generate(function, info, "blocc_kernel", options.optimized,
                          target, make_host_target_machine());
   return text_of(*g.module);
+}
+
+Inspection inspect(const ir::Function &function,
+                   const InspectionRequest &request) {
+  Inspection inspection;
+  if (!request.llvm_ir && !request.assembly)
+    return inspection;
+  KernelInfo info;
+  info.name = function.name();
+  info.check_bounds = request.check_bounds || request.detect_races;
+  info.detect_races = request.detect_races;
+  // The JIT's symbol, target and machine: the text is that of the code a
+  // launch runs.
+  Generated g = generate(function, info, jit_symbol(function), true,
+                         host_target(), make_host_target_machine());
+  if (request.llvm_ir)
+    inspection.llvm_ir = text_of(*g.module);
+  if (request.assembly)
+    inspection.assembly = emit_assembly(*g.module, *g.machine);
+  return inspection;
 }
 
 ObjectCode compile_object(const ir::Function &function,

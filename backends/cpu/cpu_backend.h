@@ -23,8 +23,6 @@ namespace blocc::cpu {
 class CompiledKernel;
 
 struct CompileOptions {
-  /// Print the optimized LLVM IR to stderr when compiling (BLOCC_DUMP=llvm).
-  bool dump_llvm = false;
   /// Checked mode (BLOCC_CHECK, lower_checks.cpp): every active lane of
   /// every load, store and atomic is checked against the buffer of the
   /// argument its pointer derives from before it touches memory, and a
@@ -74,6 +72,24 @@ struct LlvmIrOptions {
 /// The LLVM IR the backend generates for `function`.
 std::string llvm_ir(const ir::Function &function,
                     const LlvmIrOptions &options = {});
+
+/// Inspection (BLOCC_DUMP, blocc::Stage): the text of the stages asked
+/// for, compiled now for this machine exactly as compile() compiles them
+/// (the same lowering, -O3 and target machine; the function named as the
+/// JIT names it, "<kernel>.blocc").
+struct InspectionRequest {
+  bool llvm_ir = false;  ///< the LLVM IR after -O3
+  bool assembly = false; ///< the x86 assembly the JIT would link
+  /// The checked variant (CompileOptions).
+  bool check_bounds = false;
+  bool detect_races = false;
+};
+struct Inspection {
+  std::string llvm_ir, assembly; ///< "" where not asked for
+};
+/// Throws blocc::Error naming the op for IR the backend cannot compile.
+Inspection inspect(const ir::Function &function,
+                   const InspectionRequest &request);
 
 /// Ahead-of-time compilation (tools/blocc-compile): `function` as an
 /// object file that a program links and runs with the runtime alone

@@ -80,16 +80,29 @@ llvm::orc::LLJIT &the_jit() {
 // are then exactly the bytes every process links, so a cold run exercises
 // the same linking path as a warm one, and a cache failure is reported by
 // blocc, not lost inside a compile callback that cannot return errors.
-std::string emit_object(llvm::Module &module, llvm::TargetMachine &machine) {
+namespace {
+
+std::string emit(llvm::Module &module, llvm::TargetMachine &machine,
+                 llvm::CodeGenFileType type, const char *what) {
   llvm::SmallVector<char, 0> bytes;
   llvm::raw_svector_ostream stream(bytes);
   llvm::legacy::PassManager passes;
-  if (machine.addPassesToEmitFile(passes, stream, nullptr,
-                                  llvm::CodeGenFileType::ObjectFile))
-    throw Error("the CPU backend cannot emit object code for " +
+  if (machine.addPassesToEmitFile(passes, stream, nullptr, type))
+    throw Error(std::string("the CPU backend cannot emit ") + what + " for " +
                 machine.getTargetTriple().str());
   passes.run(module);
   return std::string(bytes.data(), bytes.size());
+}
+
+} // namespace
+
+std::string emit_object(llvm::Module &module, llvm::TargetMachine &machine) {
+  return emit(module, machine, llvm::CodeGenFileType::ObjectFile,
+              "object code");
+}
+
+std::string emit_assembly(llvm::Module &module, llvm::TargetMachine &machine) {
+  return emit(module, machine, llvm::CodeGenFileType::AssemblyFile, "assembly");
 }
 
 void *load_object(std::string_view object, const std::string &symbol,

@@ -20,6 +20,9 @@ namespace blocc::cpu {
 /// host_target.h made) as an ELF relocatable object. Throws blocc::Error.
 std::string emit_object(llvm::Module &module, llvm::TargetMachine &machine);
 
+/// The same machine code as x86 assembly (AT&T syntax), for inspection.
+std::string emit_assembly(llvm::Module &module, llvm::TargetMachine &machine);
+
 /// Links `object` (from emit_object, in this process or an earlier one)
 /// into the JIT and returns the address of its function `symbol`. Each
 /// object gets a JITDylib of its own, so symbol names need only be unique

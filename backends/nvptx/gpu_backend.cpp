@@ -3,6 +3,7 @@
 #include "backends/llvm/optimize.h"
 #include "backends/nvptx/kernel_abi.h"
 #include "backends/nvptx/kernel_lowering.h"
+#include "backends/nvptx/print_layouts.h"
 #include "backends/nvptx/ptx_codegen.h"
 #include "backends/nvptx/ptx_disk_cache.h"
 #include "ir/error.h"
@@ -24,7 +25,6 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
-#include <iostream>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -131,7 +131,7 @@ compile_by_text(const ir::Function &function, const CompileOptions &options);
 /// made on the way.
 struct Seen {
   std::mutex mutex;
-  std::map<std::tuple<uint64_t, int, bool, int, bool>,
+  std::map<std::tuple<uint64_t, int, bool, int>,
            std::shared_ptr<const CompiledKernel>>
       kernels;
 };
@@ -143,9 +143,9 @@ static Seen &seen() {
 std::shared_ptr<const CompiledKernel> compile(const ir::Function &function,
                                               const CompileOptions &options) {
   Seen &s = seen();
-  auto seen_key = std::make_tuple(function.unique_id(), options.arch.sm,
-                                  options.arch.arch_specific, options.num_warps,
-                                  options.dump_ptx);
+  auto seen_key =
+      std::make_tuple(function.unique_id(), options.arch.sm,
+                      options.arch.arch_specific, options.num_warps);
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     auto it = s.kernels.find(seen_key);
@@ -176,10 +176,6 @@ compile_by_text(const ir::Function &function, const CompileOptions &options) {
       ++llvm_compile_count;
       store_cached_ptx(key, ptx);
     }
-    if (options.dump_ptx)
-      std::cerr << "// blocc: PTX of " << function.name() << " for "
-                << options.arch.name() << "\n"
-                << ptx;
     std::vector<ParameterKind> parameters;
     for (size_t i = 0; i < function.num_arguments(); ++i)
       parameters.push_back(parameter_kind(function.argument(i)->type()));
@@ -225,6 +221,26 @@ std::string llvm_ir(const ir::Function &function, const CompileOptions &options,
   llvm::raw_string_ostream os(text);
   g.module->print(os, nullptr);
   return os.str();
+}
+
+Inspection inspect(const ir::Function &function, const CompileOptions &options,
+                   const InspectionRequest &request) {
+  check_options(function, options);
+  Inspection inspection;
+  if (request.layouts)
+    inspection.layouts = print_layouts(function, options.num_warps);
+  if (!request.llvm_ir && !request.ptx)
+    return inspection;
+  // One module for both: the PTX is generated from the IR printed.
+  Generated g = generate(function, options);
+  llvm_backend::optimize_module(*g.module, *g.machine);
+  if (request.llvm_ir) {
+    llvm::raw_string_ostream os(inspection.llvm_ir);
+    g.module->print(os, nullptr);
+  }
+  if (request.ptx)
+    inspection.ptx = emit_optimized_ptx(*g.module, *g.machine);
+  return inspection;
 }
 
 void run(const CompiledKernel &kernel, const Grid &grid,

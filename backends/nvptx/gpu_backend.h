@@ -31,8 +31,6 @@ struct CompileOptions {
   /// Warps per program (CTA): a power of two from 1 to 32.
   int num_warps = 4;
   GpuArch arch;
-  /// Print the PTX to stderr when compiling (BLOCC_DUMP=ptx).
-  bool dump_ptx = false;
 };
 
 /// The compiled form of `function`, from the in-memory cache when the same
@@ -67,6 +65,20 @@ PtxCode compile_ptx(const ir::Function &function,
 /// (optimized = false) or after -O3.
 std::string llvm_ir(const ir::Function &function,
                     const CompileOptions &options = {}, bool optimized = true);
+
+/// Inspection (BLOCC_DUMP, blocc::Stage): the text of the stages asked
+/// for, compiled now, exactly as compile() compiles them.
+struct InspectionRequest {
+  bool layouts = false; ///< the IR with its layouts (print_layouts.h)
+  bool llvm_ir = false; ///< the LLVM IR (NVVM) after -O3
+  bool ptx = false;
+};
+struct Inspection {
+  std::string layouts, llvm_ir, ptx; ///< "" where not asked for
+};
+/// Throws blocc::Error naming the op for IR the backend cannot lower.
+Inspection inspect(const ir::Function &function, const CompileOptions &options,
+                   const InspectionRequest &request);
 
 /// Launches `kernel` over `grid` on the GPU its pointer arguments live on
 /// (every pointer must be device memory: KernelArg::device >= 0), or on the

@@ -66,6 +66,11 @@ void prepare_module(llvm::Module &module, llvm::TargetMachine &machine) {
 
 std::string emit_ptx(llvm::Module &module, llvm::TargetMachine &machine) {
   llvm_backend::optimize_module(module, machine);
+  return emit_optimized_ptx(module, machine);
+}
+
+std::string emit_optimized_ptx(llvm::Module &module,
+                               llvm::TargetMachine &machine) {
   // A call to anything but an intrinsic would be an unresolved symbol in
   // the PTX (the C library's math functions do not exist on the GPU):
   // fail here, naming it, rather than in the driver. vprintf (print) is

@@ -24,4 +24,9 @@ void prepare_module(llvm::Module &module, llvm::TargetMachine &machine);
 /// Optimizes `module` at -O3 and prints it as PTX.
 std::string emit_ptx(llvm::Module &module, llvm::TargetMachine &machine);
 
+/// PTX of `module`, which backends/llvm's -O3 pipeline already optimized
+/// (emit_ptx's second half: inspection prints the module in between).
+std::string emit_optimized_ptx(llvm::Module &module,
+                               llvm::TargetMachine &machine);
+
 } // namespace blocc::nvptx

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #ifndef BLOCC_VERSION_STRING
 #error "the build defines BLOCC_VERSION_STRING (bindings/CMakeLists.txt)"
@@ -161,31 +162,43 @@ int launch(void *self, const int64_t grid[3], const blocc_arg_v1 *args,
   });
 }
 
+/// The target and stage a blocc_stage_v1 names.
+std::pair<Target, Stage> stage_of(int32_t stage,
+                                  const blocc_launch_options_v1 *options) {
+  const std::string arch =
+      options && options->gpu_arch ? options->gpu_arch : "sm_90";
+  const int num_warps = options ? options->num_warps : 4;
+  Check check = options ? launch_options(options).check : Check::Off;
+  if (check == Check::Default)
+    check = Check::Off;
+  switch (stage) {
+  case BLOCC_STAGE_TRACED:
+    return {Target::interpreter(), Stage::Traced};
+  case BLOCC_STAGE_IR:
+    return {Target::interpreter(), Stage::Ir};
+  case BLOCC_STAGE_CPU_LLVM:
+    return {Target::cpu(check), Stage::Llir};
+  case BLOCC_STAGE_CPU_ASM:
+    return {Target::cpu(check), Stage::Asm};
+  case BLOCC_STAGE_GPU_LAYOUTS:
+    return {Target::gpu(arch, num_warps), Stage::Layouts};
+  case BLOCC_STAGE_GPU_LLVM:
+    return {Target::gpu(arch, num_warps), Stage::Llir};
+  case BLOCC_STAGE_PTX:
+    return {Target::gpu(arch, num_warps), Stage::Ptx};
+  default:
+    throw Error("unknown stage " + std::to_string(stage));
+  }
+}
+
 int inspect(void *self, int32_t stage, const blocc_arg_v1 *args,
             size_t num_args, const blocc_launch_options_v1 *options,
             blocc_sink_v1 out, blocc_sink_v1 error) {
   return guarded(error, [&] {
     detail::KernelBase &kernel = kernel_of(self);
-    auto values = arg_values(kernel, args, num_args);
-    const std::string arch =
-        options && options->gpu_arch ? options->gpu_arch : "sm_90";
-    const int num_warps = options ? options->num_warps : 4;
-    switch (stage) {
-    case BLOCC_STAGE_IR:
-      write(out, kernel.ir(values));
-      return;
-    case BLOCC_STAGE_CPU_LLVM:
-      write(out, kernel.llvm_ir(values));
-      return;
-    case BLOCC_STAGE_GPU_LLVM:
-      write(out, kernel.gpu_llvm_ir(values, arch, num_warps));
-      return;
-    case BLOCC_STAGE_PTX:
-      write(out, kernel.ptx(values, arch, num_warps));
-      return;
-    default:
-      throw Error("unknown stage " + std::to_string(stage));
-    }
+    auto [target, which] = stage_of(stage, options);
+    write(out, kernel.inspect(arg_values(kernel, args, num_args), target,
+                              {which})[which]);
   });
 }
 

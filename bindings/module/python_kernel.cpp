@@ -282,7 +282,8 @@ void PythonKernel::launch(const py::object &grid, const py::args &args,
     raise_error(error);
 }
 
-std::string PythonKernel::inspect(int32_t stage, const Bound &bound) const {
+std::string PythonKernel::inspect(int32_t stage, const char *name,
+                                  const Bound &bound) const {
   LaunchArguments converted(*abi_, bound.values, 0);
   std::string text, error;
   int status;
@@ -292,6 +293,11 @@ std::string PythonKernel::inspect(int32_t stage, const Bound &bound) const {
         abi_->inspect(abi_->self, stage, converted.data(), converted.size(),
                       &bound.options, sink_into(text), sink_into(error));
   }
+  // A library built with a blocc older than the stage (kernel_abi.h).
+  if (status != 0 && error == "unknown stage " + std::to_string(stage))
+    raise_error("kernel '" + std::string(abi_->name) +
+                "' was built with an older blocc, which cannot show stage '" +
+                name + "': rebuild it against this version of blocc");
   if (status != 0)
     raise_error(error);
   return text;
@@ -300,21 +306,40 @@ std::string PythonKernel::inspect(int32_t stage, const Bound &bound) const {
 py::dict PythonKernel::asm_text(const py::args &args,
                                 const py::kwargs &kwargs) const {
   Bound bound = bind(args, kwargs, /*inspection=*/true);
+  // Inspection shows the unchecked code whatever BLOCC_CHECK says, as
+  // C++'s Target::cpu() does.
+  bound.options.check = BLOCC_CHECK_OFF;
+  struct StageOf {
+    const char *name;
+    int32_t stage;
+  };
+  // Each target's stages in pipeline order, as blocc::Target::stages()
+  // lists them (frontend/stages.cpp): the dictionary's keys.
+  static const StageOf interpreter[] = {{"traced", BLOCC_STAGE_TRACED},
+                                        {"ir", BLOCC_STAGE_IR}};
+  static const StageOf cpu[] = {{"llir", BLOCC_STAGE_CPU_LLVM},
+                                {"asm", BLOCC_STAGE_CPU_ASM}};
+  static const StageOf gpu[] = {{"layouts", BLOCC_STAGE_GPU_LAYOUTS},
+                                {"llir", BLOCC_STAGE_GPU_LLVM},
+                                {"ptx", BLOCC_STAGE_PTX}};
   py::dict result;
-  result["ir"] = inspect(BLOCC_STAGE_IR, bound);
-  if (bound.target.is_none())
-    return result;
-  if (!py::isinstance<py::str>(bound.target))
+  auto add = [&](const auto &stages) {
+    for (const StageOf &s : stages)
+      result[s.name] = inspect(s.stage, s.name, bound);
+  };
+  if (!bound.target.is_none() && !py::isinstance<py::str>(bound.target))
     raise_error("target=" + std::string(py::repr(bound.target)) +
                 ": expected 'cpu', a GPU architecture ('sm_90'), or None");
+  add(interpreter);
+  if (bound.target.is_none())
+    return result;
   bound.target_text = py::str(bound.target);
   if (bound.target_text == "cpu") {
-    result["llir"] = inspect(BLOCC_STAGE_CPU_LLVM, bound);
+    add(cpu);
     return result;
   }
   bound.options.gpu_arch = bound.target_text.c_str();
-  result["llir"] = inspect(BLOCC_STAGE_GPU_LLVM, bound);
-  result["ptx"] = inspect(BLOCC_STAGE_PTX, bound);
+  add(gpu);
   return result;
 }
 
@@ -361,10 +386,15 @@ void define_kernel_type(py::module_ &module) {
       .def("asm", &PythonKernel::asm_text,
            "asm(*args, target='cpu', num_warps=4, **constants) -> dict: the "
            "text of each compilation stage for the specialization these "
-           "arguments select: 'ir' (blocc's IR after the generic passes), "
-           "'llir' (LLVM IR), and 'ptx' for a GPU target ('sm_80' .. "
-           "'sm_90a', compiled without a GPU). Pointers may be omitted or "
-           "None (16-byte aligned null pointers).");
+           "arguments select, keyed by stage name in pipeline order: "
+           "'traced' (blocc's IR as traced), 'ir' (after the generic "
+           "passes); for target='cpu' 'llir' (LLVM IR) and 'asm' (x86 "
+           "assembly); for a GPU target ('sm_80' .. 'sm_90a', compiled "
+           "without a GPU) 'layouts' (the IR with each block value's "
+           "layout), 'llir' and 'ptx'; target=None: 'traced' and 'ir'. "
+           "The texts BLOCC_DUMP prints and C++'s Kernel::asm_for returns. "
+           "Pointers may be omitted or None (16-byte aligned null "
+           "pointers).");
   py::class_<GridLaunch>(module, "GridLaunch",
                          "kernel[grid], called with the launch's arguments.")
       .def("__call__", [](const GridLaunch &launch, const py::args &args,

@@ -46,8 +46,9 @@ public:
 
   void launch(const pybind11::object &grid, const pybind11::args &args,
               const pybind11::kwargs &kwargs) const;
-  /// {"ir": ..., "llir": ...} for target "cpu"; {"ir", "llir", "ptx"} for a
-  /// GPU architecture ("sm_90"); "ir" only for target None.
+  /// Every stage of the target, keyed by name in pipeline order:
+  /// traced, ir, llir, asm for target "cpu"; traced, ir, layouts, llir,
+  /// ptx for a GPU architecture ("sm_90"); traced, ir for target None.
   pybind11::dict asm_text(const pybind11::args &args,
                           const pybind11::kwargs &kwargs) const;
 
@@ -55,7 +56,9 @@ private:
   struct Bound;
   Bound bind(const pybind11::args &args, const pybind11::kwargs &kwargs,
              bool inspection) const;
-  std::string inspect(int32_t stage, const Bound &bound) const;
+  /// The text of `stage` (blocc_stage_v1), named `name` in messages.
+  std::string inspect(int32_t stage, const char *name,
+                      const Bound &bound) const;
 
   const blocc_kernel_v1 *abi_;
   pybind11::object owner_;

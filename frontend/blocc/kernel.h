@@ -113,6 +113,72 @@ struct LaunchOptions {
   void *stream = nullptr;
 };
 
+/// A stage of compiling a kernel, whose text inspection shows (BLOCC_DUMP,
+/// Kernel::asm_for, Python's kernel.asm), in pipeline order.
+enum class Stage {
+  Traced,  ///< "traced": the block IR as the trace built it
+  Ir,      ///< "ir": after the generic passes (ir::default_pipeline):
+           ///< what every backend compiles
+  Layouts, ///< "layouts" (GPU): the IR with the layout chosen for each
+           ///< block value (backends/nvptx/print_layouts.h), like ttgir
+  Llir,    ///< "llir": the backend's LLVM IR after -O3 (NVVM for GPUs)
+  Ptx,     ///< "ptx" (GPU)
+  Asm,     ///< "asm" (CPU): the x86 assembly of the code the JIT links
+};
+
+/// "traced", "ir", "layouts", "llir", "ptx", "asm".
+const char *stage_name(Stage stage);
+
+/// What inspection compiles for: where the code would run.
+struct Target {
+  enum class Kind {
+    Interpreter, ///< no backend: the IR is what runs (traced, ir)
+    Cpu,         ///< the CPU backend, for this machine as the JIT compiles
+                 ///< (traced, ir, llir, asm)
+    Gpu,         ///< the GPU backend (traced, ir, layouts, llir, ptx)
+  };
+  Kind kind = Kind::Cpu;
+  std::string arch;  ///< Gpu: "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"
+  int num_warps = 4; ///< Gpu: warps per program
+  Check check = Check::Off; ///< Cpu: the checked variant (BLOCC_CHECK)
+
+  static Target interpreter() { return {Kind::Interpreter, "", 4, Check::Off}; }
+  /// Check::Default: the variant a launch compiles under $BLOCC_CHECK.
+  static Target cpu(Check check = Check::Off) {
+    return {Kind::Cpu, "", 4, check};
+  }
+  /// Compile-only: no GPU or CUDA driver is needed.
+  static Target gpu(std::string arch = "sm_90", int num_warps = 4) {
+    return {Kind::Gpu, std::move(arch), num_warps, Check::Off};
+  }
+
+  /// The target's stages, in pipeline order.
+  std::vector<Stage> stages() const;
+  /// "interpreter", "cpu", "cpu (checked: bounds)", "sm_90 (4 warps)".
+  std::string str() const;
+};
+
+/// The text of each stage of one kernel specialization compiled for one
+/// target (Kernel::asm_for). BLOCC_DUMP prints the same texts.
+struct Stages {
+  std::string kernel;         ///< "softmax"
+  std::string specialization; ///< its constants: "BLOCK=1024", or ""
+  std::string target; ///< Target::str(), with the CPU's name for the CPU:
+                      ///< "cpu (x86_64-pc-linux-gnu znver4, 512-bit vectors)"
+  struct Text {
+    Stage stage;
+    std::string text;
+  };
+  std::vector<Text> texts; ///< the stages asked for, in pipeline order
+
+  /// The text of `stage`; throws blocc::Error when it was not compiled
+  /// (not a stage of the target: "ptx" of a CPU target).
+  const std::string &operator[](Stage stage) const;
+  /// The line BLOCC_DUMP prints above `stage`'s text:
+  /// "// ===== blocc: ptx of kernel 'softmax' (BLOCK=1024) for sm_90 (4 warps)"
+  std::string header(Stage stage) const;
+};
+
 namespace detail {
 
 /// What a kernel parameter is, as declared in the callable's signature.
@@ -323,21 +389,16 @@ public:
 
   void launch(const Grid &grid, const std::vector<ArgValue> &args,
               const LaunchOptions &options, Caller caller = Caller::Cpp);
+  /// The texts of `stages` (empty: every stage of the target) of the
+  /// specialization these arguments select, compiled for `target`; traces
+  /// it if needed. Compile-only: no GPU is needed. Throws blocc::Error for
+  /// a stage the target does not have, a bad target, a backend this build
+  /// lacks, and ops the backend does not lower.
+  Stages inspect(const std::vector<ArgValue> &args, const Target &target,
+                 const std::vector<Stage> &stages = {});
   /// The IR (after the generic passes) of the specialization these
   /// arguments select; traces it if needed.
   std::string ir(const std::vector<ArgValue> &args);
-  /// The optimized LLVM IR the CPU backend generates for that
-  /// specialization (throws blocc::Error when the backend is not built).
-  std::string llvm_ir(const std::vector<ArgValue> &args);
-  /// The GPU backend's optimized LLVM IR (NVVM) and PTX for that
-  /// specialization, compiled for `arch` ("sm_80" .. "sm_90a") with
-  /// `num_warps` warps per program. Compile-only: no GPU or CUDA driver is
-  /// needed. Throws blocc::Error when blocc was built without the GPU
-  /// backend, or for ops it does not lower.
-  std::string gpu_llvm_ir(const std::vector<ArgValue> &args,
-                          const std::string &arch, int num_warps);
-  std::string ptx(const std::vector<ArgValue> &args, const std::string &arch,
-                  int num_warps);
   /// The specialization these arguments select, compiled if needed.
   const ir::Function &specialize(const std::vector<ArgValue> &args);
   /// Number of distinct specializations traced so far.
@@ -399,13 +460,24 @@ public:
   }
 
   Launch<F> operator[](Grid grid) { return Launch<F>(*this, grid, {}); }
-  /// The traced, optimized IR for these launch arguments, as text.
+  /// Every stage of the specialization these launch arguments select,
+  /// compiled for `target`, as BLOCC_DUMP prints them:
+  ///   add.asm_for(bl::Target::gpu("sm_90"), x, y, out, n,
+  ///   1024)[bl::Stage::Ptx]
+  /// Pointers may be null (only their 16-byte alignment matters).
+  template <typename... A> Stages asm_for(const Target &target, A &&...args) {
+    return inspect({detail::to_arg(std::forward<A>(args))...}, target);
+  }
+  /// The traced, optimized IR for these launch arguments, as text
+  /// (Stage::Ir).
   template <typename... A> std::string ir_for(A &&...args) {
     return ir({detail::to_arg(std::forward<A>(args))...});
   }
-  /// The CPU backend's optimized LLVM IR for these launch arguments.
+  /// The CPU backend's optimized LLVM IR for these launch arguments
+  /// (Stage::Llir of Target::cpu()).
   template <typename... A> std::string llvm_ir_for(A &&...args) {
-    return llvm_ir({detail::to_arg(std::forward<A>(args))...});
+    return inspect({detail::to_arg(std::forward<A>(args))...}, Target::cpu(),
+                   {Stage::Llir})[Stage::Llir];
   }
 
 protected:

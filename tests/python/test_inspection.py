@@ -1,8 +1,13 @@
-"""kernel.asm: blocc's IR, LLVM IR and PTX for a specialization, compiled
-without running (PTX without a GPU)."""
+"""kernel.asm: the text of each compilation stage of a specialization
+(blocc's IR as traced and after the generic passes, the GPU layouts, LLVM
+IR, PTX, x86 assembly), compiled without running (PTX without a GPU); and
+BLOCC_DUMP, which prints the same texts as a launch compiles."""
 
+import os
+import re
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -16,7 +21,7 @@ needs_gpu_compiler = pytest.mark.skipif(
 
 def test_ir_names_the_parameters():
     text = add.asm(n=98432, BLOCK=1024, target=None)
-    assert list(text) == ["ir"]
+    assert list(text) == ["traced", "ir"]
     assert text["ir"].startswith("func @add(%x: ptr<f32> {divisibility = 16}, "
                                  "%y: ptr<f32> {divisibility = 16}")
     assert "%n: i32 {divisibility = 16}" in text["ir"]
@@ -35,8 +40,9 @@ def test_ir_follows_the_specialization():
 @pytest.mark.skipif(not blocc.backends()["cpu"], reason="no CPU backend in this build")
 def test_cpu_llvm_ir():
     text = add.asm(n=4096, BLOCK=256)
-    assert set(text) == {"ir", "llir"}
+    assert list(text) == ["traced", "ir", "llir", "asm"]
     assert "define " in text["llir"] and "fadd" in text["llir"]
+    assert "add.blocc:" in text["asm"]
 
 
 @needs_gpu_compiler
@@ -44,7 +50,10 @@ def test_cpu_llvm_ir():
 def test_ptx_without_a_gpu(arch, tmp_path):
     text = softmax.asm(x_row_stride=1024, out_row_stride=1024, n_rows=64,
                        n_cols=1000, BLOCK=1024, target=arch, num_warps=8)
-    assert set(text) == {"ir", "llir", "ptx"}
+    assert list(text) == ["traced", "ir", "layouts", "llir", "ptx"]
+    assert text["layouts"].startswith("// layouts of softmax for 8 warps:\n"
+                                      "//   #blocked0 = blocked<")
+    assert "stores from #blocked0" in text["layouts"]
     assert f".target {arch}" in text["ptx"]
     assert ".entry softmax(" in text["ptx"]
     assert ".maxntid 256" in text["ptx"]  # 8 warps
@@ -68,3 +77,41 @@ def test_inspection_errors():
         add.asm(BLOCK=64)
     with pytest.raises(blocc.Error, match="no parameter named 'check'"):
         add.asm(n=1, BLOCK=64, check=True)
+
+
+def dumped(code, stages):
+    """What BLOCC_DUMP=`stages` prints on stderr while a fresh Python runs
+    `code`: {(stage, kernel): text}, from its '// ===== blocc:' headers."""
+    env = dict(os.environ, BLOCC_DUMP=stages, BLOCC_CACHE_DIR="off")
+    run = subprocess.run([sys.executable, "-c", code], env=env, text=True,
+                         capture_output=True, check=True)
+    parts = re.split(r"^// ===== blocc: (\w+) of kernel '(\w+)'.*\n", run.stderr,
+                     flags=re.M)
+    assert parts[0] == "", run.stderr
+    return {(parts[i], parts[i + 1]): parts[i + 2] for i in range(1, len(parts), 3)}
+
+
+@pytest.mark.skipif(not blocc.backends()["cpu"], reason="no CPU backend in this build")
+def test_blocc_dump_prints_what_asm_returns():
+    code = ("import numpy as np\n"
+            "from blocc.kernels import add\n"
+            "x = np.ones(5000, np.float32)\n"
+            "add[(5,)](x, x, x, 5000, BLOCK=1024)\n")
+    printed = dumped(code, "asm,ir,llir")
+    want = add.asm(n=5000, BLOCK=1024, target="cpu")
+    assert list(printed) == [("ir", "add"), ("llir", "add"), ("asm", "add")]
+    for (stage, _), text in printed.items():
+        assert text == want[stage], stage
+
+
+def test_blocc_dump_names_the_valid_stages():
+    code = ("import numpy as np\n"
+            "from blocc.kernels import add\n"
+            "x = np.ones(10, np.float32)\n"
+            "add[(1,)](x, x, x, 10, BLOCK=64)\n")
+    env = dict(os.environ, BLOCC_DUMP="ir,ttgir")
+    run = subprocess.run([sys.executable, "-c", code], env=env, text=True,
+                         capture_output=True)
+    assert run.returncode != 0
+    assert ("BLOCC_DUMP='ir,ttgir': 'ttgir' is not a stage; expected a "
+            "comma-separated list of traced, ir, layouts, llir, ptx, asm") in run.stderr

@@ -92,11 +92,21 @@ typedef struct blocc_launch_options_v1 {
   const char *gpu_arch; /* inspection: "sm_90" ...; NULL: sm_90 */
 } blocc_launch_options_v1;
 
+/* The stages of blocc::Stage (blocc/kernel.h), each for one backend;
+ * `inspect` writes the same text as Kernel::asm_for and BLOCC_DUMP. GPU
+ * stages compile for options->gpu_arch with options->num_warps; CPU stages
+ * for this machine, unchecked unless options->check asks for a checked
+ * variant (BLOCC_CHECK_DEFAULT: unchecked). Stages 4 to 6 came later than
+ * 0 to 3, within ABI version 1: a library built with an older blocc
+ * answers them with the error "unknown stage N". */
 enum blocc_stage_v1 {
-  BLOCC_STAGE_IR = 0,       /* the block IR after the generic passes */
-  BLOCC_STAGE_CPU_LLVM = 1, /* the CPU backend's optimized LLVM IR */
-  BLOCC_STAGE_GPU_LLVM = 2, /* the GPU backend's optimized LLVM IR (NVVM) */
-  BLOCC_STAGE_PTX = 3,      /* PTX for options->gpu_arch */
+  BLOCC_STAGE_IR = 0,          /* "ir": the block IR after the generic passes */
+  BLOCC_STAGE_CPU_LLVM = 1,    /* "llir": the CPU backend's optimized LLVM IR */
+  BLOCC_STAGE_GPU_LLVM = 2,    /* "llir": the GPU backend's (NVVM) */
+  BLOCC_STAGE_PTX = 3,         /* "ptx" */
+  BLOCC_STAGE_TRACED = 4,      /* "traced": the block IR as traced */
+  BLOCC_STAGE_GPU_LAYOUTS = 5, /* "layouts": the IR with its GPU layouts */
+  BLOCC_STAGE_CPU_ASM = 6,     /* "asm": the CPU backend's x86 assembly */
 };
 
 typedef struct blocc_kernel_v1 {

@@ -1,0 +1,127 @@
+#include "backends/nvptx/print_layouts.h"
+
+#include "backends/nvptx/assign_layouts.h"
+#include "backends/nvptx/kernel_lowering.h"
+#include "ir/printer.h"
+
+#include <algorithm>
+
+namespace blocc::nvptx {
+
+namespace {
+
+std::string list(const std::vector<int64_t> &values) {
+  std::string s = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(values[i]);
+  return s + "]";
+}
+
+class LayoutNotes {
+public:
+  explicit LayoutNotes(const LayoutAssignment &layouts) : layouts_(layouts) {}
+
+  std::string layout(const Layout &l) const {
+    const BlockedLayout &parent = layouts_.parent(l);
+    std::string s = "#blocked" + std::to_string(l.parent);
+    std::vector<int64_t> sliced;
+    for (int d = 0; d < parent.rank(); ++d)
+      if (std::find(l.dims.begin(), l.dims.end(), d) == l.dims.end())
+        sliced.push_back(d);
+    if (!sliced.empty())
+      s = "slice(" + s + ", " + list(sliced) + ")";
+    if (!std::is_sorted(l.dims.begin(), l.dims.end()))
+      s += " permuted " +
+           list(std::vector<int64_t>(l.dims.begin(), l.dims.end()));
+    std::vector<int64_t> ones;
+    for (size_t k = 0; k < l.dims.size() && k < l.shape.size(); ++k)
+      if (l.shape[k] == 1 && parent.shape[l.dims[k]] > 1)
+        ones.push_back(static_cast<int64_t>(k));
+    if (!ones.empty())
+      s += " with size 1 along " + list(ones);
+    return s;
+  }
+
+  /// The layouts `v` is needed in, "" for a value that has none.
+  std::string value(const ir::Value *v) const {
+    const std::vector<Layout> &needed = layouts_.layouts_of(v);
+    const Layout *home = layouts_.home(v);
+    std::vector<std::string> others;
+    for (const Layout &l : needed)
+      if (!home || !(l == *home))
+        others.push_back(layout(l));
+    if (home) {
+      std::string s = layout(*home);
+      for (size_t i = 0; i < others.size(); ++i)
+        s += (i ? ", " : ", converted to ") + others[i];
+      return s;
+    }
+    std::string s;
+    for (size_t i = 0; i < others.size(); ++i)
+      s += (i == 0 ? "" : i + 1 == others.size() ? " and " : ", ") + others[i];
+    if (others.size() > 1)
+      s += ", computed in each";
+    return s;
+  }
+
+  std::string op(const ir::Operation &op) const {
+    std::vector<std::string> parts;
+    for (size_t i = 0; i < op.num_results(); ++i) {
+      std::string note = value(op.result(i));
+      if (!note.empty())
+        parts.push_back(op.num_results() == 1
+                            ? note
+                            : "#" + std::to_string(i) + ": " + note);
+    }
+    if (op.code() == ir::OpCode::Store && op.operand(1)->type().is_block())
+      parts.push_back("stores from " + layout(layouts_.store_layout(op)));
+    if (op.code() == ir::OpCode::Reduce && op.operand(0)->type().is_block())
+      parts.push_back("reads its operands in " +
+                      layout(layouts_.reduce_layout(op)));
+    for (size_t r = 0; r < op.num_regions(); ++r) {
+      const ir::Block &region = *op.region(r);
+      for (size_t j = 0; j < region.num_arguments(); ++j) {
+        std::string note = value(region.argument(j));
+        if (!note.empty())
+          parts.push_back(region_name(op, r) + " argument " +
+                          std::to_string(j) + ": " + note);
+      }
+    }
+    std::string s;
+    for (size_t i = 0; i < parts.size(); ++i)
+      s += (i ? "; " : "") + parts[i];
+    return s;
+  }
+
+private:
+  static std::string region_name(const ir::Operation &op, size_t r) {
+    if (op.code() == ir::OpCode::If)
+      return r == 0 ? "then" : "else";
+    if (op.code() == ir::OpCode::For)
+      return "body";
+    return "region " + std::to_string(r);
+  }
+
+  const LayoutAssignment &layouts_;
+};
+
+} // namespace
+
+std::string print_layouts(const ir::Function &function, int num_warps) {
+  ir::AxisInfoAnalysis axis_info(const_cast<ir::Function &>(function));
+  check_supported(function, axis_info);
+  LayoutAssignment layouts(function, axis_info, num_warps);
+  LayoutNotes notes(layouts);
+  std::string out = "// layouts of " + function.name() + " for " +
+                    std::to_string(num_warps) +
+                    (num_warps == 1 ? " warp:\n" : " warps:\n");
+  for (size_t i = 0; i < layouts.parents().size(); ++i)
+    out += "//   #blocked" + std::to_string(i) + " = " +
+           layouts.parents()[i].str() + "\n";
+  if (layouts.parents().empty())
+    out += "//   (no block values)\n";
+  return out + ir::print(function,
+                         [&](const ir::Operation &op) { return notes.op(op); });
+}
+
+} // namespace blocc::nvptx

@@ -1,0 +1,134 @@
+// Inspection on the GPU backend (frontend/stages.h): asm_for a GPU target
+// gives the IR with the layout of each block value (`layouts`, in the
+// spirit of Triton's TritonGPU IR), the NVVM IR and the PTX, compiled
+// without a GPU; BLOCC_DUMP prints the same texts as a GPU launch
+// compiles (run where a GPU is present).
+#include "cpu/cache_support.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "nvptx/ptxas.h"
+#include "nvptx/support.h"
+
+namespace bl = blocc;
+using namespace blocc::gpu_testing;
+using blocc::cache_testing::ScopedEnvironment;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+namespace {
+
+/// A softmax over one row per program: a load, two reductions (their
+/// results broadcast back) and a masked store.
+auto row_softmax_named(const std::string &name) {
+  return bl::kernel(
+      name, {"x", "out", "n", "BLOCK"},
+      [](bl::Ptr<float> x, bl::Ptr<float> out, bl::i32 n,
+         bl::Const<int> BLOCK) {
+        auto cols = bl::arange(0, BLOCK);
+        auto mask = cols < n;
+        auto row = bl::load(x + bl::program_id(0) * n + cols, mask, -INFINITY);
+        auto e = bl::exp(row - bl::max(row, 0));
+        bl::store(out + bl::program_id(0) * n + cols, e / bl::sum(e, 0), mask);
+      });
+}
+
+const float *kNoData = nullptr;
+
+std::string dump_text(const bl::Stages &stages) {
+  std::string text;
+  for (const bl::Stages::Text &t : stages.texts)
+    text += stages.header(t.stage) + "\n" + t.text;
+  return text;
+}
+
+TEST(GpuInspection, StagesCompileWithoutAGpu) {
+  auto softmax = row_softmax_named("inspect_gpu_softmax");
+  bl::Stages stages = softmax.asm_for(bl::Target::gpu("sm_90", 8), kNoData,
+                                      kNoData, 1000, 1024);
+  using S = bl::Stage;
+  ASSERT_EQ(stages.texts.size(), 5u);
+  EXPECT_EQ(stages.target, "sm_90 (8 warps)");
+  EXPECT_EQ(stages.specialization, "BLOCK=1024");
+  EXPECT_EQ(stages[S::Ir], softmax.ir_for(kNoData, kNoData, 1000, 1024));
+  const std::string &ptx = stages[S::Ptx];
+  EXPECT_THAT(ptx, HasSubstr(".target sm_90"));
+  EXPECT_THAT(ptx, HasSubstr(".entry inspect_gpu_softmax("));
+  EXPECT_THAT(ptx, HasSubstr(".maxntid 256"));
+  EXPECT_THAT(stages[S::Llir], HasSubstr("define "));
+  EXPECT_THAT(stages[S::Llir], HasSubstr("inspect_gpu_softmax"));
+  if (ptxas()) {
+    EXPECT_EQ(ptxas_errors(ptx, "sm_90"), "");
+  }
+}
+
+TEST(GpuInspection, LayoutsAnnotateTheIrAndReadBackAsIt) {
+  auto softmax = row_softmax_named("inspect_gpu_layouts");
+  bl::Stages stages = softmax.asm_for(bl::Target::gpu("sm_90", 4), kNoData,
+                                      kNoData, 1000, 1024);
+  const std::string &layouts = stages[bl::Stage::Layouts];
+  EXPECT_THAT(layouts,
+              StartsWith("// layouts of inspect_gpu_layouts for 4 warps:\n"
+                         "//   #blocked0 = blocked<"));
+  // The load is in a layout; the store says which one it writes from; the
+  // reductions say what they read.
+  bool load_noted = false;
+  std::istringstream lines(layouts);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("= load ") != std::string::npos)
+      load_noted = line.find("// #blocked0") != std::string::npos;
+  EXPECT_TRUE(load_noted) << layouts;
+  EXPECT_THAT(layouts, HasSubstr("stores from #blocked0"));
+  EXPECT_THAT(layouts, HasSubstr("reads its operands in #blocked0"));
+  // The notes are comments: the text is the IR.
+  EXPECT_EQ(bl::ir::print(*bl::ir::parse_function(layouts)),
+            stages[bl::Stage::Ir]);
+}
+
+TEST(GpuInspection, ABadTargetIsAnErrorNamingIt) {
+  auto softmax = row_softmax_named("inspect_gpu_bad_target");
+  EXPECT_THAT(error_of([&] {
+                softmax.asm_for(bl::Target::gpu("sm_70"), kNoData, kNoData,
+                                1000, 1024);
+              }),
+              HasSubstr("sm_70"));
+  EXPECT_EQ(error_of([&] {
+              softmax.asm_for(bl::Target::gpu("sm_90", 3), kNoData, kNoData,
+                              1000, 1024);
+            }),
+            "kernel 'inspect_gpu_bad_target': num_warps must be a power of "
+            "two from 1 to 32, got 3");
+}
+
+TEST(GpuInspection, BloccDumpOnAGpuLaunchPrintsWhatAsmForReturns) {
+  BLOCC_REQUIRE_GPU();
+  auto softmax = row_softmax_named("inspect_gpu_dumped");
+  const int rows = 3, n = 1000;
+  auto x = random_values<float>(rows * n, -4, 4);
+  auto out = poisoned<float>(rows * n);
+  std::string printed;
+  {
+    ScopedEnvironment env("BLOCC_DUMP", "ptx,layouts");
+    ::testing::internal::CaptureStderr();
+    softmax[{rows}].with(kGpu)(x, out, n, 1024);
+    printed = ::testing::internal::GetCapturedStderr();
+  }
+  const std::string arch = nvptx::arch_for_device(0).name();
+  bl::Stages want = softmax.inspect(
+      {bl::detail::to_arg(kNoData), bl::detail::to_arg(kNoData),
+       bl::detail::to_arg(n), bl::detail::to_arg(1024)},
+      bl::Target::gpu(arch, 4), {bl::Stage::Layouts, bl::Stage::Ptx});
+  EXPECT_EQ(printed, dump_text(want));
+  for (int r = 0; r < rows; ++r) {
+    double max = -INFINITY, sum = 0;
+    for (int c = 0; c < n; ++c)
+      max = std::max(max, double(x[r * n + c]));
+    for (int c = 0; c < n; ++c)
+      sum += std::exp(double(x[r * n + c]) - max);
+    for (int c = 0; c < n; ++c)
+      ASSERT_NEAR(out[r * n + c], std::exp(double(x[r * n + c]) - max) / sum,
+                  1e-6)
+          << r << ", " << c;
+  }
+}
+
+} // namespace

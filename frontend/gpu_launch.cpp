@@ -151,8 +151,15 @@ bool launch_on_gpu(const std::string &kernel,
     cuda::synchronize(ordinal);
   nvptx::run(*nvptx::compile(*specialization.function, compile_options), grid,
              runtime_args, options.stream);
-  if (stream_after_copies)
-    cuda::synchronize_stream(options.stream);
+  // Staged launches are synchronous, faults included: wait, and report a
+  // fault before copying any result back (a failed staged launch leaves
+  // the host's memory as it was).
+  if (!staged.empty()) {
+    if (options.stream)
+      cuda::synchronize_stream(options.stream);
+    else
+      cuda::synchronize(ordinal);
+  }
   for (auto &[host, s] : staged)
     if (s.written)
       s.copy->copy_to_host(s.host, s.bytes);

@@ -41,14 +41,14 @@ public:
                  std::vector<ParameterKind> parameters, int num_warps,
                  int64_t dynamic_shared_bytes, std::vector<FaultSite> faults)
       : loaded(std::move(name), std::move(ptx), std::move(symbol),
-               static_cast<unsigned>(dynamic_shared_bytes)),
+               static_cast<unsigned>(dynamic_shared_bytes), faults),
         parameters(std::move(parameters)), num_warps(num_warps),
         faults(std::move(faults)) {}
   cuda::LoadedKernel loaded;
   std::vector<ParameterKind> parameters;
   int num_warps;
-  /// Where a program may stop with an error (fault_sites.h); a launch of
-  /// a kernel with any waits for it and checks its fault record.
+  /// Where a program may stop with an error (fault_sites.h); launches of
+  /// a kernel with any are watched for faults (runtime/cuda/fault_record.h).
   std::vector<FaultSite> faults;
 };
 
@@ -335,7 +335,6 @@ void run(const CompiledKernel &kernel, const Grid &grid,
   shape.grid = {grid.x, grid.y, grid.z};
   shape.threads = 32 * kernel.num_warps;
   kernel.loaded.launch(context, shape, parameters, stream);
-  cuda::raise_recorded_fault(kernel.loaded, kernel.faults, context, stream);
 }
 
 GpuArch arch_for_device(int ordinal) {

@@ -28,19 +28,21 @@ namespace {
 constexpr uint32_t kNoLane = 0xffffffffu;
 constexpr unsigned kGlobal = 1;
 
-llvm::GlobalVariable *fault_record(llvm::Module &module) {
+/// The module's global holding the address of its fault record (mapped
+/// host memory, runtime/cuda/fault_record.h), which the host sets when it
+/// loads the module.
+llvm::GlobalVariable *fault_record_address(llvm::Module &module) {
   if (llvm::GlobalVariable *g =
           module.getGlobalVariable(cuda::kFaultRecordSymbol))
     return g;
-  auto *type = llvm::ArrayType::get(llvm::Type::getInt8Ty(module.getContext()),
-                                    sizeof(cuda::FaultRecord));
-  // Visible, so that the host finds it (cuModuleGetGlobal); zero: no fault.
-  auto *record = new llvm::GlobalVariable(
+  auto *type = llvm::PointerType::get(module.getContext(), kGlobal);
+  // Visible, so that the host finds it (cuModuleGetGlobal).
+  auto *address = new llvm::GlobalVariable(
       module, type, false, llvm::GlobalValue::ExternalLinkage,
       llvm::Constant::getNullValue(type), cuda::kFaultRecordSymbol, nullptr,
       llvm::GlobalValue::NotThreadLocal, kGlobal);
-  record->setAlignment(llvm::Align(8));
-  return record;
+  address->setAlignment(llvm::Align(8));
+  return address;
 }
 
 /// The CTA's shared word the failing threads take the minimum lane in.
@@ -77,7 +79,8 @@ llvm::Value *thread_is_first(llvm::IRBuilderBase &b) {
 void report(llvm::IRBuilderBase &b, int site, llvm::Value *lane) {
   llvm::Function *f = b.GetInsertBlock()->getParent();
   llvm::LLVMContext &context = b.getContext();
-  llvm::GlobalVariable *record = fault_record(*f->getParent());
+  llvm::GlobalVariable *address = fault_record_address(*f->getParent());
+  llvm::Value *record = b.CreateLoad(address->getValueType(), address);
   auto field = [&](size_t offset) {
     return b.CreateConstGEP1_64(b.getInt8Ty(), record, offset);
   };

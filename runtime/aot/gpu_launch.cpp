@@ -68,7 +68,7 @@ const cuda::LoadedKernel &loaded_in(const GpuKernel &kernel,
       loaded = std::make_unique<cuda::LoadedKernel>(
           kernel.name,
           std::string(static_cast<const char *>(image.data), image.size),
-          kernel.entry, image.dynamic_shared_bytes);
+          kernel.entry, image.dynamic_shared_bytes, kernel.faults());
     try {
       cuda::ContextScope scope(context);
       loaded->function_in(context);
@@ -147,7 +147,6 @@ void launch_gpu(const GpuKernel &kernel, const Grid &grid, void **parameters,
   shape.grid = {grid.x, grid.y, grid.z};
   shape.threads = 32 * kernel.num_warps;
   loaded.launch(context, shape, parameters, cu_stream);
-  cuda::raise_recorded_fault(loaded, kernel.faults(), context, cu_stream);
 }
 
 } // namespace blocc::aot

@@ -1,5 +1,6 @@
 #include "runtime/cuda/device.h"
 #include "runtime/cuda/context.h"
+#include "runtime/cuda/fault_record.h"
 
 #include "ir/error.h"
 
@@ -190,6 +191,7 @@ void synchronize(int ordinal) {
   check(api().cuCtxSynchronize(), "cuCtxSynchronize",
         "waiting for " + gpu_name(ordinal) +
             " (a fault here comes from an earlier kernel launch)");
+  report_finished_faults();
 }
 
 void synchronize_stream(void *stream) {
@@ -197,6 +199,7 @@ void synchronize_stream(void *stream) {
         "cuStreamSynchronize",
         "waiting for a stream (a fault here comes from an earlier kernel "
         "launch)");
+  report_finished_faults();
 }
 
 int device_of_pointer(const void *pointer) {
@@ -218,6 +221,7 @@ void copy_to_host(void *host, const void *device_pointer, size_t bytes,
           bytes),
       "cuMemcpyDtoH",
       "copying " + std::to_string(bytes) + " bytes from " + gpu_name(ordinal));
+  report_finished_faults();
 }
 
 void copy_from_host(void *device_pointer, const void *host, size_t bytes,

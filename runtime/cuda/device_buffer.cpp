@@ -3,6 +3,7 @@
 #include "ir/error.h"
 #include "runtime/cuda/context.h"
 #include "runtime/cuda/device.h"
+#include "runtime/cuda/fault_record.h"
 
 #include <string>
 #include <utility>
@@ -97,6 +98,8 @@ void DeviceAllocation::copy_to_host(void *destination, size_t bytes,
         "cuMemcpyDtoH",
         "copying from " + buffer_name(bytes_, device_) +
             " (a fault here may come from an earlier kernel launch)");
+  // The copy waited for the launches queued before it: report their faults.
+  cuda::report_finished_faults();
 }
 
 void DeviceAllocation::copy_from_device(const DeviceAllocation &source) {

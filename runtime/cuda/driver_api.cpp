@@ -101,6 +101,11 @@ Loaded load() {
       {"cuEventRecord", resolve(library, "cuEventRecord", a.cuEventRecord)},
       {"cuEventSynchronize",
        resolve(library, "cuEventSynchronize", a.cuEventSynchronize)},
+      {"cuEventQuery", resolve(library, "cuEventQuery", a.cuEventQuery)},
+      {"cuMemHostAlloc", resolve(library, "cuMemHostAlloc", a.cuMemHostAlloc)},
+      {"cuMemHostGetDevicePointer_v2",
+       resolve(library, "cuMemHostGetDevicePointer_v2",
+               a.cuMemHostGetDevicePointer)},
       {"cuEventElapsedTime",
        resolve(library, "cuEventElapsedTime", a.cuEventElapsedTime)},
   };

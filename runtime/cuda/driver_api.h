@@ -29,6 +29,7 @@ using CUevent = CUevent_st *;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
+constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
 constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 
 // Special stream handles: the legacy default stream and the per-thread
@@ -36,6 +37,9 @@ constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 inline const CUstream CU_STREAM_LEGACY = reinterpret_cast<CUstream>(0x1);
 inline const CUstream CU_STREAM_PER_THREAD = reinterpret_cast<CUstream>(0x2);
 constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
+constexpr unsigned CU_EVENT_DISABLE_TIMING = 0x2;
+constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 0x1;
+constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 0x2;
 
 // CUdevice_attribute values.
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5;
@@ -84,6 +88,9 @@ struct Api {
   CUresult (*cuStreamSynchronize)(CUstream stream);
   CUresult (*cuMemAlloc)(CUdeviceptr *pointer, size_t bytes);
   CUresult (*cuMemFree)(CUdeviceptr pointer);
+  CUresult (*cuMemHostAlloc)(void **pointer, size_t bytes, unsigned flags);
+  CUresult (*cuMemHostGetDevicePointer)(CUdeviceptr *device_pointer,
+                                        void *host_pointer, unsigned flags);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr destination, const void *source,
                            size_t bytes);
   CUresult (*cuMemcpyDtoH)(void *destination, CUdeviceptr source, size_t bytes);
@@ -112,6 +119,7 @@ struct Api {
   CUresult (*cuEventDestroy)(CUevent event);
   CUresult (*cuEventRecord)(CUevent event, CUstream stream);
   CUresult (*cuEventSynchronize)(CUevent event);
+  CUresult (*cuEventQuery)(CUevent event);
   CUresult (*cuEventElapsedTime)(float *milliseconds, CUevent start,
                                  CUevent end);
 };

@@ -1,19 +1,28 @@
 // The fault record of a GPU kernel: how a program that stops at a run-time
 // error (a failed device_assert, an integer division by zero) tells the
-// host what happened, without trapping.
+// host what happened, without trapping, and without making the launch
+// wait for the GPU.
 //
 // A trap would end the launch at once but leave the CUDA context unusable
 // (every later call in the process fails until the primary context is
-// reset, which frees every buffer in it). Instead, generated code keeps one
-// record per module, a global variable named kFaultRecordSymbol: the
-// failing program writes it under a spin lock (the program with the
-// smallest linear index wins, as on the CPU backend) and all its threads
-// return, so the program stores nothing after the fault; the other
-// programs run to completion. After a launch of a kernel that can fault the
-// host reads the record (a synchronizing copy) and, when it holds a fault,
-// clears it and raises the error. The layout is shared with
-// backends/nvptx/lower_fault.cpp, which writes it field by field at these
-// offsets. Internal to runtime/ and backends/.
+// reset, which frees every buffer in it). Instead the failing program
+// writes a FaultRecord under a spin lock (the program with the smallest
+// linear index wins, as on the CPU backend) and all its threads return, so
+// the program stores nothing after the fault; the other programs run to
+// completion. backends/nvptx/lower_fault.cpp writes the record field by
+// field at these offsets.
+//
+// The record lives in pinned host memory mapped into the GPU's address
+// space, one per module and context; the module's global variable
+// kFaultRecordSymbol holds its device address, set when the module is
+// loaded. So reading it costs the host a memory read, not a copy. Launches
+// are asynchronous, as CUDA's are: each launch of a kernel that can fail
+// records an event, and a fault is reported (thrown as blocc::Error) by the
+// first blocc call after every queued launch of that module has finished
+// that checks: any later launch, a copy to the host, cuda::synchronize or
+// synchronize_stream. BLOCC_LAUNCH_BLOCKING=1 (or CUDA_LAUNCH_BLOCKING=1)
+// makes each such launch wait and report its own fault. Internal to
+// runtime/ and backends/.
 #pragma once
 
 #include "runtime/cuda/driver_api.h"
@@ -21,12 +30,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
+#include <string>
 #include <vector>
 
 namespace blocc::cuda {
-
-class LoadedKernel;
 
 struct FaultRecord {
   uint32_t lock;    // 1 while a program writes the record
@@ -41,24 +48,32 @@ static_assert(sizeof(FaultRecord) == 32 && offsetof(FaultRecord, site) == 4 &&
                   offsetof(FaultRecord, lane) == 28,
               "the fault record's layout is part of the generated code");
 
+/// The module global holding the record's device address (8 bytes).
 constexpr const char *kFaultRecordSymbol = "blocc_fault_record";
 
-/// Waits for the work queued in `context` (the record is read with a
-/// synchronous copy; first `stream`, when the launch named one, which may
-/// not be ordered with the default stream) and returns the fault
-/// `kernel`'s module recorded there, clearing the record; nullopt when no
-/// program failed. Driver errors of the launch (a memory fault) surface
-/// here as blocc::Error.
-std::optional<FaultRecord> take_fault_record(const LoadedKernel &kernel,
-                                             driver::CUcontext context,
-                                             driver::CUstream stream = nullptr);
+/// One module's fault record in one context, with the launches of it not
+/// yet seen to finish (fault_record.cpp). Lives as long as the process, as
+/// the module does.
+class FaultWatch;
 
-/// After a launch of `kernel`, whose programs may stop at `faults` (none:
-/// returns at once, without waiting): takes its fault record and throws
-/// the failed program's error as blocc::Error (runtime/fault_site.h).
-void raise_recorded_fault(const LoadedKernel &kernel,
-                          const std::vector<runtime::FaultSite> &faults,
-                          driver::CUcontext context,
-                          driver::CUstream stream = nullptr);
+/// For `module`, just loaded into `context` (current): nullptr when the
+/// module has no fault record (its kernel cannot fail); else gives it a
+/// record in mapped host memory and returns the watch over it. `kernel`
+/// names the kernel in messages, `faults` are its fault sites.
+FaultWatch *watch_faults(driver::CUmodule module, driver::CUcontext context,
+                         const std::string &kernel,
+                         std::vector<runtime::FaultSite> faults);
+
+/// Notes a launch of `watch`'s module just queued on `stream` (its context
+/// current). Under BLOCC_LAUNCH_BLOCKING=1 waits for the stream and throws
+/// the launch's fault, if any, at once.
+void note_launch(FaultWatch &watch, driver::CUstream stream);
+
+/// Throws, as blocc::Error, the fault an earlier launch recorded, once all
+/// queued launches of its module have finished; never waits. Launches call
+/// it first, and so do the calls that wait for the GPU (copies to the
+/// host, synchronize), so that a fault surfaces at the first of them after
+/// the failing launch ends.
+void report_finished_faults();
 
 } // namespace blocc::cuda

@@ -2,6 +2,7 @@
 
 #include "ir/error.h"
 #include "runtime/cuda/context.h"
+#include "runtime/cuda/fault_record.h"
 
 #include <array>
 #include <cstdint>
@@ -46,9 +47,10 @@ std::array<int64_t, 3> grid_limits(const std::string &what) {
 } // namespace
 
 LoadedKernel::LoadedKernel(std::string name, std::string ptx,
-                           std::string symbol, unsigned dynamic_shared_bytes)
+                           std::string symbol, unsigned dynamic_shared_bytes,
+                           std::vector<runtime::FaultSite> faults)
     : name_(std::move(name)), ptx_(std::move(ptx)), symbol_(std::move(symbol)),
-      dynamic_shared_bytes_(dynamic_shared_bytes) {}
+      dynamic_shared_bytes_(dynamic_shared_bytes), faults_(std::move(faults)) {}
 
 void LoadedKernel::enable_dynamic_shared_memory(CUfunction function) const {
   // Up to 48 KB every function may use without opting in.
@@ -107,6 +109,8 @@ const LoadedKernel::Loaded &LoadedKernel::loaded_in(CUcontext context) const {
         "cuModuleGetFunction", what);
   enable_dynamic_shared_memory(loaded.function);
   loaded.grid_limits = grid_limits(what);
+  if (!faults_.empty())
+    loaded.faults = watch_faults(loaded.module, context, name_, faults_);
   return loaded_.emplace(key, loaded).first->second;
 }
 
@@ -114,18 +118,9 @@ CUfunction LoadedKernel::function_in(CUcontext context) const {
   return loaded_in(context).function;
 }
 
-std::pair<CUdeviceptr, size_t>
-LoadedKernel::global_in(CUcontext context, const char *symbol) const {
-  CUdeviceptr pointer = 0;
-  size_t bytes = 0;
-  check(api().cuModuleGetGlobal(&pointer, &bytes, loaded_in(context).module,
-                                symbol),
-        "cuModuleGetGlobal", what());
-  return {pointer, bytes};
-}
-
 void LoadedKernel::launch(CUcontext context, const LaunchShape &shape,
                           void **parameters, CUstream stream) const {
+  report_finished_faults();
   ContextScope scope(context);
   const Loaded &loaded = loaded_in(context);
   const std::array<int64_t, 3> &limits = loaded.grid_limits;
@@ -146,6 +141,8 @@ void LoadedKernel::launch(CUcontext context, const LaunchShape &shape,
       parameters, nullptr);
   if (launched != CUDA_SUCCESS)
     check(launched, "cuLaunchKernel", what());
+  if (loaded.faults)
+    note_launch(*loaded.faults, stream);
 }
 
 CUcontext context_of_pointer(uint64_t address, const std::string &kernel) {

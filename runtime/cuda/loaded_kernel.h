@@ -5,10 +5,13 @@
 // 48 KB of dynamic shared memory has it enabled per function there
 // (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), after checking the
 // device's opt-in limit. Launches check the grid against the device's
-// limits first. Internal to runtime/ and backends/.
+// limits first. A kernel that can fail gets a fault record per context
+// (fault_record.h), and its launches are watched for faults. Internal to
+// runtime/ and backends/.
 #pragma once
 
 #include "runtime/cuda/driver_api.h"
+#include "runtime/fault_site.h"
 
 #include <array>
 #include <cstdint>
@@ -16,8 +19,11 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace blocc::cuda {
+
+class FaultWatch;
 
 struct LaunchShape {
   std::array<int64_t, 3> grid{1, 1, 1}; // programs along x, y, z
@@ -28,9 +34,11 @@ class LoadedKernel {
 public:
   /// `name` is the user's kernel name (for messages), `symbol` the PTX
   /// entry's name, `dynamic_shared_bytes` what each launch requests (the
-  /// size of the PTX's `.extern .shared` buffer; 0 if none).
+  /// size of the PTX's `.extern .shared` buffer; 0 if none), `faults`
+  /// where its programs may stop with an error (none: it cannot fail).
   LoadedKernel(std::string name, std::string ptx, std::string symbol,
-               unsigned dynamic_shared_bytes = 0);
+               unsigned dynamic_shared_bytes = 0,
+               std::vector<runtime::FaultSite> faults = {});
 
   const std::string &name() const { return name_; }
   const std::string &ptx() const { return ptx_; }
@@ -38,7 +46,9 @@ public:
   unsigned dynamic_shared_bytes() const { return dynamic_shared_bytes_; }
 
   /// Launches the kernel in `context` on `stream` (nullptr: the context's
-  /// default stream), asynchronously: nothing waits for the GPU.
+  /// default stream), asynchronously: nothing waits for the GPU. First
+  /// reports the fault of an earlier launch that has finished
+  /// (fault_record.h); a fault of this one surfaces later the same way.
   /// `parameters[i]` points at the value of the PTX entry's parameter i.
   /// Throws blocc::Error naming the kernel for a grid beyond the device's
   /// limits and for every driver error.
@@ -50,18 +60,13 @@ public:
   /// shared memory than the device allows a block.
   driver::CUfunction function_in(driver::CUcontext context) const;
 
-  /// The address and size of the module's global variable `symbol` in
-  /// `context` (the context must be current; the module is loaded there
-  /// if it is not yet).
-  std::pair<driver::CUdeviceptr, size_t> global_in(driver::CUcontext context,
-                                                   const char *symbol) const;
-
 private:
   struct Loaded {
     driver::CUmodule module = nullptr;
     driver::CUfunction function = nullptr;
     /// The largest grid along x, y, z on the context's device.
     std::array<int64_t, 3> grid_limits{};
+    FaultWatch *faults = nullptr; // none when the kernel cannot fail
   };
   const Loaded &loaded_in(driver::CUcontext context) const;
   void enable_dynamic_shared_memory(driver::CUfunction function) const;
@@ -70,6 +75,7 @@ private:
 
   std::string name_, ptx_, symbol_;
   unsigned dynamic_shared_bytes_ = 0;
+  std::vector<runtime::FaultSite> faults_;
   mutable std::mutex mutex_;
   // Per context (context_key in context.h).
   mutable std::map<unsigned long long, Loaded> loaded_;

@@ -215,8 +215,10 @@ TEST_P(Aot, DivisionByZeroNamesTheProgramLaneAndOp) {
     const blocc::Grid grid{cdiv(n, divide_i32::BLOCK)};
     if (where == Where::Cpu)
       divide_i32::cpu(grid, x.get(), y.get(), out.get(), n);
-    else
+    else {
       divide_i32::gpu(grid, x.get(), y.get(), out.get(), n);
+      blocc::cuda::synchronize(); // where a GPU fault surfaces
+    }
   };
   launch();
   for (int32_t q : out.host())

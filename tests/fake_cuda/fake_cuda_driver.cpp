@@ -248,14 +248,32 @@ CUresult cuFuncSetAttribute(void *, int, int) {
   COUNT_CALL();
   return kSuccess;
 }
-// A zeroed block for every module global (the fault record reads zeros:
-// no fault).
+// A zeroed block for every module global but the fault record's address
+// (8 bytes, fault_record.h), which has a word of its own.
+unsigned long long fault_record_address;
 CUresult cuModuleGetGlobal_v2(unsigned long long *pointer, size_t *bytes,
-                              void *, const char *) {
+                              void *, const char *name) {
   COUNT_CALL();
   static unsigned long long globals[64];
+  if (std::strcmp(name, "blocc_fault_record") == 0) {
+    *pointer = reinterpret_cast<unsigned long long>(&fault_record_address);
+    *bytes = sizeof fault_record_address;
+    return kSuccess;
+  }
   *pointer = reinterpret_cast<unsigned long long>(globals);
   *bytes = sizeof globals;
+  return kSuccess;
+}
+// Mapped host memory is host memory, at the same address on the "device".
+CUresult cuMemHostAlloc(void **pointer, size_t bytes, unsigned) {
+  COUNT_CALL();
+  *pointer = std::calloc(1, bytes ? bytes : 1);
+  return *pointer ? kSuccess : 2;
+}
+CUresult cuMemHostGetDevicePointer_v2(unsigned long long *device_pointer,
+                                      void *host_pointer, unsigned) {
+  COUNT_CALL();
+  *device_pointer = reinterpret_cast<unsigned long long>(host_pointer);
   return kSuccess;
 }
 CUresult cuLaunchKernel(void *, unsigned, unsigned, unsigned, unsigned,
@@ -281,10 +299,22 @@ CUresult cuEventSynchronize(void *) {
   COUNT_CALL();
   return kSuccess;
 }
+// Every launch has finished at once.
+CUresult cuEventQuery(void *) {
+  COUNT_CALL();
+  return kSuccess;
+}
 CUresult cuEventElapsedTime(float *milliseconds, void *, void *) {
   COUNT_CALL();
   *milliseconds = 0;
   return kSuccess;
+}
+
+/// The host address of the fault record of the module loaded last (the
+/// fault record's address every module's global holds), 0 before any: a
+/// test writes a fault there as a failing program would.
+void *blocc_fake_cuda_fault_record() {
+  return reinterpret_cast<void *>(fault_record_address);
 }
 
 /// The calls made so far: fills names[i] and calls[i] for up to `capacity`

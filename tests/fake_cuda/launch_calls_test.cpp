@@ -9,6 +9,7 @@
 #include "blocc/blocc.h"
 #include "runtime/cuda/context.h"
 #include "runtime/cuda/driver_api.h"
+#include "runtime/cuda/fault_record.h"
 
 #include <gtest/gtest.h>
 
@@ -32,6 +33,16 @@ auto add = bl::kernel("add", [](bl::Ptr<float> x, bl::Ptr<float> y,
   auto mask = offsets < n;
   bl::store(out + offsets,
             bl::load(x + offsets, mask) + bl::load(y + offsets, mask), mask);
+});
+
+// A kernel that can fail (an integer division by a run-time divisor).
+int divide_line = 0;
+auto divide = bl::kernel("divide", [](bl::Ptr<int32_t> x, bl::i32 divisor,
+                                      bl::i32 n, bl::Const<int> BLOCK) {
+  auto offsets = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
+  auto mask = offsets < n;
+  divide_line = __LINE__ + 1;
+  bl::store(x + offsets, bl::load(x + offsets, mask) / divisor, mask);
 });
 
 using CallCounts = std::map<std::string, unsigned long long>;
@@ -132,6 +143,109 @@ TEST(LaunchDriverCalls, WithNoContextCurrent) {
     ASSERT_EQ(driver::api().cuCtxGetCurrent(&current), driver::CUDA_SUCCESS);
     EXPECT_EQ(current, nullptr);
   }).join();
+}
+
+/// The fault record of the module the fake driver loaded last.
+blocc::cuda::FaultRecord *last_fault_record() {
+  void *library =
+      dlopen(std::getenv("BLOCC_CUDA_DRIVER"), RTLD_NOW | RTLD_NOLOAD);
+  using Query = void *(*)();
+  auto query =
+      reinterpret_cast<Query>(dlsym(library, "blocc_fake_cuda_fault_record"));
+  return query ? static_cast<blocc::cuda::FaultRecord *>(query()) : nullptr;
+}
+
+// A kernel that can fail launches as asynchronously as one that cannot:
+// it records an event, and nothing waits for the GPU or copies from it
+// (the fault record is mapped host memory, read when the event is done).
+TEST(LaunchDriverCalls, AKernelThatCanFailDoesNotWaitForTheGpu) {
+  bl::cuda::ContextScope current(bl::cuda::context_for_device(0));
+  const int n = 1000;
+  bl::DeviceBuffer<int32_t> x(n);
+  divide[{bl::cdiv(n, 256)}](x, 3, n, 256);
+  Calls launch = calls_of([&] { divide[{bl::cdiv(n, 256)}](x, 3, n, 256); });
+  std::printf("a cached launch of a kernel that can fail: %llu driver "
+              "calls\n%s",
+              launch.total, launch.text().c_str());
+  EXPECT_EQ(launch.per_entry["cuLaunchKernel"], 1u) << launch.text();
+  EXPECT_EQ(launch.per_entry["cuEventRecord"], 1u) << launch.text();
+  for (const char *wait : {"cuCtxSynchronize", "cuStreamSynchronize",
+                           "cuEventSynchronize", "cuMemcpyDtoH_v2"})
+    EXPECT_EQ(launch.per_entry[wait], 0u) << wait << "\n" << launch.text();
+  EXPECT_LE(launch.total, 4u) << launch.text();
+}
+
+// A fault the GPU wrote into the record surfaces at the next call that
+// checks (here: synchronize, a copy to the host, a later launch), with the
+// message of the CPU backend, once.
+TEST(LaunchFaults, ARecordedFaultIsReportedOnceByTheNextCheckingCall) {
+  bl::cuda::ContextScope current(bl::cuda::context_for_device(0));
+  const int n = 1000;
+  bl::DeviceBuffer<int32_t> x(n);
+  auto fail_program_2 = [&] {
+    divide[{bl::cdiv(n, 256)}](x, 0, n, 256);
+    blocc::cuda::FaultRecord *record = last_fault_record();
+    ASSERT_NE(record, nullptr);
+    record->site = 1;
+    record->program = 2;
+    record->pid[0] = 2;
+    record->lane = 5;
+  };
+  const std::string want = "kernel 'divide', program (2, 0, 0), div at "
+                           "launch_calls_test.cpp:" +
+                           std::to_string(divide_line) +
+                           ": lane 5: integer division by zero";
+  auto error_of = [](auto &&call) -> std::string {
+    try {
+      call();
+    } catch (const blocc::Error &e) {
+      return e.what();
+    }
+    return "";
+  };
+  fail_program_2();
+  EXPECT_EQ(error_of([] { bl::cuda::synchronize(); }), want);
+  EXPECT_EQ(error_of([] { bl::cuda::synchronize(); }), "") << "reported twice";
+  fail_program_2();
+  EXPECT_EQ(error_of([&] { x.to_host(); }), want);
+  fail_program_2();
+  bl::DeviceBuffer<float> a(4), b(4), sum(4);
+  EXPECT_EQ(error_of([&] { add[{1}](a, b, sum, 4, 256); }), want);
+  EXPECT_EQ(error_of([&] { x.to_host(); }), "");
+}
+
+// BLOCC_LAUNCH_BLOCKING=1: the launch waits for its stream and reports its
+// own fault.
+TEST(LaunchFaults, UnderLaunchBlockingTheLaunchReportsItsFault) {
+  bl::cuda::ContextScope current(bl::cuda::context_for_device(0));
+  const int n = 1000;
+  bl::DeviceBuffer<int32_t> x(n);
+  divide[{bl::cdiv(n, 256)}](x, 3, n, 256);
+  bl::cuda::synchronize();
+  // The fake GPU runs nothing: the fault is in the record before the
+  // launch, as if the launch had written it.
+  blocc::cuda::FaultRecord *record = last_fault_record();
+  ASSERT_NE(record, nullptr);
+  record->site = 1;
+  record->pid[0] = 3;
+  record->program = 3;
+  record->lane = 0;
+  ::setenv("BLOCC_LAUNCH_BLOCKING", "1", 1);
+  std::string error;
+  Calls launch = calls_of([&] {
+    try {
+      divide[{bl::cdiv(n, 256)}](x, 0, n, 256);
+    } catch (const blocc::Error &e) {
+      error = e.what();
+    }
+  });
+  ::unsetenv("BLOCC_LAUNCH_BLOCKING");
+  EXPECT_EQ(error, "kernel 'divide', program (3, 0, 0), div at "
+                   "launch_calls_test.cpp:" +
+                       std::to_string(divide_line) +
+                       ": lane 0: integer division by zero");
+  EXPECT_EQ(launch.per_entry["cuStreamSynchronize"], 1u) << launch.text();
+  EXPECT_EQ(launch.per_entry["cuEventRecord"], 0u) << launch.text();
 }
 
 } // namespace

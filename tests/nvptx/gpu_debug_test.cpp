@@ -1,15 +1,16 @@
 // device_assert, integer division by run-time divisors, device_print and
 // Philox random numbers on the GPU against the CPU backend.
 //
-// A failing assert or a zero divisor stops its program and the launch
-// throws the CPU backend's message word for word (kernel, program, the op
-// with its source line, the lane); the failing program stores nothing
-// after the fault, the others run, and the CUDA context stays usable (a
+// A failing assert or a zero divisor stops its program, and the next
+// synchronization throws the CPU backend's message word for word (kernel,
+// program, the op with its source line, the lane); the failing program stores
+// nothing after the fault, the others run, and the CUDA context stays usable (a
 // fault record, not a trap). Print output is captured and compared with
 // the CPU backend's as a set of lines (the GPU's lines come in no fixed
 // order; floats, printed with %.9g there, compare by the value they read
 // back as). The PTX is ptxas-assembled for sm_80 and sm_90 everywhere; the
 // runs skip (reported as skipped) without a GPU.
+#include "cpu/cache_support.h"
 #include "nvptx/support.h"
 
 #include <algorithm>
@@ -23,9 +24,14 @@ using ::testing::HasSubstr;
 
 namespace {
 
-/// The message of the blocc::Error a launch throws.
+/// The message of the blocc::Error a launch throws, or, for a GPU launch,
+/// the next synchronization (GPU faults surface asynchronously,
+/// runtime/cuda/fault_record.h).
 template <typename F> std::string launch_error(F &&launch) {
-  return error_of(std::forward<F>(launch));
+  return error_of([&] {
+    launch();
+    blocc::cuda::synchronize();
+  });
 }
 
 // ---------------------------------------------------------------- assert
@@ -250,6 +256,26 @@ TEST(GpuDivision, ScalarDivisorOfZero) {
       [&] { divide_scalars[{1}].with(kCpu)(out, int64_t{-45}, int64_t{0}); });
   EXPECT_EQ(gpu, cpu);
   EXPECT_THAT(gpu, HasSubstr("lane 0: integer division by zero"));
+}
+
+// A launch that fails returns at once; the fault surfaces at the next
+// call that waits for the GPU, once. BLOCC_LAUNCH_BLOCKING=1 makes the
+// launch itself wait and report it.
+TEST(GpuDivision, AFaultSurfacesAtTheNextSynchronizationOrUnderLaunchBlocking) {
+  BLOCC_REQUIRE_GPU();
+  auto dout = poisoned_on_gpu<int64_t>(1);
+  divide_scalars[{1}](dout, int64_t{-45}, int64_t{0}); // does not throw
+  EXPECT_THAT(error_of([] { cuda::synchronize(); }),
+              HasSubstr("lane 0: integer division by zero"));
+  cuda::synchronize(); // reported once
+  divide_scalars[{1}](dout, int64_t{-45}, int64_t{7});
+  EXPECT_EQ(dout.to_host()[0], -6);
+  blocc::cache_testing::ScopedEnvironment blocking("BLOCC_LAUNCH_BLOCKING",
+                                                   "1");
+  EXPECT_THAT(
+      error_of([&] { divide_scalars[{1}](dout, int64_t{-45}, int64_t{0}); }),
+      HasSubstr("lane 0: integer division by zero"));
+  cuda::synchronize();
 }
 
 // ---------------------------------------------------------- loop step 0

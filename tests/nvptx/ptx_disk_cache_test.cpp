@@ -152,6 +152,7 @@ TEST_F(PtxDiskCache, AKernelFromDiskRunsAndReportsItsFaults) {
   EXPECT_THAT(error_of([&] {
                 convert_and_divide[{1}].with(options)(dx, drow, dtile, 0,
                                                       block);
+                cuda::synchronize(); // where a GPU fault surfaces
               }),
               ::testing::HasSubstr("ptx_disk_cache_test.cpp:" +
                                    std::to_string(divide_line)));

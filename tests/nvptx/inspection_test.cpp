@@ -104,14 +104,16 @@ TEST(GpuInspection, BloccDumpOnAGpuLaunchPrintsWhatAsmForReturns) {
   auto softmax = row_softmax_named("inspect_gpu_dumped");
   const int rows = 3, n = 1000;
   auto x = random_values<float>(rows * n, -4, 4);
-  auto out = poisoned<float>(rows * n);
+  DeviceBuffer<float> dx(x);
+  auto dout = poisoned_on_gpu<float>(rows * n);
   std::string printed;
   {
     ScopedEnvironment env("BLOCC_DUMP", "ptx,layouts");
     ::testing::internal::CaptureStderr();
-    softmax[{rows}].with(kGpu)(x, out, n, 1024);
+    softmax[{rows}](dx, dout, n, 1024);
     printed = ::testing::internal::GetCapturedStderr();
   }
+  std::vector<float> out = dout.to_host();
   const std::string arch = nvptx::arch_for_device(0).name();
   bl::Stages want = softmax.inspect(
       {bl::detail::to_arg(kNoData), bl::detail::to_arg(kNoData),

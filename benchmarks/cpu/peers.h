@@ -28,4 +28,31 @@ void layer_norm(const float *x, float *y, const float *w, const float *b,
 /// accumulators the compiler keeps in vector registers.
 void matmul(const float *a, const float *b, float *c, int m, int n, int k);
 
+// The tutorials' other kernels (benchmarks/tutorials/cpu_sweep.py calls
+// these through peers_abi.cpp's C functions).
+
+/// GeLU, tanh approximation: out = x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715
+/// x^3))).
+void gelu(const float *x, float *out, int64_t n);
+
+/// The sum of x times `scale` (the mean with scale = 1/n).
+float scaled_sum(const float *x, int64_t n, float scale);
+
+/// Rotates q [rows, heads, dim] in place, rows = batch * seq: the halves
+/// (x1, x2) of each head become (x1 cos - x2 sin, x2 cos + x1 sin), with
+/// cos and sin [seq, dim / 2].
+void rope(float *q, const float *cos, const float *sin, int rows, int seq,
+          int heads, int dim);
+
+/// Layer norm backward given the forward's mean and rstd: dx row by row,
+/// dw and db summed over rows (one partial row per thread, then added).
+void layer_norm_backward(const float *x, const float *dy, const float *w,
+                         const float *mean, const float *rstd, float *dx,
+                         float *dw, float *db, int rows, int cols);
+
+/// Attention out = softmax(q k^T scale) v per head, q, k, v, out
+/// [heads, seq, dim]: one query row at a time, its scores in a row buffer.
+void attention(const float *q, const float *k, const float *v, float *out,
+               int heads, int seq, int dim, float scale);
+
 } // namespace bench::peer

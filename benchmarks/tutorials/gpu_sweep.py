@@ -15,8 +15,6 @@ A column that fails its check or raises is reported and left out.
 """
 
 import argparse
-import datetime
-import json
 import math
 import os
 import sys
@@ -30,6 +28,8 @@ except ImportError as e:
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import triton_kernels as T  # noqa: E402
+from harness import unchecked  # noqa: E402
+import harness  # noqa: E402
 
 import blocc  # noqa: E402
 from blocc import kernels as B  # noqa: E402
@@ -243,6 +243,81 @@ def mean(n):
     }, want, (1e-5, 0), f"two stages, {programs} then 1 program, BLOCK={block}")
 
 
+def dropout(n, p=0.5, seed=1234):
+    x = torch.randn(n, device=DEVICE)
+    r = torch.empty(n, device=DEVICE)
+    T.uniform[(cdiv(n, 1024),)](r, n, seed, BLOCK=1024)
+    # Both kernels draw tl.rand's numbers (blocc's Philox is Triton's).
+    want = torch.where(r > p, x.double() / (1 - p), 0).float()
+    outs = {c: torch.full_like(x, float("nan")) for c in ("blocc", "triton")}
+    drop = torch.compile(lambda a: F.dropout(a, p, training=True))
+    return ("GB/s", 8 * n, {
+        "blocc": (lambda: B.seeded_dropout[(cdiv(n, 1024),)](
+            x, outs["blocc"], n, p, seed, BLOCK=1024, num_warps=4),
+            outs["blocc"]),
+        "triton": (lambda: T.seeded_dropout[(cdiv(n, 1024),)](
+            x, outs["triton"], n, p, seed, BLOCK=1024, num_warps=4),
+            outs["triton"]),
+        # torch draws its own random numbers.
+        "torch": (unchecked(lambda: F.dropout(x, p, training=True)), None),
+        "torch.compile": (unchecked(lambda: drop(x)), None),
+        "copy (ceiling)": copy_column(8 * n),
+    }, want, (1e-6, 0), "BLOCK=1024 warps=4, seed and offsets only")
+
+
+def layer_norm_backward(n, rows=4096):
+    x = torch.randn(rows, n, device=DEVICE) + 2
+    w, b = torch.rand(n, device=DEVICE) + 0.5, torch.randn(n, device=DEVICE)
+    dy = torch.randn(rows, n, device=DEVICE)
+    mean = x.double().mean(-1)
+    rstd = 1 / torch.sqrt(x.double().var(-1, unbiased=False) + 1e-5)
+    x64, w64, b64 = (t.double().requires_grad_() for t in (x, w, b))
+    F.layer_norm(x64, (n,), w64, b64, 1e-5).backward(dy.double())
+    want = torch.cat([x64.grad.flatten(), w64.grad, b64.grad]).float()
+    mean, rstd = mean.float(), rstd.float()
+    block = next_pow2(n)
+    warps = 8 if block <= 4096 else 16
+    programs = 4 * torch.cuda.get_device_properties(0).multi_processor_count
+    results = {c: torch.full((rows * n + 2 * n,), float("nan"), device=DEVICE)
+               for c in ("blocc", "triton")}
+    partial = {c: torch.empty(2, programs, n, device=DEVICE)
+               for c in ("blocc", "triton")}
+
+    def two_kernels(dx_kernel, dwdb_kernel, column):
+        res, (pdw, pdb) = results[column], partial[column]
+        dx, dw, db = res[:rows * n], res[rows * n:rows * n + n], res[rows * n + n:]
+
+        def launch():
+            dx_kernel[(programs,)](dx, dy, pdw, pdb, x, w, mean, rstd, n, rows,
+                                   n, BLOCK=block, num_warps=warps)
+            dwdb_kernel[(cdiv(n, 128),)](pdw, pdb, dw, db, programs, n,
+                                         BLOCK_M=32, BLOCK_N=128, num_warps=4)
+        return launch
+    xg, wg, bg = (t.clone().requires_grad_() for t in (x, w, b))
+    y = F.layer_norm(xg, (n,), wg, bg, 1e-5)
+
+    def eager():
+        return torch.autograd.grad(y, (xg, wg, bg), dy, retain_graph=True)
+    # The graph's backward runs again and again: keep its buffers.
+    torch._functorch.config.donated_buffer = False
+    yc = torch.compile(lambda a, c, d: F.layer_norm(a, (n,), c, d, 1e-5))(
+        xg, wg, bg)
+
+    def compiled():
+        return torch.autograd.grad(yc, (xg, wg, bg), dy, retain_graph=True)
+    # Bytes: x, dy read and dx written, plus the partial sums written and read.
+    return ("GB/s", 4 * (3 * rows * n + 4 * programs * n), {
+        "blocc": (two_kernels(B.layer_norm_bwd_dx, B.layer_norm_bwd_dwdb,
+                              "blocc"), results["blocc"]),
+        "triton": (two_kernels(T.layer_norm_bwd_dx, T.layer_norm_bwd_dwdb,
+                               "triton"), results["triton"]),
+        "torch": (unchecked(eager), None),
+        "torch.compile": (unchecked(compiled), None),
+        "copy (ceiling)": copy_column(4 * 3 * rows * n),
+    }, want, (1e-3, 1e-3), f"{programs} programs striding over rows, "
+       f"BLOCK={block} warps={warps}; dw, db from the partial sums")
+
+
 SWEEPS = {
     "vector_add": (vector_add, [1 << 20, 1 << 22, 1 << 24, 1 << 26, 1 << 27], "f32"),
     "softmax": (softmax, [256, 1024, 4096, 8192, 16384], "f32"),
@@ -252,7 +327,24 @@ SWEEPS = {
     "attention": (attention, [512, 1024, 2048, 4096], "f16"),
     "rope": (rope, [256, 1024, 4096], "f32"),
     "mean": (mean, [1 << 20, 1 << 24, 1 << 28], "f32"),
+    "dropout": (dropout, [1 << 20, 1 << 24, 1 << 27], "f32"),
+    "layer_norm_backward": (layer_norm_backward, [1024, 2048, 4096], "f32"),
 }
+
+
+SIZE_LABELS = {"softmax": "row length, 4096 rows",
+               "layer_norm": "row length, 4096 rows",
+               "layer_norm_backward": "row length, 4096 rows",
+               "matmul": "M = N = K", "attention": "sequence, 32 heads x 64",
+               "rope": "sequence, 8 x 32 heads x 128"}
+
+
+def mismatch(got, want, rtol, atol):
+    bad = ~torch.isclose(got.float(), want.float(), rtol=rtol, atol=atol)
+    if not bad.any():
+        return None
+    i = tuple(bad.nonzero()[0].tolist())
+    return f"wrong at {list(i)}: {got[i].item()} vs {want[i].item()}"
 
 
 def main():
@@ -264,66 +356,14 @@ def main():
     args = parser.parse_args()
     if not torch.cuda.is_available():
         sys.exit("gpu_sweep: no CUDA GPU (torch.cuda.is_available() is False)")
-    results, series, notes = [], [], []
-    for name in args.kernels.split(","):
-        make, sizes, dtype = SWEEPS[name]
-        if args.quick:
-            sizes = sizes[-2:]
-        table = {"kernel": name, "dtype": dtype, "sizes": sizes, "columns": {}}
-        for size in sizes:
-            metric, work, columns, want, (rtol, atol), config = make(size)
-            table["metric"] = metric
-            values = {}
-            for column, (launch, out) in columns.items():
-                try:
-                    got = launch()
-                    torch.cuda.synchronize()
-                    if out is not None:
-                        got = out
-                    if got is not None and "ceiling" not in column:
-                        bad = ~torch.isclose(got.float(), want.float(), rtol=rtol,
-                                             atol=atol)
-                        if bad.any():
-                            i = bad.nonzero()[0].tolist()
-                            raise RuntimeError(
-                                f"wrong at {i}: {got[tuple(i)].item()} vs "
-                                f"{want[tuple(i)].item()}")
-                    ms = bench(launch)
-                    scale = 1e-9 if metric == "GB/s" else 1e-12
-                    values[column] = work / (ms * 1e-3) * scale
-                except Exception as e:  # noqa: BLE001 (a peer's failure is data)
-                    notes.append(f"{name} {size} {column}: {type(e).__name__}: "
-                                 f"{str(e).splitlines()[0][:200]}")
-                    print("  skipped:", notes[-1])
-            for column, value in values.items():
-                table["columns"].setdefault(column, {})[str(size)] = value
-            line = f"{name:<11} {size:>10} {metric:<7}" + "".join(
-                f" {c}={v:.1f}" for c, v in values.items())
-            print(line, flush=True)
-            if "blocc" not in values:
-                continue
-            for column, value in values.items():
-                if column == "blocc":
-                    continue
-                results.append({
-                    "kernel": name, "shape": [size], "dtype": dtype,
-                    "metric": metric, "higher_is_better": True,
-                    "blocc": values["blocc"], "config": config, "peer": column,
-                    "peer_value": value, "peer_config": "",
-                    "ratio": values["blocc"] / value, "bar": "", "meets_bar": None})
-        series.append(table)
-    report = {
-        "suite": "gpu-tutorials", "hardware": torch.cuda.get_device_name(),
-        "date": datetime.date.today().isoformat(),
-        "command": "python3 benchmarks/tutorials/gpu_sweep.py " +
-                   " ".join(sys.argv[1:]),
-        "notes": [f"torch {torch.__version__}, triton {triton.__version__}, "
-                  f"blocc {blocc.__version__}; timer triton.testing.do_bench "
-                  "(median)"] + notes,
-        "results": results, "series": series}
-    with open(args.out, "w") as f:
-        json.dump(report, f, indent=1)
-    print("wrote", args.out)
+    harness.run(
+        SWEEPS, args, suite="gpu-tutorials",
+        hardware=torch.cuda.get_device_name(),
+        notes=[f"torch {torch.__version__}, triton {triton.__version__}, "
+               f"blocc {blocc.__version__}; timer triton.testing.do_bench "
+               "(median)"],
+        bench=bench, wait=torch.cuda.synchronize, mismatch=mismatch,
+        size_labels=SIZE_LABELS)
 
 
 if __name__ == "__main__":

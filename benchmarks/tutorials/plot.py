@@ -39,12 +39,7 @@ def main():
             width = 2.5 if column == "blocc" else 1.2
             ax.plot(xs, ys, style, marker="o", linewidth=width, label=column)
         ax.set_xscale("log", base=2)
-        ax.set_xlabel("size (" + {"softmax": "row length, 4096 rows",
-                                  "layer_norm": "row length, 4096 rows",
-                                  "matmul": "M = N = K",
-                                  "attention": "sequence, 32 heads x 64",
-                                  "rope": "sequence, 8 x 32 heads x 128"}
-                      .get(table["kernel"], "elements") + ")")
+        ax.set_xlabel(f"size ({table.get('size_label', 'elements')})")
         ax.set_ylabel(table["metric"])
         ax.set_title(f"{table['kernel']} ({table['dtype']}), "
                      f"{report['hardware']}, {report['date']}", fontsize=9)

@@ -148,3 +148,63 @@ def partial_sums(x_ptr, sums_ptr, n, scale, BLOCK: tl.constexpr):
         offsets = start + tl.arange(0, BLOCK)
         acc += tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
     tl.store(sums_ptr + pid, tl.sum(acc, axis=0) * scale)
+
+
+@triton.jit
+def seeded_dropout(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    keep = tl.rand(seed, offsets) > p
+    tl.store(out_ptr + offsets, tl.where(keep, x / (1 - p), 0.0), mask=mask)
+
+
+@triton.jit
+def uniform(out_ptr, n, seed, BLOCK: tl.constexpr):
+    """tl.rand's numbers for (seed, offset): the dropout reference's."""
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, tl.rand(seed, offsets), mask=offsets < n)
+
+
+@triton.jit
+def layer_norm_bwd_dx(dx_ptr, dy_ptr, partial_dw_ptr, partial_db_ptr, x_ptr,
+                      w_ptr, mean_ptr, rstd_ptr, stride, rows, n,
+                      BLOCK: tl.constexpr):
+    """dx of each row this program strides over; its rows' dw and db
+    summed into one partial row each (reduced by layer_norm_bwd_dwdb)."""
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0)
+    dw = tl.zeros([BLOCK], dtype=tl.float32)
+    db = tl.zeros([BLOCK], dtype=tl.float32)
+    for row in range(pid, rows, tl.num_programs(0)):
+        rstd = tl.load(rstd_ptr + row)
+        x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0)
+        xhat = (x - tl.load(mean_ptr + row)) * rstd
+        dy = tl.load(dy_ptr + row * stride + cols, mask=mask, other=0.0)
+        wdy = w * dy
+        c1 = tl.sum(xhat * wdy, axis=0) / n
+        c2 = tl.sum(wdy, axis=0) / n
+        tl.store(dx_ptr + row * stride + cols, (wdy - (xhat * c1 + c2)) * rstd,
+                 mask=mask)
+        dw += dy * xhat
+        db += dy
+    tl.store(partial_dw_ptr + pid * n + cols, dw, mask=mask)
+    tl.store(partial_db_ptr + pid * n + cols, db, mask=mask)
+
+
+@triton.jit
+def layer_norm_bwd_dwdb(partial_dw_ptr, partial_db_ptr, dw_ptr, db_ptr, m, n,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    cols = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    dw = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    db = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    for start in range(0, m, BLOCK_M):
+        rows = start + tl.arange(0, BLOCK_M)
+        offsets = rows[:, None] * n + cols[None, :]
+        mask = (rows[:, None] < m) & (cols[None, :] < n)
+        dw += tl.load(partial_dw_ptr + offsets, mask=mask, other=0.0)
+        db += tl.load(partial_db_ptr + offsets, mask=mask, other=0.0)
+    tl.store(dw_ptr + cols, tl.sum(dw, axis=0), mask=cols < n)
+    tl.store(db_ptr + cols, tl.sum(db, axis=0), mask=cols < n)

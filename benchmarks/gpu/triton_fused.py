@@ -12,22 +12,18 @@ and triton are installed:
 --json writes the figures for benchmarks/gpu/report.py.
 """
 import json
+import os
 import sys
 
 import torch
 import triton
 import triton.language as tl
 
-
-@triton.jit
-def softmax_row(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
-    mask = cols < n
-    x = tl.load(in_ptr + row * n + cols, mask=mask, other=-float("inf"))
-    numerator = tl.exp(x - tl.max(x, axis=0))
-    tl.store(out_ptr + row * n + cols, numerator / tl.sum(numerator, axis=0),
-             mask=mask)
+# The tutorials' Triton kernels are these benchmarks' too.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "tutorials"))
+from triton_kernels import layer_norm as layer_norm_loop  # noqa: E402
+from triton_kernels import softmax as softmax_row  # noqa: E402
 
 
 @triton.jit
@@ -45,35 +41,6 @@ def layer_norm_row(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, n, eps,
     tl.store(y_ptr + row * n + cols, centered * rstd * w + b, mask=mask)
     tl.store(mean_ptr + row, mean)
     tl.store(rstd_ptr + row, rstd)
-
-
-@triton.jit
-def layer_norm_loop(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, n, eps,
-                    BLOCK: tl.constexpr):
-    row = tl.program_id(0)
-    x_row = x_ptr + row * n
-    y_row = y_ptr + row * n
-    partial = tl.zeros([BLOCK], dtype=tl.float32)
-    for start in range(0, n, BLOCK):
-        cols = start + tl.arange(0, BLOCK)
-        partial += tl.load(x_row + cols, mask=cols < n, other=0.0).to(tl.float32)
-    mean = tl.sum(partial, axis=0) / n
-    squares = tl.zeros([BLOCK], dtype=tl.float32)
-    for start in range(0, n, BLOCK):
-        cols = start + tl.arange(0, BLOCK)
-        v = tl.load(x_row + cols, mask=cols < n, other=0.0).to(tl.float32)
-        centered = tl.where(cols < n, v - mean, 0.0)
-        squares += centered * centered
-    rstd = 1.0 / tl.sqrt(tl.sum(squares, axis=0) / n + eps)
-    tl.store(mean_ptr + row, mean)
-    tl.store(rstd_ptr + row, rstd)
-    for start in range(0, n, BLOCK):
-        cols = start + tl.arange(0, BLOCK)
-        mask = cols < n
-        w = tl.load(w_ptr + cols, mask=mask).to(tl.float32)
-        b = tl.load(b_ptr + cols, mask=mask).to(tl.float32)
-        v = tl.load(x_row + cols, mask=mask, other=0.0).to(tl.float32)
-        tl.store(y_row + cols, (v - mean) * rstd * w + b, mask=mask)
 
 
 def gbs(nbytes, ms):

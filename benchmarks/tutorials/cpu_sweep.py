@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import unchecked  # noqa: E402
+from harness import cdiv, next_pow2, unchecked  # noqa: E402
 
 import blocc  # noqa: E402
 import blocc.testing  # noqa: E402
@@ -45,14 +45,6 @@ PEERS = None  # the ctypes library, set by main()
 
 def bench(fn):
     return blocc.testing.do_bench(fn, warmup=10, rep=60, return_mode="median")
-
-
-def cdiv(a, b):
-    return (a + b - 1) // b
-
-
-def next_pow2(n):
-    return 1 << max(0, (n - 1).bit_length())
 
 
 def ptr(a):

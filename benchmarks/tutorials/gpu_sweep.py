@@ -28,7 +28,7 @@ except ImportError as e:
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import triton_kernels as T  # noqa: E402
-from harness import unchecked  # noqa: E402
+from harness import cdiv, next_pow2, unchecked  # noqa: E402
 import harness  # noqa: E402
 
 import blocc  # noqa: E402
@@ -39,14 +39,6 @@ DEVICE = "cuda"
 
 def bench(fn):
     return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
-
-
-def cdiv(a, b):
-    return (a + b - 1) // b
-
-
-def next_pow2(n):
-    return 1 << max(0, (n - 1).bit_length())
 
 
 def copy_column(nbytes):
@@ -109,8 +101,9 @@ def layer_norm(n, rows=4096):
         "blocc": (lambda: B.layer_norm_fwd[(rows,)](
             x, outs["blocc"], w, b, mean, rstd, n, n, 1e-5, BLOCK=block,
             num_warps=8), outs["blocc"]),
-        "triton": (lambda: T.layer_norm[(rows,)](x, outs["triton"], w, b, n,
-                                                 1e-5, BLOCK=block, num_warps=8),
+        "triton": (lambda: T.layer_norm[(rows,)](x, outs["triton"], w, b,
+                                                 mean, rstd, n, 1e-5,
+                                                 BLOCK=block, num_warps=8),
                    outs["triton"]),
         "torch": (lambda: F.layer_norm(x, (n,), w, b, 1e-5), None),
         "torch.compile": (lambda: norm(x), None),

@@ -19,6 +19,14 @@ import sys
 UNITS = {"GB/s": 1e-9, "GFLOP/s": 1e-9, "TFLOP/s": 1e-12}
 
 
+def cdiv(a, b):
+    return (a + b - 1) // b
+
+
+def next_pow2(n):
+    return 1 << max(0, (n - 1).bit_length())
+
+
 def unchecked(fn):
     """A column timed but not checked (its result is not comparable: other
     random numbers, or a tuple of gradients)."""

@@ -26,28 +26,34 @@ def softmax(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def layer_norm(x_ptr, y_ptr, w_ptr, b_ptr, n, eps, BLOCK: tl.constexpr):
+def layer_norm(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, n, eps,
+               BLOCK: tl.constexpr):
+    """Layer norm forward, one row per program in loops over column blocks,
+    writing each row's mean and rstd (as blocc's layer_norm_fwd)."""
     row = tl.program_id(0)
     x_row = x_ptr + row * n
-    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    y_row = y_ptr + row * n
+    partial = tl.zeros([BLOCK], dtype=tl.float32)
     for start in range(0, n, BLOCK):
         cols = start + tl.arange(0, BLOCK)
-        acc += tl.load(x_row + cols, mask=cols < n, other=0.0).to(tl.float32)
-    mean = tl.sum(acc, axis=0) / n
-    acc = tl.zeros([BLOCK], dtype=tl.float32)
+        partial += tl.load(x_row + cols, mask=cols < n, other=0.0).to(tl.float32)
+    mean = tl.sum(partial, axis=0) / n
+    squares = tl.zeros([BLOCK], dtype=tl.float32)
     for start in range(0, n, BLOCK):
         cols = start + tl.arange(0, BLOCK)
         v = tl.load(x_row + cols, mask=cols < n, other=0.0).to(tl.float32)
-        v = tl.where(cols < n, v - mean, 0.0)
-        acc += v * v
-    rstd = 1 / tl.sqrt(tl.sum(acc, axis=0) / n + eps)
+        centered = tl.where(cols < n, v - mean, 0.0)
+        squares += centered * centered
+    rstd = 1.0 / tl.sqrt(tl.sum(squares, axis=0) / n + eps)
+    tl.store(mean_ptr + row, mean)
+    tl.store(rstd_ptr + row, rstd)
     for start in range(0, n, BLOCK):
         cols = start + tl.arange(0, BLOCK)
         mask = cols < n
+        w = tl.load(w_ptr + cols, mask=mask).to(tl.float32)
+        b = tl.load(b_ptr + cols, mask=mask).to(tl.float32)
         v = tl.load(x_row + cols, mask=mask, other=0.0).to(tl.float32)
-        w = tl.load(w_ptr + cols, mask=mask)
-        b = tl.load(b_ptr + cols, mask=mask)
-        tl.store(y_ptr + row * n + cols, (v - mean) * rstd * w + b, mask=mask)
+        tl.store(y_row + cols, (v - mean) * rstd * w + b, mask=mask)
 
 
 @triton.jit

@@ -7,10 +7,12 @@
 #include "cpu/support.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "stage_texts.h"
 
 namespace bl = blocc;
 using namespace blocc::cpu_testing;
 using blocc::cache_testing::ScopedEnvironment;
+using blocc::testing::dump_text;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -30,14 +32,6 @@ auto axpy_named(const std::string &name) {
 }
 
 const float *kNoData = nullptr;
-
-/// What BLOCC_DUMP prints for `stages`: each header, then its text.
-std::string dump_text(const bl::Stages &stages) {
-  std::string text;
-  for (const bl::Stages::Text &t : stages.texts)
-    text += stages.header(t.stage) + "\n" + t.text;
-  return text;
-}
 
 std::vector<bl::Stage> stages_of(const bl::Stages &stages) {
   std::vector<bl::Stage> list;

@@ -8,10 +8,12 @@
 #include "ir/printer.h"
 #include "nvptx/ptxas.h"
 #include "nvptx/support.h"
+#include "stage_texts.h"
 
 namespace bl = blocc;
 using namespace blocc::gpu_testing;
 using blocc::cache_testing::ScopedEnvironment;
+using blocc::testing::dump_text;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -33,13 +35,6 @@ auto row_softmax_named(const std::string &name) {
 }
 
 const float *kNoData = nullptr;
-
-std::string dump_text(const bl::Stages &stages) {
-  std::string text;
-  for (const bl::Stages::Text &t : stages.texts)
-    text += stages.header(t.stage) + "\n" + t.text;
-  return text;
-}
 
 TEST(GpuInspection, StagesCompileWithoutAGpu) {
   auto softmax = row_softmax_named("inspect_gpu_softmax");

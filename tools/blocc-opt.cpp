@@ -63,6 +63,9 @@ struct Options {
   bool detect_races = false;
   // --emit-ptx[=ARCH] and --num-warps=N (GPU backend builds).
   bool emit_ptx = false;
+  // --emit-nvvm[=unoptimized]: the GPU backend's LLVM IR instead of PTX.
+  bool emit_nvvm = false;
+  bool emit_nvvm_optimized = true;
   std::string gpu_arch = "sm_90";
   int num_warps = 4;
   bool list_passes = false;
@@ -101,7 +104,11 @@ void usage(std::ostream &os) {
         "                     BLOCC_CHECK=MODE compiles it (bounds, races)\n"
         "  --emit-ptx[=ARCH]  print the GPU backend's PTX for ARCH (sm_80,\n"
         "                     sm_86, sm_89, sm_90 (default), sm_90a)\n"
-        "  --num-warps=N      warps per program for --emit-ptx (default 4)\n"
+        "  --emit-nvvm        print the GPU backend's LLVM IR (NVVM) for the\n"
+        "                     --emit-ptx architecture, after -O3\n"
+        "                     (=unoptimized: as lowered)\n"
+        "  --num-warps=N      warps per program for --emit-ptx and\n"
+        "                     --emit-nvvm (default 4)\n"
         "  --list-passes      print the passes and what they do\n"
         "  --help             print this message\n";
 }
@@ -163,6 +170,12 @@ Options parse_options(int argc, char **argv) {
       options.emit_ptx = true;
       if (arg.size() > 10)
         options.gpu_arch = arg.substr(11);
+    } else if (arg == "--emit-nvvm" || arg == "--emit-nvvm=unoptimized") {
+      if (!kHaveNvptxBackend)
+        throw Error("--emit-nvvm needs a blocc built with the GPU backend "
+                    "(-DBLOCC_NVPTX_BACKEND=ON)");
+      options.emit_nvvm = true;
+      options.emit_nvvm_optimized = arg == "--emit-nvvm";
     } else if (arg.rfind("--num-warps=", 0) == 0) {
       std::string warps = arg.substr(12);
       if (warps.empty() || warps.size() > 2 ||
@@ -241,12 +254,14 @@ std::string emit_llvm(const ir::Function &f, const Options &options) {
 #endif
 }
 
-/// The GPU backend's PTX for `f`.
+/// The GPU backend's PTX for `f`, or its LLVM IR with --emit-nvvm.
 std::string emit_ptx(const ir::Function &f, const Options &options) {
 #ifdef BLOCC_HAVE_NVPTX_BACKEND
   nvptx::CompileOptions gpu;
   gpu.arch = nvptx::GpuArch::parse(options.gpu_arch);
   gpu.num_warps = options.num_warps;
+  if (options.emit_nvvm)
+    return nvptx::llvm_ir(f, gpu, options.emit_nvvm_optimized);
   return nvptx::ptx_of(*nvptx::compile(f, gpu));
 #else
   (void)f;
@@ -288,7 +303,7 @@ std::string process(const Options &options, const std::string &text,
       out += "\n";
     if (options.print_axis_info)
       out += as_comment(ir::print_axis_info(f));
-    if (options.emit_ptx)
+    if (options.emit_ptx || options.emit_nvvm)
       out += emit_ptx(f, options);
     else if (options.emit_llvm)
       out += emit_llvm(f, options);

@@ -6,15 +6,15 @@
 //   blocc-fuzz --seeds 2000 --backend cpu       interpreter vs CPU backend
 //   blocc-fuzz --seeds 500 --backend gpu        GPU vs CPU backend (a GPU)
 //   blocc-fuzz --seeds 2000 --backend ptx       PTX through ptxas (no GPU)
+//   blocc-fuzz --sizes 8-24 ...                 kernels of 8 to 24 actions
+//   blocc-fuzz --regressions --backend cpu      every kernel that ever failed
 //
-// Every failure is printed with its seed and IR; the exit status is 1 when
-// any kernel failed. See tests/README.md, "Differential testing".
-#include "differential.h"
-#include "executors.h"
-#include "float64_reference.h"
+// Every failure is printed with its seed, IR and the command that reruns
+// it; the exit status is 1 when any kernel failed. scripts/fuzz runs many
+// of these at once. See tests/README.md, "Differential testing".
+#include "fuzz_check.h"
 #include "gpu_checks.h"
-#include "kernel_generator.h"
-#include "pass_checks.h"
+#include "regression_batch.h"
 
 #include "ir/printer.h"
 
@@ -23,6 +23,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -32,19 +33,19 @@ using namespace blocc::differential;
 struct Options {
   uint64_t seeds = 1000;
   uint64_t start = 1;
-  int size = GeneratorOptions().size;
-  bool cpu = false;
-  bool gpu = false;
-  bool ptx = false;
+  int size_lo = GeneratorOptions().size;
+  int size_hi = GeneratorOptions().size;
+  bool regressions = false;
+  Executors executors;
   bool print = false;
   bool stats = false;
   int max_failures = 10;
 };
 
 void usage(std::ostream &os) {
-  os << "usage: blocc-fuzz [--seeds N] [--start S] [--size K]\n"
-        "                  [--backend cpu|gpu|ptx]... [--print] [--stats]\n"
-        "                  [--max-failures F]\n"
+  os << "usage: blocc-fuzz [--seeds N] [--start S] [--size K | --sizes LO-HI]\n"
+        "                  [--regressions] [--backend cpu|gpu|ptx]...\n"
+        "                  [--print] [--stats] [--max-failures F]\n"
         "\n"
         "Generates kernels for seeds S .. S+N-1 (default 1 .. 1000) and\n"
         "checks each: verify, print/parse round trip, the interpreter's\n"
@@ -53,31 +54,58 @@ void usage(std::ostream &os) {
         "error bounds the generator derived).\n"
         "\n"
         "  --size K          random actions per kernel (default "
-     << Options().size
+     << Options().size_lo
      << ")\n"
+        "  --sizes LO-HI     seed S gets LO + S mod (HI-LO+1) actions\n"
+        "  --regressions     check the regression batch (every kernel that\n"
+        "                    ever failed) instead of a range of seeds\n"
         "  --backend cpu     also compare the interpreter with the CPU "
         "backend\n"
         "  --backend gpu     also compare the GPU backend with the CPU "
         "backend\n"
         "                    (1, 2, 4 or 8 warps by seed) and its float\n"
         "                    results with the float64 twin; needs a GPU\n"
-        "  --backend ptx     also compile for sm_80 and sm_90 and assemble "
-        "the\n"
-        "                    PTX with the ptxas on PATH; needs no GPU\n"
+        "  --backend ptx     also compile for sm_80 and sm_90, require no\n"
+        "                    local memory, and assemble the PTX with the\n"
+        "                    ptxas on PATH; needs no GPU\n"
         "  --print           print every kernel's IR\n"
         "  --stats           count the ops the kernels hold, by name\n"
         "  --max-failures F  stop after F failing kernels (default 10)\n";
 }
 
+[[noreturn]] void fail_usage(const std::string &message) {
+  std::cerr << "blocc-fuzz: " << message << "\n";
+  std::exit(2);
+}
+
 uint64_t number(const std::string &flag, const char *text) {
   char *end = nullptr;
   unsigned long long v = std::strtoull(text, &end, 10);
-  if (!text[0] || *end) {
-    std::cerr << "blocc-fuzz: " << flag << " takes a number, got '" << text
-              << "'\n";
-    std::exit(2);
-  }
+  if (!text[0] || *end)
+    fail_usage(flag + " takes a number, got '" + text + "'");
   return v;
+}
+
+void parse_sizes(Options &o, const std::string &text) {
+  size_t dash = text.find('-');
+  if (dash == std::string::npos)
+    fail_usage("--sizes takes LO-HI, got '" + text + "'");
+  o.size_lo = static_cast<int>(number("--sizes", text.substr(0, dash).c_str()));
+  o.size_hi =
+      static_cast<int>(number("--sizes", text.substr(dash + 1).c_str()));
+  if (o.size_lo > o.size_hi)
+    fail_usage("--sizes: LO must not exceed HI, got '" + text + "'");
+}
+
+void parse_backend(Options &o, const std::string &backend) {
+  if (backend == "cpu")
+    o.executors.cpu = true;
+  else if (backend == "gpu")
+    o.executors.gpu = true;
+  else if (backend == "ptx")
+    o.executors.ptx = true;
+  else
+    fail_usage("unknown backend '" + backend + "'; expected cpu, gpu or ptx");
 }
 
 Options parse_options(int argc, char **argv) {
@@ -85,10 +113,8 @@ Options parse_options(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&]() -> const char * {
-      if (i + 1 == argc) {
-        std::cerr << "blocc-fuzz: " << arg << " needs a value\n";
-        std::exit(2);
-      }
+      if (i + 1 == argc)
+        fail_usage(arg + " needs a value");
       return argv[++i];
     };
     if (arg == "--seeds")
@@ -96,23 +122,16 @@ Options parse_options(int argc, char **argv) {
     else if (arg == "--start")
       o.start = number(arg, value());
     else if (arg == "--size")
-      o.size = static_cast<int>(number(arg, value()));
+      o.size_lo = o.size_hi = static_cast<int>(number(arg, value()));
+    else if (arg == "--sizes")
+      parse_sizes(o, value());
+    else if (arg == "--regressions")
+      o.regressions = true;
     else if (arg == "--max-failures")
       o.max_failures = static_cast<int>(number(arg, value()));
-    else if (arg == "--backend") {
-      std::string backend = value();
-      if (backend == "cpu")
-        o.cpu = true;
-      else if (backend == "gpu")
-        o.gpu = true;
-      else if (backend == "ptx")
-        o.ptx = true;
-      else {
-        std::cerr << "blocc-fuzz: unknown backend '" << backend
-                  << "'; expected cpu, gpu or ptx\n";
-        std::exit(2);
-      }
-    } else if (arg == "--print")
+    else if (arg == "--backend")
+      parse_backend(o, value());
+    else if (arg == "--print")
       o.print = true;
     else if (arg == "--stats")
       o.stats = true;
@@ -128,72 +147,51 @@ Options parse_options(int argc, char **argv) {
   return o;
 }
 
+/// The kernels to check, as (seed, size).
+std::vector<std::pair<uint64_t, int>> kernels_to_check(const Options &o) {
+  std::vector<std::pair<uint64_t, int>> kernels;
+  if (o.regressions) {
+    for (const RegressionKernel &entry : kRegressionBatch)
+      kernels.emplace_back(entry.seed, entry.size);
+    return kernels;
+  }
+  for (uint64_t seed = o.start; seed < o.start + o.seeds; ++seed)
+    kernels.emplace_back(seed, size_for_seed(seed, o.size_lo, o.size_hi));
+  return kernels;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   Options options = parse_options(argc, argv);
-  std::optional<Executor> cpu;
-  if (options.cpu || options.gpu) {
-    cpu = cpu_backend_executor();
-    if (!cpu) {
-      std::cerr << "blocc-fuzz: blocc is built without the CPU backend "
-                   "(BLOCC_CPU_BACKEND=OFF)\n";
-      return 2;
-    }
-  }
-  if (std::string why = gpu_unavailable_reason(); options.gpu && !why.empty()) {
-    std::cerr << "blocc-fuzz: --backend gpu: " << why << "\n";
+  if (std::string why = executors_unavailable_reason(options.executors);
+      !why.empty()) {
+    std::cerr << "blocc-fuzz: " << why << "\n";
     return 2;
   }
-  if (std::string why = ptx_check_unavailable_reason();
-      options.ptx && !why.empty()) {
-    std::cerr << "blocc-fuzz: --backend ptx: " << why << "\n";
-    return 2;
-  }
-  if (options.ptx && !ptxas_present())
+  if (options.executors.ptx && !ptxas_present())
     std::cerr << "blocc-fuzz: --backend ptx: ptxas is not on PATH; the "
                  "kernels are compiled to PTX, not assembled\n";
   auto started = std::chrono::steady_clock::now();
   std::map<std::string, int> op_counts;
   int failures = 0;
   uint64_t done = 0;
-  for (uint64_t seed = options.start; seed < options.start + options.seeds;
-       ++seed, ++done) {
-    GeneratorOptions generator;
-    generator.size = options.size;
-    GeneratedKernel kernel = generate_kernel(seed, generator);
+  for (auto [seed, size] : kernels_to_check(options)) {
+    ++done;
+    GeneratedKernel kernel = generate_sized(seed, size);
     if (options.print)
       std::cout << "// seed " << seed << "\n" << ir::print(*kernel.function);
     if (options.stats)
       kernel.function->walk(
           [&](ir::Operation &op) { ++op_counts[std::string(op.name())]; });
-    CheckResult passes = check_passes(kernel);
-    std::string report = passes.report;
-    if (report.empty())
-      report = check_against_float64(kernel, interpreter_executor(), seed);
-    if (report.empty() && options.cpu) {
-      CompareOptions compare;
-      compare.name_a = "interpreter";
-      compare.name_b = "cpu";
-      DifferentialResult r =
-          compare_runs(kernel, interpreter_executor(), *cpu, compare);
-      if (!r.ok)
-        report = r.report;
-    }
-    if (report.empty() && options.ptx) {
-      PtxCheck ptx = check_ptx(kernel, num_warps_for_seed(seed));
-      if (!ptx.ok())
-        report = ptx.report(kernel, num_warps_for_seed(seed));
-    }
-    if (report.empty() && options.gpu)
-      report = check_on_gpu(kernel, *cpu);
+    std::string report = check_kernel(kernel, options.executors);
     if (report.empty())
       continue;
-    std::cout << "FAIL seed " << seed << "\n" << report << "\n";
-    if (++failures >= options.max_failures) {
-      ++done;
+    std::cout << "FAIL seed " << seed << " size " << size << "\n"
+              << report << "\nreproduce: "
+              << reproduce_command(seed, size, options.executors) << "\n\n";
+    if (++failures >= options.max_failures)
       break;
-    }
   }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
@@ -201,7 +199,10 @@ int main(int argc, char **argv) {
   if (options.stats)
     for (const auto &[name, count] : op_counts)
       std::cout << name << " " << count << "\n";
-  std::cout << "blocc-fuzz: " << done << " kernels (seeds " << options.start
-            << " ..), " << failures << " failed, " << seconds << " s\n";
+  std::cout << "blocc-fuzz: " << done << " kernels ("
+            << (options.regressions
+                    ? std::string("the regression batch")
+                    : "seeds " + std::to_string(options.start) + " ..")
+            << "), " << failures << " failed, " << seconds << " s\n";
   return failures == 0 ? 0 : 1;
 }

@@ -20,7 +20,8 @@ void verify_module(const llvm::Module &module) {
     throw Error("internal: the generated LLVM module is invalid: " + os.str());
 }
 
-void optimize_module(llvm::Module &module, llvm::TargetMachine &target) {
+void optimize_module(llvm::Module &module, llvm::TargetMachine &target,
+                     const OptimizeOptions &options) {
   verify_module(module);
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
@@ -28,7 +29,7 @@ void optimize_module(llvm::Module &module, llvm::TargetMachine &target) {
   llvm::ModuleAnalysisManager modules;
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = true;
-  tuning.SLPVectorization = true;
+  tuning.SLPVectorization = options.slp_vectorization;
   llvm::PassBuilder builder(&target, tuning);
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(cgscc);

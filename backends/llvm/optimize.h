@@ -9,10 +9,17 @@ class TargetMachine;
 
 namespace blocc::llvm_backend {
 
+struct OptimizeOptions {
+  /// Whether the SLP vectorizer may pack independent scalar operations
+  /// into vector ones (the GPU backend turns it off: see ptx_codegen.h).
+  bool slp_vectorization = true;
+};
+
 /// Runs LLVM's default O3 module pipeline, tuned for `target` (its cost
 /// model decides vectorization and unrolling), then verifies the result.
 /// Throws blocc::Error if the module is invalid before or after.
-void optimize_module(llvm::Module &module, llvm::TargetMachine &target);
+void optimize_module(llvm::Module &module, llvm::TargetMachine &target,
+                     const OptimizeOptions &options = {});
 
 /// Verifies `module`; throws blocc::Error with LLVM's report.
 void verify_module(const llvm::Module &module);

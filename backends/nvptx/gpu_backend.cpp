@@ -214,7 +214,7 @@ std::string llvm_ir(const ir::Function &function, const CompileOptions &options,
                     bool optimized) {
   Generated g = generate(function, options);
   if (optimized)
-    llvm_backend::optimize_module(*g.module, *g.machine);
+    optimize_for_gpu(*g.module, *g.machine);
   else
     llvm_backend::verify_module(*g.module);
   std::string text;
@@ -233,7 +233,7 @@ Inspection inspect(const ir::Function &function, const CompileOptions &options,
     return inspection;
   // One module for both: the PTX is generated from the IR printed.
   Generated g = generate(function, options);
-  llvm_backend::optimize_module(*g.module, *g.machine);
+  optimize_for_gpu(*g.module, *g.machine);
   if (request.llvm_ir) {
     llvm::raw_string_ostream os(inspection.llvm_ir);
     g.module->print(os, nullptr);

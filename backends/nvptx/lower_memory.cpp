@@ -12,6 +12,12 @@
 // store, which LLVM expands into predicated scalar accesses) only in the
 // group that straddles the end: the masked tail.
 //
+// Lanes that would make a vector narrower than a 32-bit register (two
+// bytes) never form one: LLVM 19's NVPTX target holds no <2 x i8> in a
+// register and moves it through a stack slot, a local-memory round trip
+// the GPU computed wrong. Such groups pack and unpack with shifts, and
+// their masked tails access one lane at a time.
+//
 // Masked-off lanes touch no memory; a load gives `other` (or 0) there.
 // Booleans occupy a byte; any nonzero byte loads as true. Only threads
 // that own elements store them (replicas hold copies); a scalar store is
@@ -65,6 +71,12 @@ struct Group {
           llvm::IntegerType::get(context, static_cast<unsigned>(total * 8));
   }
 
+  /// Whether the lanes move through shifts of the integer access rather
+  /// than through a vector of lanes (see the comment at the top).
+  bool lanes_in_shifts() const {
+    return width > 1 && llvm_backend::storage_bytes(element) * width < 4;
+  }
+
   llvm::Type *lanes_type() const {
     return width == 1 ? storage
                       : llvm::FixedVectorType::get(
@@ -75,34 +87,82 @@ struct Group {
   std::vector<llvm::Value *> unpack(llvm::IRBuilderBase &b,
                                     llvm::Value *loaded) const {
     std::vector<llvm::Value *> lanes;
-    llvm::Value *vector = b.CreateBitCast(loaded, lanes_type());
+    llvm::Value *vector =
+        lanes_in_shifts() ? loaded : b.CreateBitCast(loaded, lanes_type());
     for (int64_t i = 0; i < width; ++i) {
-      llvm::Value *lane =
-          width == 1 ? vector : b.CreateExtractElement(vector, uint64_t(i));
-      if (element == Scalar::I1)
-        lane = b.CreateICmpNE(lane, llvm::Constant::getNullValue(storage));
-      lanes.push_back(lane);
+      llvm::Value *lane = width == 1 ? vector
+                          : lanes_in_shifts()
+                              ? lane_of_integer(b, vector, i)
+                              : b.CreateExtractElement(vector, uint64_t(i));
+      lanes.push_back(to_register(b, lane));
     }
     return lanes;
+  }
+
+  /// A storage-form lane in register form (booleans: any nonzero byte).
+  llvm::Value *to_register(llvm::IRBuilderBase &b, llvm::Value *lane) const {
+    if (element != Scalar::I1)
+      return lane;
+    return b.CreateICmpNE(lane, llvm::Constant::getNullValue(storage));
+  }
+
+  /// Lane i of an integer holding the lanes, lowest first.
+  llvm::Value *lane_of_integer(llvm::IRBuilderBase &b, llvm::Value *packed,
+                               int64_t i) const {
+    unsigned bits = storage->getPrimitiveSizeInBits();
+    llvm::Value *lane =
+        b.CreateTrunc(b.CreateLShr(packed, i * bits), b.getIntNTy(bits));
+    return b.CreateBitCast(lane, storage);
+  }
+
+  /// Register-form lanes packed into the integer access, lowest first.
+  llvm::Value *integer_of_lanes(llvm::IRBuilderBase &b,
+                                const std::vector<llvm::Value *> &lanes) const {
+    unsigned bits = storage->getPrimitiveSizeInBits();
+    llvm::Value *packed = llvm::ConstantInt::get(access, 0);
+    for (int64_t i = 0; i < width; ++i) {
+      llvm::Value *lane =
+          b.CreateBitCast(to_storage(b, lanes[i]), b.getIntNTy(bits));
+      packed = b.CreateOr(
+          packed, b.CreateShl(b.CreateZExt(lane, access), uint64_t(i) * bits));
+    }
+    return packed;
+  }
+
+  /// A register-form lane in storage form (booleans as a byte 0 or 1).
+  llvm::Value *to_storage(llvm::IRBuilderBase &b, llvm::Value *lane) const {
+    return element == Scalar::I1 ? b.CreateZExt(lane, storage) : lane;
   }
 
   /// Register-form lanes as one vector of storage elements.
   llvm::Value *pack_lanes(llvm::IRBuilderBase &b,
                           const std::vector<llvm::Value *> &lanes) const {
-    auto to_storage = [&](llvm::Value *v) {
-      return element == Scalar::I1 ? b.CreateZExt(v, storage) : v;
-    };
     if (width == 1)
-      return to_storage(lanes[0]);
+      return to_storage(b, lanes[0]);
     llvm::Value *vector = llvm::PoisonValue::get(lanes_type());
     for (int64_t i = 0; i < width; ++i)
-      vector = b.CreateInsertElement(vector, to_storage(lanes[i]), uint64_t(i));
+      vector =
+          b.CreateInsertElement(vector, to_storage(b, lanes[i]), uint64_t(i));
     return vector;
   }
 
   llvm::Value *pack(llvm::IRBuilderBase &b,
                     const std::vector<llvm::Value *> &lanes) const {
+    if (lanes_in_shifts())
+      return integer_of_lanes(b, lanes);
     return b.CreateBitCast(pack_lanes(b, lanes), access);
+  }
+
+  /// The alignment lane i's address is known to have.
+  llvm::Align lane_align(int64_t i) const {
+    return llvm::commonAlignment(
+        align, uint64_t(i * llvm_backend::storage_bytes(element)));
+  }
+
+  /// The address of lane i.
+  llvm::Value *lane_address(llvm::IRBuilderBase &b, llvm::Value *address,
+                            int64_t i) const {
+    return b.CreateConstInBoundsGEP1_64(storage, address, uint64_t(i));
   }
 
   bool packed() const { return llvm_backend::storage_bytes(element) < 4; }
@@ -264,6 +324,52 @@ llvm::Value *as_vector(llvm::IRBuilderBase &b,
   return v;
 }
 
+/// Where masks[i] holds, lane i loaded on its own; others[i] elsewhere.
+/// (What LLVM makes of a masked load, without a vector of the lanes.)
+std::vector<llvm::Value *>
+load_lanes_one_by_one(llvm::IRBuilderBase &b, const Group &g,
+                      llvm::Value *address,
+                      const std::vector<llvm::Value *> &masks,
+                      const std::vector<llvm::Value *> &others) {
+  llvm::Function *f = b.GetInsertBlock()->getParent();
+  std::vector<llvm::Value *> lanes;
+  for (int64_t i = 0; i < g.width; ++i) {
+    llvm::BasicBlock *before = b.GetInsertBlock();
+    auto *load = llvm::BasicBlock::Create(b.getContext(), "load.lane", f);
+    auto *join = llvm::BasicBlock::Create(b.getContext(), "load.lane.join", f);
+    b.CreateCondBr(masks[size_t(i)], load, join);
+    b.SetInsertPoint(load);
+    llvm::Value *loaded = g.to_register(
+        b, b.CreateAlignedLoad(g.storage, g.lane_address(b, address, i),
+                               g.lane_align(i)));
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+    llvm::PHINode *phi = b.CreatePHI(loaded->getType(), 2);
+    phi->addIncoming(loaded, load);
+    phi->addIncoming(others[size_t(i)], before);
+    lanes.push_back(phi);
+  }
+  return lanes;
+}
+
+/// Where masks[i] holds, lane i stored on its own.
+void store_lanes_one_by_one(llvm::IRBuilderBase &b, const Group &g,
+                            llvm::Value *address,
+                            const std::vector<llvm::Value *> &masks,
+                            const std::vector<llvm::Value *> &lanes) {
+  llvm::Function *f = b.GetInsertBlock()->getParent();
+  for (int64_t i = 0; i < g.width; ++i) {
+    auto *store = llvm::BasicBlock::Create(b.getContext(), "store.lane", f);
+    auto *join = llvm::BasicBlock::Create(b.getContext(), "store.lane.join", f);
+    b.CreateCondBr(masks[size_t(i)], store, join);
+    b.SetInsertPoint(store);
+    b.CreateAlignedStore(g.to_storage(b, lanes[size_t(i)]),
+                         g.lane_address(b, address, i), g.lane_align(i));
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+  }
+}
+
 /// Loads one group. `masks` is empty (no mask), one predicate (uniform
 /// over the group) or one per lane; `others` holds register-form lanes.
 std::vector<llvm::Value *> load_group(llvm::IRBuilderBase &b, const Group &g,
@@ -299,10 +405,11 @@ std::vector<llvm::Value *> load_group(llvm::IRBuilderBase &b, const Group &g,
   llvm::BasicBlock *partial_end = entry;
   if (!uniform) {
     b.SetInsertPoint(lanes_block);
-    llvm::Value *loaded =
-        b.CreateMaskedLoad(g.lanes_type(), address, g.align,
-                           as_vector(b, masks), g.pack_lanes(b, others));
-    partial = g.unpack(b, loaded);
+    partial = g.lanes_in_shifts()
+                  ? load_lanes_one_by_one(b, g, address, masks, others)
+                  : g.unpack(b, b.CreateMaskedLoad(g.lanes_type(), address,
+                                                   g.align, as_vector(b, masks),
+                                                   g.pack_lanes(b, others)));
     partial_end = b.GetInsertBlock();
     b.CreateBr(join);
   }
@@ -352,8 +459,11 @@ void store_group(llvm::IRBuilderBase &b, const Group &g, llvm::Value *address,
   b.CreateBr(join);
   if (!uniform) {
     b.SetInsertPoint(lanes_block);
-    b.CreateMaskedStore(g.pack_lanes(b, lanes), address, g.align,
-                        as_vector(b, masks));
+    if (g.lanes_in_shifts())
+      store_lanes_one_by_one(b, g, address, masks, lanes);
+    else
+      b.CreateMaskedStore(g.pack_lanes(b, lanes), address, g.align,
+                          as_vector(b, masks));
     b.CreateBr(join);
   }
   b.SetInsertPoint(join);

@@ -64,8 +64,14 @@ void prepare_module(llvm::Module &module, llvm::TargetMachine &machine) {
   module.setDataLayout(machine.createDataLayout());
 }
 
+void optimize_for_gpu(llvm::Module &module, llvm::TargetMachine &machine) {
+  llvm_backend::OptimizeOptions options;
+  options.slp_vectorization = false;
+  llvm_backend::optimize_module(module, machine, options);
+}
+
 std::string emit_ptx(llvm::Module &module, llvm::TargetMachine &machine) {
-  llvm_backend::optimize_module(module, machine);
+  optimize_for_gpu(module, machine);
   return emit_optimized_ptx(module, machine);
 }
 

@@ -86,16 +86,46 @@ inline std::string ptx_for(const ir::Function &function,
   return nvptx::ptx_of(*nvptx::compile(function, options));
 }
 
+/// Whether `function` prints (device_print): vprintf takes its arguments
+/// in a stack buffer, the one use of local memory blocc generates.
+inline bool prints(const ir::Function &function) {
+  bool found = false;
+  const_cast<ir::Function &>(function).walk([&](ir::Operation &op) {
+    found = found || op.code() == ir::OpCode::Print;
+  });
+  return found;
+}
+
+/// "" when `ptx` keeps every value in registers, else why not. blocc's
+/// lowering needs no stack: a block value lives in registers, shared
+/// memory holds what crosses threads. A local-memory frame (PTX's
+/// __local_depot) in a kernel that does not print means LLVM legalized a
+/// type through the stack, code the NVPTX backend and the driver's
+/// assembler have got wrong before (a two-byte vector computed wrong
+/// results on an H100).
+inline std::string local_memory_errors(const std::string &ptx,
+                                       const ir::Function &function) {
+  if (ptx.find("__local_depot") == std::string::npos || prints(function))
+    return "";
+  return "the PTX uses local memory (a stack frame) though the kernel "
+         "needs none\n";
+}
+
 /// Compiles `function` with `num_warps` warps for sm_80 and sm_90 and,
 /// where ptxas is on PATH, assembles each PTX for its architecture: "" when
-/// both assemble (or there is no ptxas), else ptxas's complaint and the
-/// PTX. Throws what compiling throws (blocc::Error naming an op the
-/// backend cannot lower).
+/// both assemble (or there is no ptxas) and neither uses local memory
+/// (local_memory_errors), else the complaint and the PTX. Throws what
+/// compiling throws (blocc::Error naming an op the backend cannot lower).
 inline std::string ptx_assembly_errors(const ir::Function &function,
                                        int num_warps = 4) {
   std::string errors;
   for (const char *arch : {"sm_80", "sm_90"}) {
     std::string ptx = ptx_for(function, arch, num_warps);
+    if (std::string local = local_memory_errors(ptx, function);
+        !local.empty()) {
+      errors += arch + std::string(": ") + local + "PTX:\n" + ptx;
+      continue;
+    }
     if (!ptxas())
       continue;
     std::string complaint = ptxas_errors(ptx, arch);

@@ -28,7 +28,7 @@ void optimize_module(llvm::Module &module, llvm::TargetMachine &target,
   llvm::CGSCCAnalysisManager cgscc;
   llvm::ModuleAnalysisManager modules;
   llvm::PipelineTuningOptions tuning;
-  tuning.LoopVectorization = true;
+  tuning.LoopVectorization = options.loop_vectorization;
   tuning.SLPVectorization = options.slp_vectorization;
   llvm::PassBuilder builder(&target, tuning);
   builder.registerModuleAnalyses(modules);

@@ -11,8 +11,10 @@ namespace blocc::llvm_backend {
 
 struct OptimizeOptions {
   /// Whether the SLP vectorizer may pack independent scalar operations
-  /// into vector ones (the GPU backend turns it off: see ptx_codegen.h).
+  /// into vector ones, and the loop vectorizer iterations of a loop (the
+  /// GPU backend turns both off: see ptx_codegen.h).
   bool slp_vectorization = true;
+  bool loop_vectorization = true;
 };
 
 /// Runs LLVM's default O3 module pipeline, tuned for `target` (its cost

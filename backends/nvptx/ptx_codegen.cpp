@@ -1,6 +1,7 @@
 #include "backends/nvptx/ptx_codegen.h"
 
 #include "backends/llvm/optimize.h"
+#include "backends/nvptx/integer_min_max_as_selects.h"
 #include "ir/error.h"
 
 #include <llvm/ADT/SmallString.h>
@@ -67,7 +68,10 @@ void prepare_module(llvm::Module &module, llvm::TargetMachine &machine) {
 void optimize_for_gpu(llvm::Module &module, llvm::TargetMachine &machine) {
   llvm_backend::OptimizeOptions options;
   options.slp_vectorization = false;
+  options.loop_vectorization = false;
   llvm_backend::optimize_module(module, machine, options);
+  emit_integer_min_max_as_selects(module);
+  llvm_backend::verify_module(module);
 }
 
 std::string emit_ptx(llvm::Module &module, llvm::TargetMachine &machine) {

@@ -22,12 +22,14 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const GpuArch &arch);
 void prepare_module(llvm::Module &module, llvm::TargetMachine &machine);
 
 /// backends/llvm's -O3 pipeline as the GPU backend runs it: without the
-/// SLP vectorizer. Every block-value element is already its own scalar,
-/// and packed vectors of narrow elements are where LLVM's NVPTX target
-/// (version 19) is weakest: a <2 x i8> it cannot hold in a register goes
-/// through a stack slot, a local-memory round trip that an H100 computed
-/// wrong (a shift by a byte read back as 0). Loads and stores stay
-/// vectorized: the lowering emits them as vectors itself.
+/// SLP and loop vectorizers. Every block-value element is already its own
+/// scalar, and vectors of narrow elements are where LLVM's NVPTX target
+/// (version 19) and the PTX assembler are weakest: a <2 x i8> it cannot
+/// hold in a register went through a stack slot that an H100 read back
+/// wrong, and a loop vectorized into <2 x i16> min/max chains is what the
+/// assembler's min/max fusion sees. Loads and stores stay vectorized: the
+/// lowering emits them as vectors itself. Integer min/max then become
+/// compares and selects (integer_min_max_as_selects.h).
 void optimize_for_gpu(llvm::Module &module, llvm::TargetMachine &machine);
 
 /// Optimizes `module` (optimize_for_gpu) and prints it as PTX.

@@ -64,9 +64,8 @@ std::string check_kernel(const GeneratedKernel &kernel,
 
 std::string reproduce_command(uint64_t seed, int size,
                               const Executors &executors) {
-  std::string command = "blocc-fuzz --seeds 1 --start " +
-                        std::to_string(seed) + " --size " +
-                        std::to_string(size);
+  std::string command = "blocc-fuzz --seeds 1 --start " + std::to_string(seed) +
+                        " --size " + std::to_string(size);
   if (executors.cpu)
     command += " --backend cpu";
   if (executors.ptx)

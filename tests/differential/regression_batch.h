@@ -27,17 +27,20 @@ inline constexpr RegressionKernel kRegressionBatch[] = {
     {778019, 16, "PTX: local memory for a two-byte i8 access (8 warps)"},
     {778032, 16, "PTX: local memory for a two-byte i8 access (1 warp)"},
     {778136, 16, "PTX: local memory for a two-byte i8 access (1 warp)"},
-    // Found by the first 20,000-kernel GPU run, not fixed yet: the GPU
-    // differs from the CPU backend and the interpreter (both agree).
+    // From the GPU fuzzing batch: the PTX assembler of CUDA 13.0 (the
+    // H100 driver's JIT) fused two integer max/min into one three-input
+    // instruction and dropped an operand's negation
+    // (integer_min_max_as_selects.h).
     {6000001194, 20,
-     "open, GPU: out3 (i32) element 1 is -149 on 4 warps, -744 on the CPU"},
+     "GPU: out3 (i32) element 1 was -149 on 4 warps, -744 on the CPU"},
     {6000004526, 20,
-     "open, GPU: out3 (i32) element 2 is 1 on 4 warps, -1 on the CPU"},
+     "GPU: a loop carrying max(x, pid - offset) gave pid: out3 (i32) "
+     "element 2 was 1 on 4 warps, -1 on the CPU"},
     {6000010763, 18,
-     "open, GPU: out3 (bf16) element 1 is 1 on 8 warps, 688 on the CPU"},
+     "GPU: out3 (bf16) element 1 was 1 on 8 warps, 688 on the CPU"},
     {6000018108, 19,
-     "open, GPU: the max of -int16(x) over a masked f32 block is 1 on 1 "
-     "warp, 0 on the CPU"},
+     "GPU: the max of -int16(x) over a masked f32 block was 1 on 1 warp, "
+     "0 on the CPU"},
 };
 
 } // namespace blocc::differential

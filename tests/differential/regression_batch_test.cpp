@@ -26,8 +26,8 @@ TEST(RegressionBatch, EveryKernelThatEverFailedPassesOnEveryExecutorPresent) {
   for (const RegressionKernel &entry : kRegressionBatch) {
     GeneratedKernel kernel = generate_sized(entry.seed, entry.size);
     std::string report = check_kernel(kernel, executors);
-    EXPECT_EQ(report, "") << "seed " << entry.seed << " (found: "
-                          << entry.found << ")\nreproduce: "
+    EXPECT_EQ(report, "") << "seed " << entry.seed << " (found: " << entry.found
+                          << ")\nreproduce: "
                           << reproduce_command(entry.seed, entry.size,
                                                executors);
   }

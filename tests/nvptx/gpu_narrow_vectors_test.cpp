@@ -125,8 +125,8 @@ TEST(GpuNarrowVectors, CarriedBytesGiveTheHostsIntegers) {
       want_shift[o] = static_cast<int8_t>(static_cast<int8_t>(pid) << amount);
       int8_t v = static_cast<int8_t>(static_cast<int8_t>(sum) >> amount);
       for (int64_t t = 0; t < trips; ++t)
-        v = static_cast<int8_t>(std::min<int>(
-            std::max<int>(static_cast<int8_t>(v + v), 0), 32));
+        v = static_cast<int8_t>(
+            std::min<int>(std::max<int>(static_cast<int8_t>(v + v), 0), 32));
       if (o < n)
         want_loop[o] = v;
     }

@@ -1,0 +1,113 @@
+#include "backends/nvptx/integer_min_max_as_selects.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/PatternMatch.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace blocc::nvptx {
+
+namespace {
+
+/// An integer min/max: which one and its operands.
+struct MinMax {
+  bool is_max = false;
+  bool is_signed = false;
+  llvm::Value *a = nullptr, *b = nullptr;
+};
+
+std::optional<MinMax> as_min_max(llvm::Instruction &i) {
+  llvm::Type *t = i.getType()->getScalarType();
+  if (!t->isIntegerTy() || t->getIntegerBitWidth() < 8 ||
+      t->getIntegerBitWidth() > 64)
+    return std::nullopt;
+  if (auto *call = llvm::dyn_cast<llvm::MinMaxIntrinsic>(&i))
+    return MinMax{call->getIntrinsicID() == llvm::Intrinsic::smax ||
+                      call->getIntrinsicID() == llvm::Intrinsic::umax,
+                  call->isSigned(), call->getLHS(), call->getRHS()};
+  using namespace llvm::PatternMatch;
+  llvm::Value *a = nullptr, *b = nullptr;
+  if (match(&i, m_SMax(m_Value(a), m_Value(b))))
+    return MinMax{true, true, a, b};
+  if (match(&i, m_SMin(m_Value(a), m_Value(b))))
+    return MinMax{false, true, a, b};
+  if (match(&i, m_UMax(m_Value(a), m_Value(b))))
+    return MinMax{true, false, a, b};
+  if (match(&i, m_UMin(m_Value(a), m_Value(b))))
+    return MinMax{false, false, a, b};
+  return std::nullopt;
+}
+
+/// "{ .reg .pred %p; setp.gt.s32 %p, $1, $2; selp.b32 $0, $1, $2, %p; }"
+/// for a min/max of `bits`-bit integers (16, 32 or 64).
+llvm::InlineAsm *select_asm(llvm::LLVMContext &context, const MinMax &m,
+                            unsigned bits) {
+  std::string width = std::to_string(bits);
+  std::string compare = std::string(m.is_max ? "gt" : "lt") + "." +
+                        (m.is_signed ? "s" : "u") + width;
+  std::string text = "{ .reg .pred %p; setp." + compare +
+                     " %p, $1, $2; selp.b" + width + " $0, $1, $2, %p; }";
+  std::string c = bits == 16 ? "h" : bits == 32 ? "r" : "l";
+  llvm::Type *t = llvm::IntegerType::get(context, bits);
+  auto *type = llvm::FunctionType::get(t, {t, t}, false);
+  return llvm::InlineAsm::get(type, text, "=" + c + "," + c + "," + c,
+                              /*hasSideEffects=*/false);
+}
+
+/// m's min/max of the scalars x and y, at b's insertion point.
+llvm::Value *select_of(llvm::IRBuilder<> &b, const MinMax &m, llvm::Value *x,
+                       llvm::Value *y) {
+  unsigned bits = x->getType()->getIntegerBitWidth();
+  // PTX registers hold 16 bits at least; bytes compare extended.
+  unsigned asm_bits = bits <= 16 ? 16 : bits <= 32 ? 32 : 64;
+  llvm::Type *t = b.getIntNTy(asm_bits);
+  auto widen = [&](llvm::Value *v) {
+    return m.is_signed ? b.CreateSExtOrTrunc(v, t) : b.CreateZExtOrTrunc(v, t);
+  };
+  llvm::CallInst *call = b.CreateCall(select_asm(b.getContext(), m, asm_bits),
+                                      {widen(x), widen(y)});
+  call->setDoesNotThrow();
+  call->setDoesNotAccessMemory();
+  return b.CreateTrunc(call, x->getType());
+}
+
+/// `at` (a min/max `m`) computed by selects, element by element for a
+/// vector.
+llvm::Value *emit_select(llvm::Instruction &at, const MinMax &m) {
+  llvm::IRBuilder<> b(&at);
+  auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(at.getType());
+  if (!vector)
+    return select_of(b, m, m.a, m.b);
+  llvm::Value *result = llvm::PoisonValue::get(vector);
+  for (unsigned k = 0; k < vector->getNumElements(); ++k)
+    result = b.CreateInsertElement(
+        result,
+        select_of(b, m, b.CreateExtractElement(m.a, uint64_t(k)),
+                  b.CreateExtractElement(m.b, uint64_t(k))),
+        uint64_t(k));
+  return result;
+}
+
+} // namespace
+
+int emit_integer_min_max_as_selects(llvm::Module &module) {
+  std::vector<llvm::Instruction *> found;
+  for (llvm::Function &f : module)
+    for (llvm::BasicBlock &block : f)
+      for (llvm::Instruction &i : block)
+        if (as_min_max(i))
+          found.push_back(&i);
+  // Operands are read when each is rewritten: one min/max may feed another.
+  for (llvm::Instruction *i : found) {
+    i->replaceAllUsesWith(emit_select(*i, *as_min_max(*i)));
+    i->eraseFromParent();
+  }
+  return static_cast<int>(found.size());
+}
+
+} // namespace blocc::nvptx

@@ -36,6 +36,7 @@ struct Options {
   int size_lo = GeneratorOptions().size;
   int size_hi = GeneratorOptions().size;
   bool regressions = false;
+  bool atomics = true;
   Executors executors;
   bool print = false;
   bool stats = false;
@@ -44,7 +45,8 @@ struct Options {
 
 void usage(std::ostream &os) {
   os << "usage: blocc-fuzz [--seeds N] [--start S] [--size K | --sizes LO-HI]\n"
-        "                  [--regressions] [--backend cpu|gpu|ptx]...\n"
+        "                  [--regressions] [--no-atomics]\n"
+        "                  [--backend cpu|gpu|ptx]...\n"
         "                  [--print] [--stats] [--max-failures F]\n"
         "\n"
         "Generates kernels for seeds S .. S+N-1 (default 1 .. 1000) and\n"
@@ -59,6 +61,8 @@ void usage(std::ostream &os) {
         "  --sizes LO-HI     seed S gets LO + S mod (HI-LO+1) actions\n"
         "  --regressions     check the regression batch (every kernel that\n"
         "                    ever failed) instead of a range of seeds\n"
+        "  --no-atomics      generate no atomics (the kernels seeds gave\n"
+        "                    before atomics were generated)\n"
         "  --backend cpu     also compare the interpreter with the CPU "
         "backend\n"
         "  --backend gpu     also compare the GPU backend with the CPU "
@@ -127,6 +131,8 @@ Options parse_options(int argc, char **argv) {
       parse_sizes(o, value());
     else if (arg == "--regressions")
       o.regressions = true;
+    else if (arg == "--no-atomics")
+      o.atomics = false;
     else if (arg == "--max-failures")
       o.max_failures = static_cast<int>(number(arg, value()));
     else if (arg == "--backend")
@@ -147,16 +153,18 @@ Options parse_options(int argc, char **argv) {
   return o;
 }
 
-/// The kernels to check, as (seed, size).
-std::vector<std::pair<uint64_t, int>> kernels_to_check(const Options &o) {
-  std::vector<std::pair<uint64_t, int>> kernels;
+/// The kernels to check: seeds and what each generates.
+std::vector<std::pair<uint64_t, FuzzKernel>>
+kernels_to_check(const Options &o) {
+  std::vector<std::pair<uint64_t, FuzzKernel>> kernels;
   if (o.regressions) {
     for (const RegressionKernel &entry : kRegressionBatch)
-      kernels.emplace_back(entry.seed, entry.size);
+      kernels.push_back({entry.seed, {entry.size, entry.atomics}});
     return kernels;
   }
   for (uint64_t seed = o.start; seed < o.start + o.seeds; ++seed)
-    kernels.emplace_back(seed, size_for_seed(seed, o.size_lo, o.size_hi));
+    kernels.push_back(
+        {seed, {size_for_seed(seed, o.size_lo, o.size_hi), o.atomics}});
   return kernels;
 }
 
@@ -176,9 +184,9 @@ int main(int argc, char **argv) {
   std::map<std::string, int> op_counts;
   int failures = 0;
   uint64_t done = 0;
-  for (auto [seed, size] : kernels_to_check(options)) {
+  for (const auto &[seed, what] : kernels_to_check(options)) {
     ++done;
-    GeneratedKernel kernel = generate_sized(seed, size);
+    GeneratedKernel kernel = generate_fuzz_kernel(seed, what);
     if (options.print)
       std::cout << "// seed " << seed << "\n" << ir::print(*kernel.function);
     if (options.stats)
@@ -187,9 +195,9 @@ int main(int argc, char **argv) {
     std::string report = check_kernel(kernel, options.executors);
     if (report.empty())
       continue;
-    std::cout << "FAIL seed " << seed << " size " << size << "\n"
+    std::cout << "FAIL seed " << seed << " size " << what.size << "\n"
               << report << "\nreproduce: "
-              << reproduce_command(seed, size, options.executors) << "\n\n";
+              << reproduce_command(seed, what, options.executors) << "\n\n";
     if (++failures >= options.max_failures)
       break;
   }

@@ -23,9 +23,10 @@ int size_for_seed(uint64_t seed, int lo, int hi) {
   return lo + static_cast<int>(seed % static_cast<uint64_t>(hi - lo + 1));
 }
 
-GeneratedKernel generate_sized(uint64_t seed, int size) {
+GeneratedKernel generate_fuzz_kernel(uint64_t seed, const FuzzKernel &kernel) {
   GeneratorOptions options;
-  options.size = size;
+  options.size = kernel.size;
+  options.atomics = kernel.atomics;
   return generate_kernel(seed, options);
 }
 
@@ -62,10 +63,12 @@ std::string check_kernel(const GeneratedKernel &kernel,
   return report;
 }
 
-std::string reproduce_command(uint64_t seed, int size,
+std::string reproduce_command(uint64_t seed, const FuzzKernel &kernel,
                               const Executors &executors) {
   std::string command = "blocc-fuzz --seeds 1 --start " + std::to_string(seed) +
-                        " --size " + std::to_string(size);
+                        " --size " + std::to_string(kernel.size);
+  if (!kernel.atomics)
+    command += " --no-atomics";
   if (executors.cpu)
     command += " --backend cpu";
   if (executors.ptx)

@@ -27,8 +27,14 @@ std::string executors_unavailable_reason(const Executors &executors);
 /// seed alone says its size.
 int size_for_seed(uint64_t seed, int lo, int hi);
 
-/// The kernel of `seed` with `size` actions.
-GeneratedKernel generate_sized(uint64_t seed, int size);
+/// What a fuzzing run generates besides the seed.
+struct FuzzKernel {
+  int size = GeneratorOptions().size; ///< random actions
+  bool atomics = true;                ///< GeneratorOptions::atomics
+};
+
+/// The kernel of `seed` with `kernel`'s size and features.
+GeneratedKernel generate_fuzz_kernel(uint64_t seed, const FuzzKernel &kernel);
 
 /// "" when `kernel` passes every check on `executors`, else the first
 /// failure's report (seeds, values, IR). The GPU runs with
@@ -36,9 +42,9 @@ GeneratedKernel generate_sized(uint64_t seed, int size);
 std::string check_kernel(const GeneratedKernel &kernel,
                          const Executors &executors);
 
-/// The command line that checks seed `seed` (of size `size`) alone on
-/// `executors`: "blocc-fuzz --seeds 1 --start S --size K --backend ...".
-std::string reproduce_command(uint64_t seed, int size,
+/// The command line that checks seed `seed` alone on `executors`:
+/// "blocc-fuzz --seeds 1 --start S --size K [--no-atomics] --backend ...".
+std::string reproduce_command(uint64_t seed, const FuzzKernel &kernel,
                               const Executors &executors);
 
 } // namespace blocc::differential

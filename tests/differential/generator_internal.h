@@ -94,6 +94,7 @@ private:
   bool identity_action();
   bool repeat_action();
   bool dot_action();
+  bool atomic_action();
   Value *all_ones(Scalar d, const Shape &shape);
   ir::Operation *clone(const ir::Operation &op,
                        std::unordered_map<const Value *, Value *> &mapping);

@@ -220,3 +220,47 @@ TEST(GeneratorTest, TheBatchCoversWhatItPromises) {
 
 } // namespace
 } // namespace blocc::differential
+
+namespace blocc::differential {
+namespace {
+
+// Atomics (GeneratorOptions::atomics) contend: every one is masked and
+// combines integers into an output buffer of at most 7 slots; the kernels
+// of the same seeds without atomics are as they were.
+TEST(GeneratorTest, AtomicsCombineIntegersIntoFewSlotsUnderMasks) {
+  GeneratorOptions with;
+  with.atomics = true;
+  int atomics = 0;
+  std::set<std::string> kinds;
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    GeneratedKernel k = generate_kernel(seed, with);
+    ASSERT_NO_THROW(ir::verify(*k.function)) << "seed " << seed;
+    k.function->walk([&](ir::Operation &op) {
+      if (op.code() != OpCode::AtomicRmw)
+        return;
+      ++atomics;
+      kinds.insert(op.string_attr("kind"));
+      EXPECT_EQ(op.num_operands(), 3u) << "seed " << seed << ": no mask";
+      EXPECT_TRUE(ir::is_integer(op.result()->type().element()));
+      // addptr(splat(buffer), slot): the buffer is an output of few slots.
+      const ir::Operation *addptr = op.operand(0)->defining_op();
+      const ir::Operation *splat = addptr->operand(0)->defining_op();
+      const ir::Value *buffer = splat->operand(0);
+      for (size_t i = 0; i < k.function->num_arguments(); ++i)
+        if (k.function->argument(i) == buffer) {
+          EXPECT_TRUE(k.arguments[i].buffer.is_output) << "seed " << seed;
+          EXPECT_LE(k.arguments[i].buffer.elements, 7) << "seed " << seed;
+        }
+    });
+    GeneratedKernel without = generate_kernel(seed);
+    without.function->walk([&](ir::Operation &op) {
+      EXPECT_NE(op.code(), OpCode::AtomicRmw) << "seed " << seed;
+    });
+  }
+  EXPECT_GE(atomics, 40);
+  EXPECT_EQ(kinds,
+            (std::set<std::string>{"add", "and", "max", "min", "or", "xor"}));
+}
+
+} // namespace
+} // namespace blocc::differential

@@ -77,6 +77,12 @@ struct GeneratorOptions {
   /// Whether some kernels (a quarter) get infinities and NaNs in their
   /// float inputs and constants.
   bool special_values = true;
+  /// Whether kernels may also combine values into a few shared slots with
+  /// atomics (add, max, min, and, or, xor on integers), every program and
+  /// lane contending for them. Off, the kernels of every seed stay what
+  /// they were before atomics were generated (the regression batch's
+  /// older entries).
+  bool atomics = false;
 };
 
 /// The same seed and options give the same kernel on every machine.

@@ -131,22 +131,14 @@ bool KernelGenerator::random_action() {
     LoopLoad,
     Identity,
     Repeat,
-    Dot
+    Dot,
+    Atomic
   };
-  std::vector<int> weights = {40,
-                              8,
-                              8,
-                              2,
+  std::vector<int> weights = {40, 8, 8, 2, 3, 6, 7, 4, depth_ < 2 ? 5 : 0,
+                              depth_ < 2 ? 4 : 0, loops_.empty() ? 0 : 8, 6, 3,
                               3,
-                              6,
-                              7,
-                              4,
-                              depth_ < 2 ? 5 : 0,
-                              depth_ < 2 ? 4 : 0,
-                              loops_.empty() ? 0 : 8,
-                              6,
-                              3,
-                              3};
+                              // Last, so that a zero weight draws as before.
+                              options_.atomics && depth_ == 0 ? 3 : 0};
   // A failed attempt (no admissible op) leaves nothing but unused values;
   // try a few times before giving the action up.
   for (int attempt = 0; attempt < 4; ++attempt) {
@@ -194,6 +186,9 @@ bool KernelGenerator::random_action() {
       break;
     case Dot:
       ok = dot_action();
+      break;
+    case Atomic:
+      ok = atomic_action();
       break;
     }
     if (ok)

@@ -24,12 +24,12 @@ TEST(RegressionBatch, EveryKernelThatEverFailedPassesOnEveryExecutorPresent) {
             << (executors.ptx ? ", ptx" : "") << (executors.gpu ? ", gpu" : "")
             << "\n";
   for (const RegressionKernel &entry : kRegressionBatch) {
-    GeneratedKernel kernel = generate_sized(entry.seed, entry.size);
+    FuzzKernel what{entry.size, entry.atomics};
+    GeneratedKernel kernel = generate_fuzz_kernel(entry.seed, what);
     std::string report = check_kernel(kernel, executors);
     EXPECT_EQ(report, "") << "seed " << entry.seed << " (found: " << entry.found
                           << ")\nreproduce: "
-                          << reproduce_command(entry.seed, entry.size,
-                                               executors);
+                          << reproduce_command(entry.seed, what, executors);
   }
 }
 

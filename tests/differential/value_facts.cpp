@@ -286,6 +286,8 @@ std::string FactsAnalysis::evaluate(const ir::Operation &op) {
   }
   case OpCode::Store:
     return "";
+  case OpCode::AtomicRmw: // the old value depends on the programs' order
+    return define(op, full_range(op.result()->type().element()));
   case OpCode::Reduce:
   case OpCode::Scan:
     return evaluate_collective(op);

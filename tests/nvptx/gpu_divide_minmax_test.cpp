@@ -253,8 +253,9 @@ TEST(GpuMinMaxPtx, ZeroSignsNothingSeesTakeNoFix) {
   std::string ptx = ptx_for(k);
   EXPECT_THAT(ptx, ::testing::HasSubstr("max.f32"));
   EXPECT_THAT(ptx, ::testing::HasSubstr("min.f32"));
-  // Only the stored elementwise maximum keeps the fix: one min.u32 per
-  // element the thread holds, none in the row reductions.
+  // Only the stored elementwise maximum keeps the fix: one unsigned
+  // minimum of the bits (a compare and select, integer_min_max_as_selects.h)
+  // per element the thread holds, none in the row reductions.
   const ir::Function &stored =
       specialization(min_max_rows, f, f, f, f, 1000, kBlock);
   auto count = [](const std::string &text, const std::string &what) {
@@ -265,8 +266,8 @@ TEST(GpuMinMaxPtx, ZeroSignsNothingSeesTakeNoFix) {
     return n;
   };
   // 1024 elements over 128 threads: 8 per thread.
-  EXPECT_EQ(count(ptx, "min.u32"), 8u);
-  EXPECT_GT(count(ptx_for(stored), "min.u32"), 8u);
+  EXPECT_EQ(count(ptx, "setp.lt.u32"), 8u);
+  EXPECT_GT(count(ptx_for(stored), "setp.lt.u32"), 8u);
 }
 
 TEST(GpuDividePtx, OneReciprocalPerThreadAndNoDivRn) {
@@ -286,7 +287,7 @@ TEST(GpuMinMaxPtx, MaximumIsMaxF32AndKeepsNanBitsWhereStored) {
   expect_ptx_assembles(k);
   std::string ptx = ptx_for(k);
   EXPECT_THAT(ptx, ::testing::HasSubstr("max.f32"));
-  EXPECT_THAT(ptx, ::testing::HasSubstr("min.u32"));
+  EXPECT_THAT(ptx, ::testing::HasSubstr("setp.lt.u32"));
   // Stored results keep their NaN: the select on x's NaN stays.
   EXPECT_THAT(ptx, ::testing::HasSubstr("setp.nan.f32"));
 }

@@ -22,16 +22,16 @@ bool KernelGenerator::atomic_action() {
   // Slot of each lane: its offset modulo a few slots (offsets are >= 0).
   static const std::vector<int64_t> slot_counts = {1, 2, 3, 5, 7};
   int64_t slots = rng_.pick(slot_counts);
-  Value *slot = make(OpCode::Rem,
-                     {offsets_, constant(index_type_, shape, double(slots))},
-                     offsets_->type());
+  Value *slot =
+      make(OpCode::Rem, {offsets_, constant(index_type_, shape, double(slots))},
+           offsets_->type());
   // Lanes take part where in bounds and, sometimes, where a condition of
   // their values holds: masks from two sources.
   Value *mask = mask_;
   if (rng_.percent(40)) {
     Value *condition = operand(Scalar::I1, shape, Need::Any);
-    Value *both =
-        condition ? make(OpCode::And, {mask, condition}, mask->type()) : nullptr;
+    Value *both = condition ? make(OpCode::And, {mask, condition}, mask->type())
+                            : nullptr;
     if (both)
       mask = both;
   }
@@ -45,9 +45,8 @@ bool KernelGenerator::atomic_action() {
   spec.fully_written = false; // a slot no lane names keeps its poison
   Value *base = buffer_argument("out", spec);
   Type pointers = Type::block(Type::pointer(d), shape);
-  Value *addresses = make(OpCode::AddPtr,
-                          {make(OpCode::Splat, {base}, pointers), slot},
-                          pointers);
+  Value *addresses = make(
+      OpCode::AddPtr, {make(OpCode::Splat, {base}, pointers), slot}, pointers);
   if (!addresses)
     return false;
   ir::Attributes attributes = {

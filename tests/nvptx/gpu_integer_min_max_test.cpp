@@ -98,14 +98,9 @@ void expect_chain_matches_host(const std::string &type, bool is_max) {
     DeviceBuffer<T> dx(x);
     auto dy = poisoned_on_gpu<T>(programs * 4);
     auto dr = poisoned_on_gpu<T>(programs);
-    auto arg = [](auto &buffer) {
-      blocc::KernelArg a = blocc::KernelArg::of_pointer(
-          buffer.data(), buffer.size() * sizeof(T));
-      a.device = buffer.device();
-      return a;
-    };
     nvptx::run(*kernel, blocc::Grid(programs),
-               {arg(dx), arg(dy), arg(dr), blocc::KernelArg::of_int(trips)});
+               {device_arg(dx), device_arg(dy), device_arg(dr),
+                KernelArg::of_int(trips)});
     EXPECT_EQ(dy.to_host(), want_y);
     EXPECT_EQ(dr.to_host(), want_r);
   }

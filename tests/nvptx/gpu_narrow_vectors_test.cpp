@@ -91,13 +91,6 @@ func @byte_pairs(%x: ptr<i8> {divisibility = 16}, %y: ptr<i8> {divisibility = 16
 }
 )";
 
-blocc::KernelArg device_arg(DeviceBuffer<int8_t> &buffer) {
-  blocc::KernelArg arg =
-      blocc::KernelArg::of_pointer(buffer.data(), buffer.size());
-  arg.device = buffer.device();
-  return arg;
-}
-
 TEST(NarrowVectorsPtx, BytePairsUseNoLocalMemoryAndAssemble) {
   for (const char *text : {kCarriedBytes, kBytePairs})
     for (int warps : {1, 2, 4, 8}) {

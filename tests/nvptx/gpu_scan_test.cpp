@@ -283,13 +283,6 @@ func @affine_scan(%a: ptr<i32> {divisibility = 16}, %b: ptr<i32> {divisibility =
   return std::regex_replace(text, std::regex("REVERSE"), reverse ? "1" : "0");
 }
 
-template <typename T> blocc::KernelArg device_arg(DeviceBuffer<T> &buffer) {
-  blocc::KernelArg arg =
-      blocc::KernelArg::of_pointer(buffer.data(), buffer.size() * sizeof(T));
-  arg.device = buffer.device();
-  return arg;
-}
-
 TEST(GpuScan, TwoOperandsInTheirOrderForwardAndReversed) {
   BLOCC_REQUIRE_GPU();
   BLOCC_SEED_TRACE();

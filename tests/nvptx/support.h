@@ -31,6 +31,7 @@ namespace blocc::gpu_testing {
 // What the tests name without qualification.
 using ::blocc::Backend;
 using ::blocc::DeviceBuffer;
+using ::blocc::KernelArg;
 using ::blocc::LaunchOptions;
 namespace cuda = ::blocc::cuda;
 namespace ir = ::blocc::ir;
@@ -90,6 +91,15 @@ template <typename T> DeviceBuffer<T> poisoned_on_gpu(size_t n) {
   DeviceBuffer<T> b(n);
   b.fill(poison<T>());
   return b;
+}
+
+/// A kernel argument naming `buffer` (device memory of its device), for
+/// launches through nvptx::run.
+template <typename T> KernelArg device_arg(DeviceBuffer<T> &buffer) {
+  KernelArg arg =
+      KernelArg::of_pointer(buffer.data(), buffer.size() * sizeof(T));
+  arg.device = buffer.device();
+  return arg;
 }
 
 template <typename T> double as_double(T x) {

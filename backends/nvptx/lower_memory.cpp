@@ -15,7 +15,8 @@
 // Lanes that would make a vector narrower than a 32-bit register (two
 // bytes) never form one: LLVM 19's NVPTX target holds no <2 x i8> in a
 // register and moves it through a stack slot, a local-memory round trip
-// the GPU computed wrong. Such groups pack and unpack with shifts, and
+// that ptxas assembled wrong (one stored byte taken from a register
+// nothing wrote). Such groups pack and unpack with shifts, and
 // their masked tails access one lane at a time.
 //
 // Masked-off lanes touch no memory; a load gives `other` (or 0) there.

@@ -25,8 +25,9 @@ void prepare_module(llvm::Module &module, llvm::TargetMachine &machine);
 /// SLP and loop vectorizers. Every block-value element is already its own
 /// scalar, and vectors of narrow elements are where LLVM's NVPTX target
 /// (version 19) and the PTX assembler are weakest: a <2 x i8> it cannot
-/// hold in a register went through a stack slot that an H100 read back
-/// wrong, and a loop vectorized into <2 x i16> min/max chains is what the
+/// hold in a register went through a stack slot, whose two-byte store
+/// ptxas assembled with one byte from a register nothing wrote; and a loop
+/// vectorized into <2 x i16> min/max chains is what the
 /// assembler's min/max fusion sees. Loads and stores stay vectorized: the
 /// lowering emits them as vectors itself. Integer min/max then become
 /// compares and selects (integer_min_max_as_selects.h).

@@ -101,8 +101,8 @@ inline bool prints(const ir::Function &function) {
 /// memory holds what crosses threads. A local-memory frame (PTX's
 /// __local_depot) in a kernel that does not print means LLVM legalized a
 /// type through the stack, code the NVPTX backend and the driver's
-/// assembler have got wrong before (a two-byte vector computed wrong
-/// results on an H100).
+/// assembler have got wrong before (ptxas stored one byte of a two-byte
+/// vector from a register nothing wrote).
 inline std::string local_memory_errors(const std::string &ptx,
                                        const ir::Function &function) {
   if (ptx.find("__local_depot") == std::string::npos || prints(function))

@@ -36,7 +36,7 @@ struct Options {
   int size_lo = GeneratorOptions().size;
   int size_hi = GeneratorOptions().size;
   bool regressions = false;
-  bool atomics = true;
+  int generation = kLatestGeneration;
   Executors executors;
   bool print = false;
   bool stats = false;
@@ -45,7 +45,7 @@ struct Options {
 
 void usage(std::ostream &os) {
   os << "usage: blocc-fuzz [--seeds N] [--start S] [--size K | --sizes LO-HI]\n"
-        "                  [--regressions] [--no-atomics]\n"
+        "                  [--regressions] [--generation G]\n"
         "                  [--backend cpu|gpu|ptx]...\n"
         "                  [--print] [--stats] [--max-failures F]\n"
         "\n"
@@ -61,8 +61,11 @@ void usage(std::ostream &os) {
         "  --sizes LO-HI     seed S gets LO + S mod (HI-LO+1) actions\n"
         "  --regressions     check the regression batch (every kernel that\n"
         "                    ever failed) instead of a range of seeds\n"
-        "  --no-atomics      generate no atomics (the kernels seeds gave\n"
-        "                    before atomics were generated)\n"
+        "  --generation G    the generator's generation (default the newest,\n"
+        "                    "
+     << kLatestGeneration
+     << "): 1 the first, 2 adds atomics, 3 three-\n"
+        "                    dimensional blocks\n"
         "  --backend cpu     also compare the interpreter with the CPU "
         "backend\n"
         "  --backend gpu     also compare the GPU backend with the CPU "
@@ -131,9 +134,12 @@ Options parse_options(int argc, char **argv) {
       parse_sizes(o, value());
     else if (arg == "--regressions")
       o.regressions = true;
-    else if (arg == "--no-atomics")
-      o.atomics = false;
-    else if (arg == "--max-failures")
+    else if (arg == "--generation") {
+      o.generation = static_cast<int>(number(arg, value()));
+      if (o.generation < 1 || o.generation > kLatestGeneration)
+        fail_usage("--generation takes 1 to " +
+                   std::to_string(kLatestGeneration));
+    } else if (arg == "--max-failures")
       o.max_failures = static_cast<int>(number(arg, value()));
     else if (arg == "--backend")
       parse_backend(o, value());
@@ -159,12 +165,12 @@ kernels_to_check(const Options &o) {
   std::vector<std::pair<uint64_t, FuzzKernel>> kernels;
   if (o.regressions) {
     for (const RegressionKernel &entry : kRegressionBatch)
-      kernels.push_back({entry.seed, {entry.size, entry.atomics}});
+      kernels.push_back({entry.seed, {entry.size, entry.generation}});
     return kernels;
   }
   for (uint64_t seed = o.start; seed < o.start + o.seeds; ++seed)
     kernels.push_back(
-        {seed, {size_for_seed(seed, o.size_lo, o.size_hi), o.atomics}});
+        {seed, {size_for_seed(seed, o.size_lo, o.size_hi), o.generation}});
   return kernels;
 }
 

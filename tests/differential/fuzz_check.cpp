@@ -26,7 +26,7 @@ int size_for_seed(uint64_t seed, int lo, int hi) {
 GeneratedKernel generate_fuzz_kernel(uint64_t seed, const FuzzKernel &kernel) {
   GeneratorOptions options;
   options.size = kernel.size;
-  options.atomics = kernel.atomics;
+  options.generation = kernel.generation;
   return generate_kernel(seed, options);
 }
 
@@ -67,8 +67,7 @@ std::string reproduce_command(uint64_t seed, const FuzzKernel &kernel,
                               const Executors &executors) {
   std::string command = "blocc-fuzz --seeds 1 --start " + std::to_string(seed) +
                         " --size " + std::to_string(kernel.size);
-  if (!kernel.atomics)
-    command += " --no-atomics";
+  command += " --generation " + std::to_string(kernel.generation);
   if (executors.cpu)
     command += " --backend cpu";
   if (executors.ptx)

@@ -30,7 +30,7 @@ int size_for_seed(uint64_t seed, int lo, int hi);
 /// What a fuzzing run generates besides the seed.
 struct FuzzKernel {
   int size = GeneratorOptions().size; ///< random actions
-  bool atomics = true;                ///< GeneratorOptions::atomics
+  int generation = kLatestGeneration; ///< GeneratorOptions::generation
 };
 
 /// The kernel of `seed` with `kernel`'s size and features.
@@ -43,7 +43,7 @@ std::string check_kernel(const GeneratedKernel &kernel,
                          const Executors &executors);
 
 /// The command line that checks seed `seed` alone on `executors`:
-/// "blocc-fuzz --seeds 1 --start S --size K [--no-atomics] --backend ...".
+/// "blocc-fuzz --seeds 1 --start S --size K --generation G --backend ...".
 std::string reproduce_command(uint64_t seed, const FuzzKernel &kernel,
                               const Executors &executors);
 

@@ -24,17 +24,16 @@ using ir::Value;
 using Shape = std::vector<int64_t>;
 
 /// How the program instances tile the data: one dimension (blocks of B
-/// over n elements) or two (BM x BN tiles over an M x N row-major matrix).
+/// over n elements), two (BM x BN tiles over an M x N row-major matrix) or
+/// three (BB x BM x BN boxes over a B x M x N row-major array).
 struct Layout {
   int rank = 1;
-  int64_t block[2] = {1, 1}; // B, or BM and BN
-  int64_t size[2] = {1, 1};  // n, or M and N
+  int64_t block[3] = {1, 1, 1}; // the block's extent per dimension
+  int64_t size[3] = {1, 1, 1};  // the data's
   Grid grid;
 
-  Shape main_shape() const {
-    return rank == 1 ? Shape{block[0]} : Shape{block[0], block[1]};
-  }
-  int64_t elements() const { return size[0] * (rank == 2 ? size[1] : 1); }
+  Shape main_shape() const { return Shape(block, block + rank); }
+  int64_t elements() const { return size[0] * size[1] * size[2]; }
 };
 
 /// What an operand must satisfy; operand() adds guards (max, abs, and,
@@ -75,6 +74,10 @@ private:
   Value *buffer_argument(const std::string &prefix, const BufferSpec &spec);
   ValueFacts input_values(Scalar s);
   void build_prologue();
+  /// The 3-D prologue's offsets, mask and linear program id, from each
+  /// dimension's range and mask.
+  void build_box_prologue(const std::vector<Value *> &ranges,
+                          const std::vector<Value *> &masks);
   void load_inputs();
   /// A new input buffer of `elements` read as a masked block at offsets.
   Value *load_buffer(Scalar s, int64_t elements, Value *offsets, Value *mask);
@@ -174,9 +177,9 @@ private:
 
   // The prologue's index values.
   Scalar index_type_ = Scalar::I32;
-  Value *pid_[2] = {nullptr, nullptr};
+  Value *pid_[3] = {nullptr, nullptr, nullptr};
   Value *pid_linear_ = nullptr;
-  Value *sizes_[2] = {nullptr, nullptr}; // n, or M and N (index type)
+  Value *sizes_[3] = {nullptr, nullptr, nullptr}; // per dimension (index type)
   Value *stride_ = nullptr;  // elements of a main-shaped buffer (index type)
   Value *offsets_ = nullptr; // main shape
   Value *mask_ = nullptr;    // main shape

@@ -224,12 +224,12 @@ TEST(GeneratorTest, TheBatchCoversWhatItPromises) {
 namespace blocc::differential {
 namespace {
 
-// Atomics (GeneratorOptions::atomics) contend: every one is masked and
+// Atomics (generation 2) contend: every one is masked and
 // combines integers into an output buffer of at most 7 slots; the kernels
 // of the same seeds without atomics are as they were.
 TEST(GeneratorTest, AtomicsCombineIntegersIntoFewSlotsUnderMasks) {
   GeneratorOptions with;
-  with.atomics = true;
+  with.generation = 2;
   int atomics = 0;
   std::set<std::string> kinds;
   for (uint64_t seed = 1; seed <= 200; ++seed) {
@@ -260,6 +260,36 @@ TEST(GeneratorTest, AtomicsCombineIntegersIntoFewSlotsUnderMasks) {
   EXPECT_GE(atomics, 40);
   EXPECT_EQ(kinds,
             (std::set<std::string>{"add", "and", "max", "min", "or", "xor"}));
+}
+
+// Three-dimensional boxes (generation 3): some kernels tile a B x M x N
+// array with a program id per dimension and load and store whole boxes
+// under masks from all three; generation 2 has none.
+TEST(GeneratorTest, BoxesTileThreeDimensionsWithAProgramIdEach) {
+  GeneratorOptions newest, older;
+  newest.generation = 3;
+  older.generation = 2;
+  int boxes = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    GeneratedKernel k = generate_kernel(seed, newest);
+    bool third_axis = false, box_load = false;
+    k.function->walk([&](ir::Operation &op) {
+      if (op.code() == OpCode::ProgramId && op.int_attr("axis") == 2)
+        third_axis = true;
+      if (op.code() == OpCode::Load && op.result()->type().rank() == 3)
+        box_load = true;
+    });
+    if (third_axis) {
+      ++boxes;
+      EXPECT_TRUE(box_load) << "seed " << seed;
+      EXPECT_EQ(k.arguments[0].name, "B") << "seed " << seed;
+    }
+    generate_kernel(seed, older).function->walk([&](ir::Operation &op) {
+      EXPECT_FALSE(op.code() == OpCode::ProgramId && op.int_attr("axis") == 2)
+          << "seed " << seed;
+    });
+  }
+  EXPECT_GE(boxes, 25);
 }
 
 } // namespace

@@ -45,7 +45,26 @@ int64_t odd_size(Random &rng, int64_t block, int64_t max_programs) {
   return std::clamp<int64_t>(n, 1, limit);
 }
 
-Layout choose_layout(Random &rng) {
+/// Three dimensions (generation 3): boxes of at most 128 elements.
+Layout choose_3d_layout(Random &rng) {
+  Layout l;
+  l.rank = 3;
+  do {
+    l.block[0] = int64_t{1} << rng.between(0, 2);
+    l.block[1] = int64_t{1} << rng.between(0, 3);
+    l.block[2] = int64_t{1} << rng.between(0, 5);
+  } while (l.block[0] * l.block[1] * l.block[2] > 128);
+  for (int d = 0; d < 3; ++d)
+    l.size[d] = odd_size(rng, l.block[d], 2);
+  l.grid =
+      Grid(ceil_div(l.size[0], l.block[0]), ceil_div(l.size[1], l.block[1]),
+           ceil_div(l.size[2], l.block[2]));
+  return l;
+}
+
+Layout choose_layout(Random &rng, int generation) {
+  if (generation >= 3 && rng.percent(15))
+    return choose_3d_layout(rng);
   Layout l;
   if (rng.percent(65)) {
     l.rank = 1;
@@ -69,8 +88,8 @@ Layout choose_layout(Random &rng) {
 } // namespace
 
 KernelGenerator::KernelGenerator(uint64_t seed, const GeneratorOptions &options)
-    : rng_(seed), options_(options), layout_(choose_layout(rng_)),
-      facts_(layout_.grid) {
+    : rng_(seed), options_(options),
+      layout_(choose_layout(rng_, options.generation)), facts_(layout_.grid) {
   kernel_.seed = seed;
   kernel_.grid = layout_.grid;
   specials_ = options.special_values && rng_.percent(25);
@@ -231,10 +250,13 @@ void KernelGenerator::build_prologue() {
   index_type_ = rng_.percent(20) ? Scalar::I64 : Scalar::I32;
   Type index = Type::scalar(index_type_);
   Type i32 = Type::scalar(Scalar::I32);
-  const char *size_names[] = {"n", "M", "N"};
+  const char *size_names[] = {"n", "M", "N", "B"};
   for (int d = 0; d < layout_.rank; ++d) {
-    sizes_[d] = int_argument(size_names[layout_.rank == 1 ? 0 : d + 1],
-                             index_type_, layout_.size[d]);
+    int name = layout_.rank == 1   ? 0
+               : layout_.rank == 2 ? d + 1
+               : d == 0            ? 3
+                                   : d;
+    sizes_[d] = int_argument(size_names[name], index_type_, layout_.size[d]);
     pid_[d] = make(OpCode::ProgramId, {}, i32, {{"axis", int64_t{d}}});
     add(pid_[d]);
   }
@@ -281,6 +303,13 @@ void KernelGenerator::build_prologue() {
     mask_ = below(offsets_, sizes_[0]);
     pid_linear_ = pid_[0];
     stride_ = sizes_[0];
+  } else if (layout_.rank == 3) {
+    std::vector<Value *> ranges, masks;
+    for (int d = 0; d < 3; ++d) {
+      ranges.push_back(range_of(d));
+      masks.push_back(below(ranges.back(), sizes_[d]));
+    }
+    build_box_prologue(ranges, masks);
   } else {
     rows_ = range_of(0);
     cols_ = range_of(1);
@@ -333,6 +362,66 @@ void KernelGenerator::build_prologue() {
     all_in_bounds_ = all_in_bounds_ &&
                      layout_.size[d] % layout_.block[d] == 0 &&
                      layout_.grid[d] * layout_.block[d] == layout_.size[d];
+}
+
+void KernelGenerator::build_box_prologue(const std::vector<Value *> &ranges,
+                                         const std::vector<Value *> &masks) {
+  // Each dimension's range and mask as [BB,1,1], [1,BM,1] or [1,1,BN],
+  // broadcast to the box: offsets (b * M + m) * N + n, and the three masks
+  // ANDed (a mask from three sources).
+  Shape box = layout_.main_shape();
+  Type i32 = Type::scalar(Scalar::I32);
+  Type index = Type::scalar(index_type_);
+  auto spread = [&](Value *v, int d) {
+    Shape shape = {1, 1, 1};
+    shape[size_t(d)] = layout_.block[d];
+    Scalar s = v->type().element();
+    Value *expanded = v;
+    for (int axis = 0; axis < 3; ++axis)
+      if (axis != d) {
+        Shape now = expanded->type().shape();
+        now.insert(now.begin() + axis, 1);
+        expanded = make(OpCode::ExpandDims, {expanded}, type_of(s, now),
+                        {{"axis", int64_t{axis}}});
+      }
+    return make(OpCode::Broadcast, {expanded}, type_of(s, box));
+  };
+  Type box_index = type_of(index_type_, box);
+  Value *plane = make(OpCode::Mul, {sizes_[1], sizes_[2]}, index);
+  Value *b_part =
+      make(OpCode::Mul,
+           {spread(ranges[0], 0), make(OpCode::Splat, {plane}, box_index)},
+           box_index);
+  Value *m_part =
+      make(OpCode::Mul,
+           {spread(ranges[1], 1), make(OpCode::Splat, {sizes_[2]}, box_index)},
+           box_index);
+  offsets_ = make(
+      OpCode::Add,
+      {make(OpCode::Add, {b_part, m_part}, box_index), spread(ranges[2], 2)},
+      box_index);
+  Type box_mask = type_of(Scalar::I1, box);
+  mask_ = make(
+      OpCode::And,
+      {make(OpCode::And, {spread(masks[0], 0), spread(masks[1], 1)}, box_mask),
+       spread(masks[2], 2)},
+      box_mask);
+  // pid_b + programs_b * (pid_m + programs_m * pid_n): which chunk of a
+  // per-program output this program owns.
+  auto programs = [&](int axis) {
+    return make(OpCode::NumPrograms, {}, i32, {{"axis", int64_t{axis}}});
+  };
+  Value *inner =
+      make(OpCode::Add,
+           {pid_[1], make(OpCode::Mul, {programs(1), pid_[2]}, i32)}, i32);
+  pid_linear_ =
+      make(OpCode::Add, {pid_[0], make(OpCode::Mul, {programs(0), inner}, i32)},
+           i32);
+  stride_ = make(OpCode::Mul, {sizes_[0], plane}, index);
+  for (int d = 0; d < 3; ++d) {
+    add(ranges[size_t(d)]);
+    add(masks[size_t(d)]);
+  }
 }
 
 Value *KernelGenerator::load_buffer(Scalar s, int64_t elements, Value *offsets,

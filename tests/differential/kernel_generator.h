@@ -77,13 +77,18 @@ struct GeneratorOptions {
   /// Whether some kernels (a quarter) get infinities and NaNs in their
   /// float inputs and constants.
   bool special_values = true;
-  /// Whether kernels may also combine values into a few shared slots with
-  /// atomics (add, max, min, and, or, xor on integers), every program and
-  /// lane contending for them. Off, the kernels of every seed stay what
-  /// they were before atomics were generated (the regression batch's
-  /// older entries).
-  bool atomics = false;
+  /// Which features kernels may use, by the generation that added them:
+  /// 1, the first; 2, atomics (add, max, min, and, or, xor of integers into
+  /// a few slots every program and lane shares); 3, three-dimensional
+  /// blocks over a three-dimensional grid. A new generation changes the
+  /// kernels of many seeds, so a recorded seed (the regression batch)
+  /// keeps the generation it was found in; an older generation gives the
+  /// kernels it always gave.
+  int generation = 1;
 };
+
+/// The newest generation (GeneratorOptions::generation).
+inline constexpr int kLatestGeneration = 3;
 
 /// The same seed and options give the same kernel on every machine.
 GeneratedKernel generate_kernel(uint64_t seed,

@@ -138,7 +138,7 @@ bool KernelGenerator::random_action() {
                               depth_ < 2 ? 4 : 0, loops_.empty() ? 0 : 8, 6, 3,
                               3,
                               // Last, so that a zero weight draws as before.
-                              options_.atomics && depth_ == 0 ? 3 : 0};
+                              options_.generation >= 2 && depth_ == 0 ? 3 : 0};
   // A failed attempt (no admissible op) leaves nothing but unused values;
   // try a few times before giving the action up.
   for (int attempt = 0; attempt < 4; ++attempt) {

@@ -13,33 +13,33 @@ namespace blocc::differential {
 struct RegressionKernel {
   uint64_t seed;
   int size;          ///< random actions (blocc-fuzz --size)
-  bool atomics;      ///< generated with atomics (else --no-atomics)
+  int generation;    ///< GeneratorOptions::generation (blocc-fuzz --generation)
   const char *found; ///< what it caught
 };
 
 inline constexpr RegressionKernel kRegressionBatch[] = {
-    {778169, 16, false,
+    {778169, 16, 1,
      "GPU: the SLP vectorizer packed i8 scan results into a <2 x i8>, which "
      "LLVM's NVPTX target extracted through a stack slot; on an H100 a "
      "shift amount read back as 0 (out3 element 5: 1 instead of 2)"},
-    {778005, 16, false,
+    {778005, 16, 1,
      "PTX: a masked two-byte i8 load unpacked through a <2 x i8> used local "
      "memory"},
-    {778019, 16, false, "PTX: local memory for a two-byte i8 access (8 warps)"},
-    {778032, 16, false, "PTX: local memory for a two-byte i8 access (1 warp)"},
-    {778136, 16, false, "PTX: local memory for a two-byte i8 access (1 warp)"},
+    {778019, 16, 1, "PTX: local memory for a two-byte i8 access (8 warps)"},
+    {778032, 16, 1, "PTX: local memory for a two-byte i8 access (1 warp)"},
+    {778136, 16, 1, "PTX: local memory for a two-byte i8 access (1 warp)"},
     // From the GPU fuzzing batch: the PTX assembler of CUDA 13.0 (the
     // H100 driver's JIT) fused two integer max/min into one three-input
     // instruction and dropped an operand's negation
     // (integer_min_max_as_selects.h).
-    {6000001194, 20, false,
+    {6000001194, 20, 1,
      "GPU: out3 (i32) element 1 was -149 on 4 warps, -744 on the CPU"},
-    {6000004526, 20, false,
+    {6000004526, 20, 1,
      "GPU: a loop carrying max(x, pid - offset) gave pid: out3 (i32) "
      "element 2 was 1 on 4 warps, -1 on the CPU"},
-    {6000010763, 18, false,
+    {6000010763, 18, 1,
      "GPU: out3 (bf16) element 1 was 1 on 8 warps, 688 on the CPU"},
-    {6000018108, 19, false,
+    {6000018108, 19, 1,
      "GPU: the max of -int16(x) over a masked f32 block was 1 on 1 warp, "
      "0 on the CPU"},
 };

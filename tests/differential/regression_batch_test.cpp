@@ -24,7 +24,7 @@ TEST(RegressionBatch, EveryKernelThatEverFailedPassesOnEveryExecutorPresent) {
             << (executors.ptx ? ", ptx" : "") << (executors.gpu ? ", gpu" : "")
             << "\n";
   for (const RegressionKernel &entry : kRegressionBatch) {
-    FuzzKernel what{entry.size, entry.atomics};
+    FuzzKernel what{entry.size, entry.generation};
     GeneratedKernel kernel = generate_fuzz_kernel(entry.seed, what);
     std::string report = check_kernel(kernel, executors);
     EXPECT_EQ(report, "") << "seed " << entry.seed << " (found: " << entry.found

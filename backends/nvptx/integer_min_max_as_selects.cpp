@@ -95,7 +95,7 @@ llvm::Value *emit_select(llvm::Instruction &at, const MinMax &m) {
 
 } // namespace
 
-int emit_integer_min_max_as_selects(llvm::Module &module) {
+void emit_integer_min_max_as_selects(llvm::Module &module) {
   std::vector<llvm::Instruction *> found;
   for (llvm::Function &f : module)
     for (llvm::BasicBlock &block : f)
@@ -107,7 +107,6 @@ int emit_integer_min_max_as_selects(llvm::Module &module) {
     i->replaceAllUsesWith(emit_select(*i, *as_min_max(*i)));
     i->eraseFromParent();
   }
-  return static_cast<int>(found.size());
 }
 
 } // namespace blocc::nvptx

@@ -22,8 +22,8 @@ class Module;
 
 namespace blocc::nvptx {
 
-/// Rewrites every scalar integer min/max in `module` as an inline-asm
-/// compare and select; returns how many it rewrote.
-int emit_integer_min_max_as_selects(llvm::Module &module);
+/// Rewrites every integer min/max in `module` (vectors element by element)
+/// as an inline-asm compare and select.
+void emit_integer_min_max_as_selects(llvm::Module &module);
 
 } // namespace blocc::nvptx

@@ -66,8 +66,8 @@ std::string check_kernel(const GeneratedKernel &kernel,
 std::string reproduce_command(uint64_t seed, const FuzzKernel &kernel,
                               const Executors &executors) {
   std::string command = "blocc-fuzz --seeds 1 --start " + std::to_string(seed) +
-                        " --size " + std::to_string(kernel.size);
-  command += " --generation " + std::to_string(kernel.generation);
+                        " --size " + std::to_string(kernel.size) +
+                        " --generation " + std::to_string(kernel.generation);
   if (executors.cpu)
     command += " --backend cpu";
   if (executors.ptx)

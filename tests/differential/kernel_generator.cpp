@@ -250,13 +250,12 @@ void KernelGenerator::build_prologue() {
   index_type_ = rng_.percent(20) ? Scalar::I64 : Scalar::I32;
   Type index = Type::scalar(index_type_);
   Type i32 = Type::scalar(Scalar::I32);
-  const char *size_names[] = {"n", "M", "N", "B"};
+  // The sizes' names by rank: n; M x N; B x M x N.
+  static const char *const size_names[3][3] = {
+      {"n"}, {"M", "N"}, {"B", "M", "N"}};
   for (int d = 0; d < layout_.rank; ++d) {
-    int name = layout_.rank == 1   ? 0
-               : layout_.rank == 2 ? d + 1
-               : d == 0            ? 3
-                                   : d;
-    sizes_[d] = int_argument(size_names[name], index_type_, layout_.size[d]);
+    sizes_[d] = int_argument(size_names[layout_.rank - 1][d], index_type_,
+                             layout_.size[d]);
     pid_[d] = make(OpCode::ProgramId, {}, i32, {{"axis", int64_t{d}}});
     add(pid_[d]);
   }

@@ -216,7 +216,9 @@ int main(int argc, char **argv) {
   std::cout << "blocc-fuzz: " << done << " kernels ("
             << (options.regressions
                     ? std::string("the regression batch")
-                    : "seeds " + std::to_string(options.start) + " ..")
+                    : "seeds " + std::to_string(options.start) +
+                          " .., generation " +
+                          std::to_string(options.generation))
             << "), " << failures << " failed, " << seconds << " s\n";
   return failures == 0 ? 0 : 1;
 }

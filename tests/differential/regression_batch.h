@@ -42,6 +42,9 @@ inline constexpr RegressionKernel kRegressionBatch[] = {
     {6000018108, 19, 1,
      "GPU: the max of -int16(x) over a masked f32 block was 1 on 1 warp, "
      "0 on the CPU"},
+    {5122112873, 12, 3,
+     "check: an f16 result equal to the poison pattern (0xABAB) read as "
+     "never written by the float64 check"},
 };
 
 } // namespace blocc::differential

@@ -2,8 +2,9 @@
 // in: kernel_generator.cpp (layout, arguments, index prologue, inputs,
 // outputs), random_operands.cpp (operands and their guards), random_ops.cpp
 // (elementwise, cast, shape ops, dot), random_structures.cpp (reductions,
-// scans, loops, ifs) and pass_forms.cpp (identities and repeats for the
-// passes). Not part of the generator's interface.
+// scans, loops, ifs), random_atomics.cpp, random_matmul.cpp (a K loop of
+// dots over tiles of two matrices) and pass_forms.cpp (identities and
+// repeats for the passes). Not part of the generator's interface.
 #pragma once
 
 #include "ir/builder.h"
@@ -97,6 +98,9 @@ private:
   bool identity_action();
   bool repeat_action();
   bool dot_action();
+  /// The accumulator type of a dot of `d` inputs: f32 or `d` for f16 and
+  /// bf16, i32 for narrow integers, `d` otherwise.
+  Scalar dot_accumulator(Scalar d);
   bool atomic_action();
   Value *all_ones(Scalar d, const Shape &shape);
   ir::Operation *clone(const ir::Operation &op,
@@ -112,6 +116,14 @@ private:
   Value *guard(Value *v, Need need);
   Value *clamp(Value *v, double lo, double hi);
   Value *comparison(const Shape &shape);
+
+  // --- random_matmul.cpp ---------------------------------------------------
+  bool k_loop_dot_action();
+  /// `v` ([shape[axis]]) broadcast along the other axis of a 2-D shape.
+  Value *spread_along(Value *v, int axis, const Shape &shape);
+  /// rows[i] * row_stride + cols[j] * col_stride as a [rows, cols] block.
+  Value *tile_offsets(Value *rows, Value *cols, Value *row_stride,
+                      Value *col_stride);
 
   // --- random_structures.cpp -----------------------------------------------
   bool reduce_action(bool scan);

@@ -294,3 +294,64 @@ TEST(GeneratorTest, BoxesTileThreeDimensionsWithAProgramIdEach) {
 
 } // namespace
 } // namespace blocc::differential
+
+namespace blocc::differential {
+namespace {
+
+/// The K argument's value of a matmul loop `for k in [0, K) step BK`, or -1
+/// when `loop` has no such bounds.
+int64_t matmul_k(const GeneratedKernel &k, const ir::Operation &loop) {
+  for (size_t i = 0; i < k.function->num_arguments(); ++i)
+    if (k.function->argument(i) == loop.operand(1) &&
+        k.arguments[i].name[0] == 'K')
+      return k.arguments[i].value;
+  return -1;
+}
+
+// Matmul loops (generation 4): a loop over K in steps of BK whose body
+// loads a tile of each matrix under a mask and adds their dot to a carried
+// accumulator; many have a K tail, some carry their pointers; generation 3
+// has none.
+TEST(GeneratorTest, MatmulLoopsAccumulateDotsOfMaskedTilesOverK) {
+  GeneratorOptions newest, older;
+  newest.generation = 4;
+  older.generation = 3;
+  int loops = 0, tails = 0, carried_pointers = 0;
+  auto is_matmul_loop = [](const ir::Operation &op) {
+    if (op.code() != OpCode::For)
+      return false;
+    for (const auto &inner : op.region(0)->ops())
+      if (inner->code() == OpCode::Dot &&
+          inner->operand(0)->defining_op()->code() == OpCode::Load &&
+          inner->operand(1)->defining_op()->code() == OpCode::Load)
+        return true;
+    return false;
+  };
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    GeneratedKernel k = generate_kernel(seed, newest);
+    k.function->walk([&](ir::Operation &op) {
+      if (!is_matmul_loop(op))
+        return;
+      ++loops;
+      int64_t k_size = matmul_k(k, op);
+      int64_t step = op.operand(2)->defining_op()->int_attr("value");
+      ASSERT_GT(k_size, 0) << "seed " << seed;
+      tails += k_size % step != 0;
+      carried_pointers += op.num_operands() == 6;
+      for (const auto &inner : op.region(0)->ops())
+        if (inner->code() == OpCode::Load) {
+          EXPECT_GE(inner->num_operands(), 2u)
+              << "seed " << seed << ": no mask";
+        }
+    });
+    generate_kernel(seed, older).function->walk([&](ir::Operation &op) {
+      EXPECT_FALSE(is_matmul_loop(op)) << "seed " << seed;
+    });
+  }
+  EXPECT_GE(loops, 30);
+  EXPECT_GE(tails, 10);
+  EXPECT_GE(carried_pointers, 10);
+}
+
+} // namespace
+} // namespace blocc::differential

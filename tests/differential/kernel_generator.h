@@ -80,15 +80,16 @@ struct GeneratorOptions {
   /// Which features kernels may use, by the generation that added them:
   /// 1, the first; 2, atomics (add, max, min, and, or, xor of integers into
   /// a few slots every program and lane shares); 3, three-dimensional
-  /// blocks over a three-dimensional grid. A new generation changes the
-  /// kernels of many seeds, so a recorded seed (the regression batch)
-  /// keeps the generation it was found in; an older generation gives the
-  /// kernels it always gave.
+  /// blocks over a three-dimensional grid; 4, matmul loops (a tile of A
+  /// times B accumulated by dots over K in steps with a masked tail). A
+  /// new generation changes the kernels of many seeds, so a recorded seed
+  /// (the regression batch) keeps the generation it was found in; an older
+  /// generation gives the kernels it always gave.
   int generation = 1;
 };
 
 /// The newest generation (GeneratorOptions::generation).
-inline constexpr int kLatestGeneration = 3;
+inline constexpr int kLatestGeneration = 4;
 
 /// The same seed and options give the same kernel on every machine.
 GeneratedKernel generate_kernel(uint64_t seed,

@@ -132,13 +132,15 @@ bool KernelGenerator::random_action() {
     Identity,
     Repeat,
     Dot,
-    Atomic
+    Atomic,
+    KLoopDot
   };
-  std::vector<int> weights = {40, 8, 8, 2, 3, 6, 7, 4, depth_ < 2 ? 5 : 0,
-                              depth_ < 2 ? 4 : 0, loops_.empty() ? 0 : 8, 6, 3,
-                              3,
-                              // Last, so that a zero weight draws as before.
-                              options_.generation >= 2 && depth_ == 0 ? 3 : 0};
+  std::vector<int> weights = {
+      40, 8, 8, 2, 3, 6, 7, 4, depth_ < 2 ? 5 : 0, depth_ < 2 ? 4 : 0,
+      loops_.empty() ? 0 : 8, 6, 3, 3,
+      // Last, so that a zero weight draws as before.
+      options_.generation >= 2 && depth_ == 0 ? 3 : 0,
+      options_.generation >= 4 && depth_ == 0 && layout_.rank == 2 ? 6 : 0};
   // A failed attempt (no admissible op) leaves nothing but unused values;
   // try a few times before giving the action up.
   for (int attempt = 0; attempt < 4; ++attempt) {
@@ -189,6 +191,9 @@ bool KernelGenerator::random_action() {
       break;
     case Atomic:
       ok = atomic_action();
+      break;
+    case KLoopDot:
+      ok = k_loop_dot_action();
       break;
     }
     if (ok)
@@ -410,6 +415,19 @@ bool KernelGenerator::shape_action() {
   return r != nullptr;
 }
 
+Scalar KernelGenerator::dot_accumulator(Scalar d) {
+  switch (d) {
+  case Scalar::F16:
+  case Scalar::BF16:
+    return rng_.percent(70) ? Scalar::F32 : d;
+  case Scalar::I8:
+  case Scalar::I16:
+    return Scalar::I32;
+  default:
+    return d;
+  }
+}
+
 bool KernelGenerator::dot_action() {
   // a [m, k] times b [k, n] plus acc [m, n], with b a value of the pool or
   // a transposed one, and inputs converted exactly into the accumulator.
@@ -451,20 +469,7 @@ bool KernelGenerator::dot_action() {
   int64_t n = b->type().dim(1);
   if (m * n > 256)
     return false;
-  Scalar acc_type;
-  switch (d) {
-  case Scalar::F16:
-  case Scalar::BF16:
-    acc_type = rng_.percent(70) ? Scalar::F32 : d;
-    break;
-  case Scalar::I8:
-  case Scalar::I16:
-    acc_type = Scalar::I32;
-    break;
-  default:
-    acc_type = d;
-    break;
-  }
+  Scalar acc_type = dot_accumulator(d);
   Value *acc = rng_.percent(50) ? constant(acc_type, {m, n}, 0)
                                 : operand(acc_type, {m, n}, Need::Any);
   Value *r = make(OpCode::Dot, {a, b, acc}, type_of(acc_type, {m, n}),

@@ -27,8 +27,10 @@ struct HostTarget {
 };
 
 /// Detected once (initializes LLVM's native target on first use).
-/// BLOCC_CPU_TARGET=avx2 or x86-64 targets an older x86 generation than
-/// the host instead (for tests of the 256- and 128-bit code paths).
+/// BLOCC_CPU_TARGET=avx2, x86-64 or another CPU LLVM knows (as
+/// target_for_cpu takes it) targets that x86 generation instead: for tests
+/// of the 256- and 128-bit code paths, or of AVX-512 without FP16
+/// (icelake-server) on a CPU that has it. The host must run its code.
 const HostTarget &host_target();
 
 /// An x86 CPU to compile ahead of time for: "native" (this machine's CPU

@@ -2,6 +2,8 @@
 
 #include "backends/llvm/optimize.h"
 #include "backends/nvptx/integer_min_max_as_selects.h"
+#include "backends/nvptx/narrow_negation_in_32_bits.h"
+#include "backends/nvptx/negated_abs_as_min.h"
 #include "ir/error.h"
 
 #include <llvm/ADT/SmallString.h>
@@ -70,6 +72,11 @@ void optimize_for_gpu(llvm::Module &module, llvm::TargetMachine &machine) {
   options.slp_vectorization = false;
   options.loop_vectorization = false;
   llvm_backend::optimize_module(module, machine, options);
+  // Forms the PTX assembler gets wrong, rewritten in this order: the
+  // minimum that replaces -|x| and the 16-bit negations are rewritten by
+  // the passes after them.
+  emit_negated_abs_as_min(module);
+  emit_narrow_negation_in_32_bits(module);
   emit_integer_min_max_as_selects(module);
   llvm_backend::verify_module(module);
 }

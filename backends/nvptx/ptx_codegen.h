@@ -29,8 +29,10 @@ void prepare_module(llvm::Module &module, llvm::TargetMachine &machine);
 /// ptxas assembled with one byte from a register nothing wrote; and a loop
 /// vectorized into <2 x i16> min/max chains is what the
 /// assembler's min/max fusion sees. Loads and stores stay vectorized: the
-/// lowering emits them as vectors itself. Integer min/max then become
-/// compares and selects (integer_min_max_as_selects.h).
+/// lowering emits them as vectors itself. Then the forms the assembler
+/// miscompiles are rewritten: -|x| as a minimum (negated_abs_as_min.h),
+/// 16-bit negation in 32 bits (narrow_negation_in_32_bits.h), integer
+/// min/max as compares and selects (integer_min_max_as_selects.h).
 void optimize_for_gpu(llvm::Module &module, llvm::TargetMachine &machine);
 
 /// Optimizes `module` (optimize_for_gpu) and prints it as PTX.

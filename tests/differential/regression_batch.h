@@ -42,6 +42,18 @@ inline constexpr RegressionKernel kRegressionBatch[] = {
     {6000018108, 19, 1,
      "GPU: the max of -int16(x) over a masked f32 block was 1 on 1 warp, "
      "0 on the CPU"},
+    // From the GPU fuzzing batch of generation 4.
+    {8000003687, 11, 4,
+     "GPU: the PTX assembler folded max(-|x|, -16) to -16 "
+     "(negated_abs_as_min.h): out4 (i32) element 0 was -16 on 8 warps, 0 "
+     "on the CPU"},
+    {8000014573, 17, 4,
+     "GPU: the i32 cast of an i16 |x| at -32768 read 32768 under the PTX "
+     "assembler of CUDA 13.0 (narrow_negation_in_32_bits.h): out2 element 32 "
+     "was 32896 on 2 warps, -32640 on the CPU"},
+    {8000008541, 20, 4,
+     "open: CPU backend on a Sapphire Rapids host (AVX512-FP16): out3 (u32) "
+     "element 0 never written, 8 in the interpreter"},
     {5122112873, 12, 3,
      "check: an f16 result equal to the poison pattern (0xABAB) read as "
      "never written by the float64 check"},

@@ -55,6 +55,10 @@ inline constexpr RegressionKernel kRegressionBatch[] = {
      "CPU backend on a Sapphire Rapids host: LLVM's AVX512-FP16 code left "
      "out3 (u32) element 0 unwritten, 8 in the interpreter (host_target.cpp "
      "leaves the feature unused)"},
+    {8100014892, 12, 4,
+     "open: GPU, 1 warp: out0 (i1) element 143 was 0, 1 on the CPU; the "
+     "16-byte store of select(pid != 2, true, mask) packs a predicate the "
+     "assembler kept in a register bit and read back negated"},
     {5122112873, 12, 3,
      "check: an f16 result equal to the poison pattern (0xABAB) read as "
      "never written by the float64 check"},

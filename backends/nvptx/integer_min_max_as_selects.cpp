@@ -1,5 +1,7 @@
 #include "backends/nvptx/integer_min_max_as_selects.h"
 
+#include "backends/nvptx/llvm_rewrite.h"
+
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicInst.h>
@@ -8,7 +10,6 @@
 
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace blocc::nvptx {
 
@@ -69,44 +70,23 @@ llvm::Value *select_of(llvm::IRBuilder<> &b, const MinMax &m, llvm::Value *x,
   auto widen = [&](llvm::Value *v) {
     return m.is_signed ? b.CreateSExtOrTrunc(v, t) : b.CreateZExtOrTrunc(v, t);
   };
-  llvm::CallInst *call = b.CreateCall(select_asm(b.getContext(), m, asm_bits),
-                                      {widen(x), widen(y)});
-  call->setDoesNotThrow();
-  call->setDoesNotAccessMemory();
-  return b.CreateTrunc(call, x->getType());
-}
-
-/// `at` (a min/max `m`) computed by selects, element by element for a
-/// vector.
-llvm::Value *emit_select(llvm::Instruction &at, const MinMax &m) {
-  llvm::IRBuilder<> b(&at);
-  auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(at.getType());
-  if (!vector)
-    return select_of(b, m, m.a, m.b);
-  llvm::Value *result = llvm::PoisonValue::get(vector);
-  for (unsigned k = 0; k < vector->getNumElements(); ++k)
-    result = b.CreateInsertElement(
-        result,
-        select_of(b, m, b.CreateExtractElement(m.a, uint64_t(k)),
-                  b.CreateExtractElement(m.b, uint64_t(k))),
-        uint64_t(k));
-  return result;
+  llvm::Value *selected = call_pure_asm(
+      b, select_asm(b.getContext(), m, asm_bits), {widen(x), widen(y)});
+  return b.CreateTrunc(selected, x->getType());
 }
 
 } // namespace
 
 void emit_integer_min_max_as_selects(llvm::Module &module) {
-  std::vector<llvm::Instruction *> found;
-  for (llvm::Function &f : module)
-    for (llvm::BasicBlock &block : f)
-      for (llvm::Instruction &i : block)
-        if (as_min_max(i))
-          found.push_back(&i);
-  // Operands are read when each is rewritten: one min/max may feed another.
-  for (llvm::Instruction *i : found) {
-    i->replaceAllUsesWith(emit_select(*i, *as_min_max(*i)));
-    i->eraseFromParent();
-  }
+  replace_instructions(
+      module, [](llvm::Instruction &i) { return as_min_max(i).has_value(); },
+      [](llvm::IRBuilder<> &b, llvm::Instruction &i) {
+        MinMax m = *as_min_max(i);
+        return elementwise(b, i.getType(), {m.a, m.b},
+                           [&](const std::vector<llvm::Value *> &xy) {
+                             return select_of(b, m, xy[0], xy[1]);
+                           });
+      });
 }
 
 } // namespace blocc::nvptx

@@ -1,12 +1,11 @@
 #include "backends/nvptx/narrow_negation_in_32_bits.h"
 
-#include <llvm/IR/IRBuilder.h>
+#include "backends/nvptx/llvm_rewrite.h"
+
 #include <llvm/IR/InlineAsm.h>
-#include <llvm/IR/Module.h>
 #include <llvm/IR/PatternMatch.h>
 
 #include <string>
-#include <vector>
 
 namespace blocc::nvptx {
 
@@ -37,41 +36,23 @@ llvm::InlineAsm *widened_asm(llvm::LLVMContext &context, Negation n) {
   return llvm::InlineAsm::get(type, text, "=h,h", /*hasSideEffects=*/false);
 }
 
-llvm::Value *widened(llvm::IRBuilder<> &b, Negation n, llvm::Value *x) {
-  llvm::CallInst *call = b.CreateCall(widened_asm(b.getContext(), n), {x});
-  call->setDoesNotThrow();
-  call->setDoesNotAccessMemory();
-  return call;
-}
-
-llvm::Value *emit_widened(llvm::Instruction &at, Negation n, llvm::Value *x) {
-  llvm::IRBuilder<> b(&at);
-  auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(at.getType());
-  if (!vector)
-    return widened(b, n, x);
-  llvm::Value *result = llvm::PoisonValue::get(vector);
-  for (unsigned k = 0; k < vector->getNumElements(); ++k)
-    result = b.CreateInsertElement(
-        result, widened(b, n, b.CreateExtractElement(x, uint64_t(k))),
-        uint64_t(k));
-  return result;
-}
-
 } // namespace
 
 void emit_narrow_negation_in_32_bits(llvm::Module &module) {
-  std::vector<llvm::Instruction *> found;
   llvm::Value *x = nullptr;
-  for (llvm::Function &f : module)
-    for (llvm::BasicBlock &block : f)
-      for (llvm::Instruction &i : block)
-        if (as_narrow_negation(i, x) != Negation::None)
-          found.push_back(&i);
-  for (llvm::Instruction *i : found) {
-    Negation n = as_narrow_negation(*i, x);
-    i->replaceAllUsesWith(emit_widened(*i, n, x));
-    i->eraseFromParent();
-  }
+  replace_instructions(
+      module,
+      [&](llvm::Instruction &i) {
+        return as_narrow_negation(i, x) != Negation::None;
+      },
+      [&](llvm::IRBuilder<> &b, llvm::Instruction &i) {
+        Negation n = as_narrow_negation(i, x);
+        return elementwise(b, i.getType(), {x},
+                           [&](const std::vector<llvm::Value *> &element) {
+                             return call_pure_asm(
+                                 b, widened_asm(b.getContext(), n), element);
+                           });
+      });
 }
 
 } // namespace blocc::nvptx

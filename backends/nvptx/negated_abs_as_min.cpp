@@ -1,10 +1,8 @@
 #include "backends/nvptx/negated_abs_as_min.h"
 
-#include <llvm/IR/IRBuilder.h>
-#include <llvm/IR/Module.h>
-#include <llvm/IR/PatternMatch.h>
+#include "backends/nvptx/llvm_rewrite.h"
 
-#include <vector>
+#include <llvm/IR/PatternMatch.h>
 
 namespace blocc::nvptx {
 
@@ -23,21 +21,15 @@ llvm::Value *negated_abs_operand(llvm::Instruction &i) {
 } // namespace
 
 void emit_negated_abs_as_min(llvm::Module &module) {
-  std::vector<llvm::Instruction *> found;
-  for (llvm::Function &f : module)
-    for (llvm::BasicBlock &block : f)
-      for (llvm::Instruction &i : block)
-        if (negated_abs_operand(i))
-          found.push_back(&i);
-  for (llvm::Instruction *i : found) {
-    llvm::Value *x = negated_abs_operand(*i);
-    llvm::IRBuilder<> b(i);
-    llvm::Value *minimum = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x,
-                                                   b.CreateNeg(x, "negated"),
-                                                   nullptr, "negated_abs");
-    i->replaceAllUsesWith(minimum);
-    i->eraseFromParent();
-  }
+  replace_instructions(
+      module,
+      [](llvm::Instruction &i) { return negated_abs_operand(i) != nullptr; },
+      [](llvm::IRBuilder<> &b, llvm::Instruction &i) {
+        llvm::Value *x = negated_abs_operand(i);
+        return b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x,
+                                       b.CreateNeg(x, "negated"), nullptr,
+                                       "negated_abs");
+      });
 }
 
 } // namespace blocc::nvptx

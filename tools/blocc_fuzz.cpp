@@ -214,11 +214,10 @@ int main(int argc, char **argv) {
     for (const auto &[name, count] : op_counts)
       std::cout << name << " " << count << "\n";
   std::cout << "blocc-fuzz: " << done << " kernels ("
-            << (options.regressions
-                    ? std::string("the regression batch")
-                    : "seeds " + std::to_string(options.start) +
-                          " .., generation " +
-                          std::to_string(options.generation))
+            << (options.regressions ? std::string("the regression batch")
+                                    : "seeds " + std::to_string(options.start) +
+                                          " .., generation " +
+                                          std::to_string(options.generation))
             << "), " << failures << " failed, " << seconds << " s\n";
   return failures == 0 ? 0 : 1;
 }

@@ -52,6 +52,56 @@ std::string BlockedLayout::str() const {
          " warps=" + list(warps_per_cta) + ">";
 }
 
+namespace {
+
+int log2_exact(int64_t v) {
+  int bits = 0;
+  while ((int64_t{1} << bits) < v)
+    ++bits;
+  return bits;
+}
+
+} // namespace
+
+ir::LinearLayout linear_layout_of(const BlockedLayout &layout) {
+  int rank = layout.rank();
+  // One coordinate per output dimension, with `bit` set along d (nothing
+  // when the bit lies beyond the shape: that index replicates).
+  auto image = [&](int d, int bit) {
+    std::vector<int64_t> coordinates(size_t(rank), 0);
+    if ((int64_t{1} << bit) < layout.shape[d])
+      coordinates[size_t(d)] = int64_t{1} << bit;
+    return coordinates;
+  };
+  std::vector<std::vector<int64_t>> registers, lanes, warps;
+  for (int d = rank - 1; d >= 0; --d) {
+    int per_thread = log2_exact(layout.size_per_thread[d]);
+    int threads = log2_exact(layout.threads_per_warp[d]);
+    int warps_along = log2_exact(layout.warps_per_cta[d]);
+    int tile = per_thread + threads + warps_along;
+    int repeats =
+        log2_exact(layout.registers_along(d) / layout.size_per_thread[d]);
+    for (int b = 0; b < per_thread; ++b)
+      registers.push_back(image(d, b));
+    for (int b = 0; b < repeats; ++b)
+      registers.push_back(image(d, tile + b));
+    for (int b = 0; b < threads; ++b)
+      lanes.push_back(image(d, per_thread + b));
+    for (int b = 0; b < warps_along; ++b)
+      warps.push_back(image(d, per_thread + threads + b));
+  }
+  std::vector<ir::LinearLayout::Dimension> outputs;
+  for (int d = 0; d < rank; ++d)
+    outputs.push_back({"dim" + std::to_string(d), log2_exact(layout.shape[d])});
+  auto bits = [](const std::vector<std::vector<int64_t>> &images) {
+    return static_cast<int>(images.size());
+  };
+  return ir::LinearLayout::from_images({{"register", bits(registers)},
+                                        {"lane", bits(lanes)},
+                                        {"warp", bits(warps)}},
+                                       outputs, {registers, lanes, warps});
+}
+
 BlockedLayout choose_blocked_layout(const std::vector<int64_t> &shape,
                                     int64_t vector_width, int num_warps) {
   BlockedLayout l;

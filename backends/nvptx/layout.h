@@ -24,6 +24,8 @@
 // the first of each group.
 #pragma once
 
+#include "ir/linear_layout.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -58,6 +60,13 @@ struct BlockedLayout {
   friend bool operator==(const BlockedLayout &,
                          const BlockedLayout &) = default;
 };
+
+/// `layout` as a linear layout: (register, lane, warp) -> (dim0, dim1, ...).
+/// Register, lane and warp numbers fill the last dimension first, as the
+/// lowering numbers them; a thread's register bits along a dimension are
+/// its run of size_per_thread elements, then the tile's repetitions; lane
+/// and warp bits beyond the shape have image 0 (replicas).
+ir::LinearLayout linear_layout_of(const BlockedLayout &layout);
 
 /// The blocked layout for `shape` on `num_warps` warps, with
 /// `vector_width` consecutive elements of the last dimension per thread

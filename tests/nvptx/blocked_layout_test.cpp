@@ -1,0 +1,104 @@
+// The GPU backend's blocked layouts as linear layouts: for every layout
+// choose_blocked_layout makes (1-D and 2-D shapes from 1 element up, 1 to
+// 8 warps, 1 to 8 elements per thread), the linear form puts every
+// (register, lane, warp) at the element the lowering gives it, holds every
+// element, and replicates exactly the threads the lowering does not let
+// write.
+#include "backends/nvptx/layout.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using blocc::ir::LinearLayout;
+using blocc::nvptx::BlockedLayout;
+using blocc::nvptx::choose_blocked_layout;
+using blocc::nvptx::kWarpSize;
+using blocc::nvptx::linear_layout_of;
+
+/// Where the lowering puts register r of thread (lane, warp), and whether
+/// that thread owns its elements (the first copy of a replicated tile).
+struct Placement {
+  std::vector<int64_t> element;
+  bool owner = true;
+};
+
+Placement lowering_placement(const BlockedLayout &l, int64_t r, int64_t lane,
+                             int64_t warp) {
+  Placement p;
+  p.element.assign(size_t(l.rank()), 0);
+  std::vector<int64_t> offset = l.register_offset(r);
+  for (int d = l.rank() - 1; d >= 0; --d) {
+    int64_t lane_d = lane % l.threads_per_warp[d];
+    lane /= l.threads_per_warp[d];
+    int64_t warp_d = warp % l.warps_per_cta[d];
+    warp /= l.warps_per_cta[d];
+    int64_t first =
+        (warp_d * l.threads_per_warp[d] + lane_d) * l.size_per_thread[d];
+    if (l.tile(d) > l.shape[d]) {
+      p.owner = p.owner && first < l.shape[d];
+      first %= l.shape[d];
+    }
+    p.element[size_t(d)] = first + offset[size_t(d)];
+  }
+  return p;
+}
+
+void expect_linear_form_matches(const BlockedLayout &l, int warps) {
+  SCOPED_TRACE(l.str());
+  LinearLayout linear = linear_layout_of(l);
+  EXPECT_TRUE(linear.is_surjective()) << linear.str();
+  EXPECT_EQ(linear.is_injective(), !l.has_replicas()) << linear.str();
+  auto replicated = linear.replicated_bits();
+  for (int64_t warp = 0; warp < warps; ++warp)
+    for (int64_t lane = 0; lane < kWarpSize; ++lane)
+      for (int64_t r = 0; r < l.num_registers(); ++r) {
+        Placement want = lowering_placement(l, r, lane, warp);
+        LinearLayout::Point at =
+            linear.apply({{"register", r}, {"lane", lane}, {"warp", warp}});
+        for (int d = 0; d < l.rank(); ++d)
+          ASSERT_EQ(at["dim" + std::to_string(d)], want.element[size_t(d)])
+              << "register " << r << ", lane " << lane << ", warp " << warp;
+        // The owner is the copy whose replicated lane and warp bits are 0.
+        bool first_copy = true;
+        for (const auto &[name, bits] : replicated)
+          for (int b : bits)
+            if (name != "register")
+              first_copy =
+                  first_copy && ((name == "lane" ? lane : warp) >> b & 1) == 0;
+        ASSERT_EQ(first_copy, want.owner)
+            << "lane " << lane << ", warp " << warp;
+      }
+}
+
+TEST(BlockedLayout, EveryChosenLayoutIsTheLinearMapTheLoweringUses) {
+  for (int warps : {1, 2, 4, 8})
+    for (int64_t width : {1, 2, 4, 8}) {
+      for (int64_t n = 1; n <= 4096; n *= 2)
+        expect_linear_form_matches(choose_blocked_layout({n}, width, warps),
+                                   warps);
+      for (int64_t rows = 1; rows <= 128; rows *= 4)
+        for (int64_t cols = 1; cols <= 256; cols *= 4)
+          expect_linear_form_matches(
+              choose_blocked_layout({rows, cols}, width, warps), warps);
+    }
+}
+
+TEST(BlockedLayout, AConversionBetweenTwoBlockedLayoutsMovesEveryElement) {
+  // 4 elements per thread to 1 per thread, 128 x 64 on 4 warps: each
+  // element's new holder is the (register, lane, warp) that the second
+  // layout puts at the same coordinates.
+  BlockedLayout from = choose_blocked_layout({128, 64}, 4, 4);
+  BlockedLayout to = choose_blocked_layout({128, 64}, 1, 4);
+  LinearLayout a = linear_layout_of(from), b = linear_layout_of(to);
+  LinearLayout conversion = a.invert_and_compose(b);
+  for (int64_t warp = 0; warp < 4; ++warp)
+    for (int64_t lane = 0; lane < kWarpSize; ++lane)
+      for (int64_t r = 0; r < from.num_registers(); ++r) {
+        LinearLayout::Point x = {
+            {"register", r}, {"lane", lane}, {"warp", warp}};
+        EXPECT_EQ(b.apply(conversion.apply(x)), a.apply(x));
+      }
+}
+
+} // namespace

@@ -1,0 +1,48 @@
+#include "backends/nvptx/shared_layouts.h"
+
+#include "ir/error.h"
+
+namespace blocc::nvptx {
+
+namespace {
+
+int log2_of(int64_t v, const char *what) {
+  int bits = 0;
+  while ((int64_t{1} << bits) < v)
+    ++bits;
+  if (v < 1 || (int64_t{1} << bits) != v)
+    throw Error(std::string("shared layout: ") + what + " " +
+                std::to_string(v) + " is not a power of two");
+  return bits;
+}
+
+} // namespace
+
+ir::LinearLayout swizzled_shared_layout(int64_t rows, int64_t cols,
+                                        const Swizzle &swizzle) {
+  int row_bits = log2_of(rows, "rows"), col_bits = log2_of(cols, "columns");
+  int vector_bits = log2_of(swizzle.vector, "vector");
+  int per_phase_bits = log2_of(swizzle.per_phase, "per_phase");
+  int phase_bits = log2_of(swizzle.max_phase, "max_phase");
+  if (vector_bits + phase_bits > col_bits)
+    throw Error("shared layout: " + std::to_string(swizzle.max_phase) +
+                " phases of " + std::to_string(swizzle.vector) +
+                "-element vectors do not fit a row of " + std::to_string(cols));
+  std::vector<std::vector<int64_t>> images;
+  for (int b = 0; b < col_bits; ++b) // the position within the row
+    images.push_back({0, int64_t{1} << b});
+  for (int r = 0; r < row_bits; ++r) {
+    // Row bit r is phase bit r - per_phase_bits where that is a phase bit:
+    // it flips the same bit of the vector index (XOR is its own inverse).
+    int phase_bit = r - per_phase_bits;
+    int64_t flip = phase_bit >= 0 && phase_bit < phase_bits
+                       ? int64_t{1} << (vector_bits + phase_bit)
+                       : 0;
+    images.push_back({int64_t{1} << r, flip});
+  }
+  return ir::LinearLayout::from_images({{"offset", row_bits + col_bits}},
+                                       {{"dim0", row_bits}, {"dim1", col_bits}},
+                                       {images});
+}
+
+} // namespace blocc::nvptx

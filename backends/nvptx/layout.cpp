@@ -102,6 +102,29 @@ ir::LinearLayout linear_layout_of(const BlockedLayout &layout) {
                                        outputs, {registers, lanes, warps});
 }
 
+ir::LinearLayout linear_layout_of(const BlockedLayout &parent,
+                                  const Layout &layout) {
+  // Parent coordinates -> the value's: each parent dimension the value
+  // holds (with more than one element) goes to its value dimension; the
+  // others are dropped.
+  std::vector<ir::LinearLayout::Dimension> inputs, outputs;
+  for (int d = 0; d < parent.rank(); ++d)
+    inputs.push_back({"dim" + std::to_string(d), log2_exact(parent.shape[d])});
+  for (size_t k = 0; k < layout.shape.size(); ++k)
+    outputs.push_back({"dim" + std::to_string(k), log2_exact(layout.shape[k])});
+  std::vector<std::vector<std::vector<int64_t>>> images(inputs.size());
+  for (int d = 0; d < parent.rank(); ++d)
+    for (int b = 0; b < inputs[size_t(d)].bits; ++b) {
+      std::vector<int64_t> coordinates(outputs.size(), 0);
+      for (size_t k = 0; k < layout.dims.size(); ++k)
+        if (layout.dims[k] == d && layout.shape[k] != 1)
+          coordinates[k] = int64_t{1} << b;
+      images[size_t(d)].push_back(coordinates);
+    }
+  return linear_layout_of(parent).compose(
+      ir::LinearLayout::from_images(inputs, outputs, images));
+}
+
 BlockedLayout choose_blocked_layout(const std::vector<int64_t> &shape,
                                     int64_t vector_width, int num_warps) {
   BlockedLayout l;

@@ -84,6 +84,13 @@ struct Layout {
   friend auto operator<=>(const Layout &, const Layout &) = default;
 };
 
+/// A value in `layout` over `parent` as a linear layout: (register, lane,
+/// warp) -> the value's dimensions. Parent dimensions the value slices
+/// away, and the value's dimensions of size 1, have image 0: the bits that
+/// walk them replicate the value's elements.
+ir::LinearLayout linear_layout_of(const BlockedLayout &parent,
+                                  const Layout &layout);
+
 /// The first register of `parent` holding the same element of a value in
 /// `layout` as register r.
 int64_t canonical_register(const BlockedLayout &parent, const Layout &layout,

@@ -102,3 +102,37 @@ TEST(BlockedLayout, AConversionBetweenTwoBlockedLayoutsMovesEveryElement) {
 }
 
 } // namespace
+
+namespace {
+
+using blocc::nvptx::canonical_register;
+using blocc::nvptx::Layout;
+
+// A value's layout over a 2-D parent: whole, sliced along either
+// dimension (expand_dims' operand), or with a size-1 dimension (broadcast's
+// operand).
+std::vector<Layout> value_layouts(const BlockedLayout &p) {
+  return {Layout{0, {0, 1}, p.shape}, Layout{0, {1}, {p.shape[1]}},
+          Layout{0, {0}, {p.shape[0]}}, Layout{0, {0, 1}, {p.shape[0], 1}},
+          Layout{0, {0, 1}, {1, p.shape[1]}}};
+}
+
+TEST(BlockedLayout, CanonicalRegistersClearTheRegisterBitsAValueReplicates) {
+  for (int warps : {1, 4})
+    for (int64_t rows = 1; rows <= 64; rows *= 4)
+      for (int64_t cols = 1; cols <= 128; cols *= 4) {
+        BlockedLayout parent = choose_blocked_layout({rows, cols}, 4, warps);
+        for (const Layout &value : value_layouts(parent)) {
+          LinearLayout linear = linear_layout_of(parent, value);
+          int64_t replicated = 0;
+          auto bits = linear.replicated_bits();
+          for (int b : bits["register"])
+            replicated |= int64_t{1} << b;
+          for (int64_t r = 0; r < parent.num_registers(); ++r)
+            ASSERT_EQ(canonical_register(parent, value, r), r & ~replicated)
+                << parent.str() << ", register " << r << ", " << linear.str();
+        }
+      }
+}
+
+} // namespace

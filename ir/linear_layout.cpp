@@ -78,6 +78,16 @@ void check_bits(const std::vector<Dimension> &dims, const char *what) {
 
 } // namespace
 
+int LinearLayout::bits_of(int64_t size, const std::string &what) {
+  int bits = 0;
+  while (bits < 62 && (int64_t{1} << bits) < size)
+    ++bits;
+  if (size < 1 || (int64_t{1} << bits) != size)
+    throw Error("linear layout: " + what + " " + std::to_string(size) +
+                " is not a power of two");
+  return bits;
+}
+
 LinearLayout LinearLayout::identity(const std::string &in, int bits,
                                     const std::string &out) {
   return strided(in, bits, out, 0);

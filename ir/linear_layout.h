@@ -63,6 +63,10 @@ public:
   from_images(std::vector<Dimension> inputs, std::vector<Dimension> outputs,
               const std::vector<std::vector<std::vector<int64_t>>> &images);
 
+  /// log2 of a dimension's size; throws naming `what` unless `size` is a
+  /// power of two.
+  static int bits_of(int64_t size, const std::string &what);
+
   const std::vector<Dimension> &inputs() const { return inputs_; }
   const std::vector<Dimension> &outputs() const { return outputs_; }
   int input_bits(const std::string &name) const;

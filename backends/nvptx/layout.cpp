@@ -55,10 +55,7 @@ std::string BlockedLayout::str() const {
 namespace {
 
 int log2_exact(int64_t v) {
-  int bits = 0;
-  while ((int64_t{1} << bits) < v)
-    ++bits;
-  return bits;
+  return ir::LinearLayout::bits_of(v, "blocked layout extent");
 }
 
 } // namespace

@@ -7,13 +7,7 @@ namespace blocc::nvptx {
 namespace {
 
 int log2_of(int64_t v, const char *what) {
-  int bits = 0;
-  while ((int64_t{1} << bits) < v)
-    ++bits;
-  if (v < 1 || (int64_t{1} << bits) != v)
-    throw Error(std::string("shared layout: ") + what + " " +
-                std::to_string(v) + " is not a power of two");
-  return bits;
+  return ir::LinearLayout::bits_of(v, std::string("shared layout: ") + what);
 }
 
 } // namespace

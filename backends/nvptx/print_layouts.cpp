@@ -115,9 +115,13 @@ std::string print_layouts(const ir::Function &function, int num_warps) {
   std::string out = "// layouts of " + function.name() + " for " +
                     std::to_string(num_warps) +
                     (num_warps == 1 ? " warp:\n" : " warps:\n");
+  // Each blocked layout, then the same as a linear map: where register,
+  // lane and warp bits put an element (a [0, ...] image: a replica).
   for (size_t i = 0; i < layouts.parents().size(); ++i)
     out += "//   #blocked" + std::to_string(i) + " = " +
-           layouts.parents()[i].str() + "\n";
+           layouts.parents()[i].str() +
+           "\n//     linear: " + linear_layout_of(layouts.parents()[i]).str() +
+           "\n";
   if (layouts.parents().empty())
     out += "//   (no block values)\n";
   return out + ir::print(function,

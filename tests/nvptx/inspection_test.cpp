@@ -74,6 +74,12 @@ TEST(GpuInspection, LayoutsAnnotateTheIrAndReadBackAsIt) {
   EXPECT_TRUE(load_noted) << layouts;
   EXPECT_THAT(layouts, HasSubstr("stores from #blocked0"));
   EXPECT_THAT(layouts, HasSubstr("reads its operands in #blocked0"));
+  // Each blocked layout also as its linear map: one element per lane in
+  // each of 8 rounds over the 1024 (lanes, then warps, then registers).
+  EXPECT_THAT(layouts,
+              HasSubstr("\n//     linear: register: [128] [256] [512]; "
+                        "lane: [1] [2] [4] [8] [16]; warp: [32] [64] -> "
+                        "dim0: 2^10\n"));
   // The notes are comments: the text is the IR.
   EXPECT_EQ(bl::ir::print(*bl::ir::parse_function(layouts)),
             stages[bl::Stage::Ir]);

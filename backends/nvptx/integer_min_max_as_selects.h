@@ -14,6 +14,8 @@
 // the NVPTX target would turn back into one) becomes an inline-asm setp
 // and selp. The assembler still forms min/max instructions from those
 // where it sees the idiom, but then materializes a negated operand first.
+// The min/max that instruction selection creates later are rewritten in
+// the PTX text (ptx_min_max_as_selects.h).
 #pragma once
 
 namespace llvm {

@@ -4,6 +4,7 @@
 #include "backends/nvptx/integer_min_max_as_selects.h"
 #include "backends/nvptx/narrow_negation_in_32_bits.h"
 #include "backends/nvptx/negated_abs_as_min.h"
+#include "backends/nvptx/ptx_min_max_as_selects.h"
 #include "ir/error.h"
 
 #include <llvm/ADT/SmallString.h>
@@ -104,7 +105,7 @@ std::string emit_optimized_ptx(llvm::Module &module,
                                   llvm::CodeGenFileType::AssemblyFile))
     throw Error("internal: LLVM's NVPTX target cannot emit PTX");
   passes.run(module);
-  return std::string(ptx.str());
+  return rewrite_ptx_min_max_as_selects(std::string(ptx.str()));
 }
 
 } // namespace blocc::nvptx

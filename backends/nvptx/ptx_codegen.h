@@ -32,7 +32,9 @@ void prepare_module(llvm::Module &module, llvm::TargetMachine &machine);
 /// lowering emits them as vectors itself. Then the forms the assembler
 /// miscompiles are rewritten: -|x| as a minimum (negated_abs_as_min.h),
 /// 16-bit negation in 32 bits (narrow_negation_in_32_bits.h), integer
-/// min/max as compares and selects (integer_min_max_as_selects.h).
+/// min/max as compares and selects (integer_min_max_as_selects.h; the PTX
+/// text gets the same for the ones instruction selection creates,
+/// ptx_min_max_as_selects.h).
 void optimize_for_gpu(llvm::Module &module, llvm::TargetMachine &machine);
 
 /// Optimizes `module` (optimize_for_gpu) and prints it as PTX.

@@ -7,6 +7,7 @@
 // the integers a host loop computes.
 #include "nvptx/support.h"
 
+#include "backends/nvptx/ptx_min_max_as_selects.h"
 #include "ir/parser.h"
 
 #include <regex>
@@ -131,6 +132,29 @@ TEST(IntegerMinMaxPtx, NoMinOrMaxInstructionReachesTheAssembler) {
         EXPECT_TRUE(std::regex_search(ptx, std::regex(R"(selp\.b(16|32|64))")));
       }
     }
+}
+
+// Instruction selection makes min/max of its own (a >= n || b >= n becomes
+// max(a, b) >= n): the PTX text is rewritten as well, registers and
+// immediates alike; floats, predicated instructions and what is already a
+// select stay as they are.
+TEST(IntegerMinMaxPtx, MinMaxInstructionsInThePtxTextBecomeSelects) {
+  std::string ptx = "\tmax.s32 \t%r38, %r37, %r19;\n"
+                    "\tmin.u16 \t%rs1, %rs2, 7;\n"
+                    "\tmax.s64 \t%rd58, %rd2, -3;\n"
+                    "\tmax.f32 \t%f1, %f2, %f3;\n"
+                    "\t{ .reg .pred %p; setp.gt.s32 %p, %r1, %r2; selp.b32 "
+                    "%r3, %r1, %r2, %p; }\n";
+  EXPECT_EQ(nvptx::rewrite_ptx_min_max_as_selects(ptx),
+            "\t{ .reg .pred %p; setp.gt.s32 %p, %r37, %r19; selp.b32 %r38, "
+            "%r37, %r19, %p; }\n"
+            "\t{ .reg .pred %p; setp.lt.u16 %p, %rs2, 7; selp.b16 %rs1, %rs2, "
+            "7, %p; }\n"
+            "\t{ .reg .pred %p; setp.gt.s64 %p, %rd2, -3; selp.b64 %rd58, "
+            "%rd2, -3, %p; }\n"
+            "\tmax.f32 \t%f1, %f2, %f3;\n"
+            "\t{ .reg .pred %p; setp.gt.s32 %p, %r1, %r2; selp.b32 %r3, %r1, "
+            "%r2, %p; }\n");
 }
 
 } // namespace

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <regex>
 #include <string>
 #include <unistd.h>
 
@@ -111,19 +112,33 @@ inline std::string local_memory_errors(const std::string &ptx,
          "needs none\n";
 }
 
+/// An integer min/max instruction in `ptx`, which the PTX assembler of CUDA
+/// 13.0 miscompiles in chains (ptx_min_max_as_selects.h), or "".
+inline std::string integer_min_max_errors(const std::string &ptx) {
+  static const std::regex min_max(R"((^|[ \t])(min|max)\.[su](16|32|64)\s)",
+                                  std::regex::multiline);
+  std::smatch m;
+  if (!std::regex_search(ptx, m, min_max))
+    return "";
+  return "the PTX has an integer min/max instruction: " +
+         ptx.substr(size_t(m.position(0)), 40) + "\n";
+}
+
 /// Compiles `function` with `num_warps` warps for sm_80 and sm_90 and,
 /// where ptxas is on PATH, assembles each PTX for its architecture: "" when
 /// both assemble (or there is no ptxas) and neither uses local memory
-/// (local_memory_errors), else the complaint and the PTX. Throws what
+/// (local_memory_errors) nor has an integer min/max
+/// (integer_min_max_errors), else the complaint and the PTX. Throws what
 /// compiling throws (blocc::Error naming an op the backend cannot lower).
 inline std::string ptx_assembly_errors(const ir::Function &function,
                                        int num_warps = 4) {
   std::string errors;
   for (const char *arch : {"sm_80", "sm_90"}) {
     std::string ptx = ptx_for(function, arch, num_warps);
-    if (std::string local = local_memory_errors(ptx, function);
-        !local.empty()) {
-      errors += arch + std::string(": ") + local + "PTX:\n" + ptx;
+    std::string invariant =
+        local_memory_errors(ptx, function) + integer_min_max_errors(ptx);
+    if (!invariant.empty()) {
+      errors += arch + std::string(": ") + invariant + "PTX:\n" + ptx;
       continue;
     }
     if (!ptxas())

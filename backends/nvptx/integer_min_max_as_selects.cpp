@@ -1,6 +1,7 @@
 #include "backends/nvptx/integer_min_max_as_selects.h"
 
 #include "backends/nvptx/llvm_rewrite.h"
+#include "backends/nvptx/ptx_min_max_as_selects.h"
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InlineAsm.h>
@@ -44,15 +45,12 @@ std::optional<MinMax> as_min_max(llvm::Instruction &i) {
   return std::nullopt;
 }
 
-/// "{ .reg .pred %p; setp.gt.s32 %p, $1, $2; selp.b32 $0, $1, $2, %p; }"
-/// for a min/max of `bits`-bit integers (16, 32 or 64).
+/// An inline-asm compare and select for a min/max of `bits`-bit integers
+/// (16, 32 or 64), the same text as the PTX rewrite's.
 llvm::InlineAsm *select_asm(llvm::LLVMContext &context, const MinMax &m,
                             unsigned bits) {
-  std::string width = std::to_string(bits);
-  std::string compare = std::string(m.is_max ? "gt" : "lt") + "." +
-                        (m.is_signed ? "s" : "u") + width;
-  std::string text = "{ .reg .pred %p; setp." + compare +
-                     " %p, $1, $2; selp.b" + width + " $0, $1, $2, %p; }";
+  std::string text =
+      min_max_as_select(m.is_max, m.is_signed, bits, "$0", "$1", "$2");
   std::string c = bits == 16 ? "h" : bits == 32 ? "r" : "l";
   llvm::Type *t = llvm::IntegerType::get(context, bits);
   auto *type = llvm::FunctionType::get(t, {t, t}, false);

@@ -15,6 +15,14 @@
 
 namespace blocc::nvptx {
 
+/// The PTX of d = min/max(a, b) on `bits`-bit integers (16, 32 or 64) as a
+/// compare and select: "{ .reg .pred %p; setp.gt.s32 %p, a, b; selp.b32
+/// d, a, b, %p; }". Operands are registers, immediates or inline-asm
+/// placeholders ($0).
+std::string min_max_as_select(bool is_max, bool is_signed, unsigned bits,
+                              const std::string &d, const std::string &a,
+                              const std::string &b);
+
 /// `ptx` with every unpredicated integer min/max instruction (16, 32 and
 /// 64 bits, signed and unsigned) written as a compare and select.
 std::string rewrite_ptx_min_max_as_selects(const std::string &ptx);

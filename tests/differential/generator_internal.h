@@ -119,8 +119,6 @@ private:
 
   // --- random_matmul.cpp ---------------------------------------------------
   bool k_loop_dot_action();
-  /// `v` ([shape[axis]]) broadcast along the other axis of a 2-D shape.
-  Value *spread_along(Value *v, int axis, const Shape &shape);
   /// rows[i] * row_stride + cols[j] * col_stride as a [rows, cols] block.
   Value *tile_offsets(Value *rows, Value *cols, Value *row_stride,
                       Value *col_stride);
@@ -144,6 +142,8 @@ private:
   Value *constant(Scalar d, const Shape &shape, double value);
   double special_value();
   Value *cmp(const std::string &predicate, Value *a, Value *b);
+  /// `v` ([shape[axis]]) broadcast along every other axis of `shape`.
+  Value *spread_along(Value *v, int axis, const Shape &shape);
   /// Offers a value to later ops (nothing when it could not be built).
   void add(Value *v) {
     if (v)

@@ -172,6 +172,21 @@ double KernelGenerator::special_value() {
   }
 }
 
+Value *KernelGenerator::spread_along(Value *v, int axis, const Shape &shape) {
+  // A unit dimension for every other axis, one expand_dims each in axis
+  // order, then the broadcast.
+  Scalar s = v->type().element();
+  Value *expanded = v;
+  for (int d = 0; d < static_cast<int>(shape.size()); ++d)
+    if (d != axis) {
+      Shape now = expanded->type().shape();
+      now.insert(now.begin() + d, 1);
+      expanded = make(OpCode::ExpandDims, {expanded}, type_of(s, now),
+                      {{"axis", int64_t{d}}});
+    }
+  return make(OpCode::Broadcast, {expanded}, type_of(s, shape));
+}
+
 Value *KernelGenerator::cmp(const std::string &predicate, Value *a, Value *b) {
   if (!a || !b)
     return nullptr;
@@ -371,39 +386,27 @@ void KernelGenerator::build_box_prologue(const std::vector<Value *> &ranges,
   Shape box = layout_.main_shape();
   Type i32 = Type::scalar(Scalar::I32);
   Type index = Type::scalar(index_type_);
-  auto spread = [&](Value *v, int d) {
-    Shape shape = {1, 1, 1};
-    shape[size_t(d)] = layout_.block[d];
-    Scalar s = v->type().element();
-    Value *expanded = v;
-    for (int axis = 0; axis < 3; ++axis)
-      if (axis != d) {
-        Shape now = expanded->type().shape();
-        now.insert(now.begin() + axis, 1);
-        expanded = make(OpCode::ExpandDims, {expanded}, type_of(s, now),
-                        {{"axis", int64_t{axis}}});
-      }
-    return make(OpCode::Broadcast, {expanded}, type_of(s, box));
-  };
   Type box_index = type_of(index_type_, box);
   Value *plane = make(OpCode::Mul, {sizes_[1], sizes_[2]}, index);
-  Value *b_part =
-      make(OpCode::Mul,
-           {spread(ranges[0], 0), make(OpCode::Splat, {plane}, box_index)},
-           box_index);
-  Value *m_part =
-      make(OpCode::Mul,
-           {spread(ranges[1], 1), make(OpCode::Splat, {sizes_[2]}, box_index)},
-           box_index);
-  offsets_ = make(
-      OpCode::Add,
-      {make(OpCode::Add, {b_part, m_part}, box_index), spread(ranges[2], 2)},
-      box_index);
+  Value *b_part = make(OpCode::Mul,
+                       {spread_along(ranges[0], 0, box),
+                        make(OpCode::Splat, {plane}, box_index)},
+                       box_index);
+  Value *m_part = make(OpCode::Mul,
+                       {spread_along(ranges[1], 1, box),
+                        make(OpCode::Splat, {sizes_[2]}, box_index)},
+                       box_index);
+  offsets_ = make(OpCode::Add,
+                  {make(OpCode::Add, {b_part, m_part}, box_index),
+                   spread_along(ranges[2], 2, box)},
+                  box_index);
   Type box_mask = type_of(Scalar::I1, box);
   mask_ = make(
       OpCode::And,
-      {make(OpCode::And, {spread(masks[0], 0), spread(masks[1], 1)}, box_mask),
-       spread(masks[2], 2)},
+      {make(OpCode::And,
+            {spread_along(masks[0], 0, box), spread_along(masks[1], 1, box)},
+            box_mask),
+       spread_along(masks[2], 2, box)},
       box_mask);
   // pid_b + programs_b * (pid_m + programs_m * pid_n): which chunk of a
   // per-program output this program owns.

@@ -34,15 +34,6 @@ int64_t choose_k(Random &rng, int64_t bk) {
 
 } // namespace
 
-Value *KernelGenerator::spread_along(Value *v, int axis, const Shape &shape) {
-  Shape expanded = shape;
-  expanded[size_t(1 - axis)] = 1;
-  Scalar s = v->type().element();
-  Value *e = make(OpCode::ExpandDims, {v}, type_of(s, expanded),
-                  {{"axis", int64_t{1 - axis}}});
-  return make(OpCode::Broadcast, {e}, type_of(s, shape));
-}
-
 Value *KernelGenerator::tile_offsets(Value *rows, Value *cols,
                                      Value *row_stride, Value *col_stride) {
   Shape shape = {rows->type().dim(0), cols->type().dim(0)};

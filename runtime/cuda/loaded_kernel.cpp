@@ -3,9 +3,12 @@
 #include "ir/error.h"
 #include "runtime/cuda/context.h"
 #include "runtime/cuda/fault_record.h"
+#include "runtime/cuda/ptx_assembler.h"
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
+#include <iostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +45,21 @@ std::array<int64_t, 3> grid_limits(const std::string &what) {
     limits[axis] = value;
   }
   return limits;
+}
+
+/// Warns once per process when the driver's JIT, which compiles the PTX
+/// here, has a known miscompile (ptx_assembler.h).
+void warn_of_driver_assembler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    int version = 0;
+    if (api().cuDriverGetVersion(&version) != CUDA_SUCCESS)
+      return;
+    std::string warning =
+        driver_assembler_warning(version, std::getenv("BLOCC_PTXAS"));
+    if (!warning.empty())
+      std::cerr << warning << std::endl;
+  });
 }
 
 } // namespace
@@ -95,8 +113,8 @@ const LoadedKernel::Loaded &LoadedKernel::loaded_in(CUcontext context) const {
       error_log.data(), reinterpret_cast<void *>(error_log.size() - 1),
       info_log.data(), reinterpret_cast<void *>(info_log.size() - 1)};
   Loaded loaded;
-  CUresult result =
-      a.cuModuleLoadDataEx(&loaded.module, ptx_.c_str(), 4, options, values);
+  CUresult result = a.cuModuleLoadDataEx(&loaded.module, module_image().data(),
+                                         4, options, values);
   if (result != CUDA_SUCCESS) {
     std::string log = log_text(error_log);
     throw Error(what + ": cuModuleLoadDataEx failed: " + describe(result) +
@@ -112,6 +130,17 @@ const LoadedKernel::Loaded &LoadedKernel::loaded_in(CUcontext context) const {
   if (!faults_.empty())
     loaded.faults = watch_faults(loaded.module, context, name_, faults_);
   return loaded_.emplace(key, loaded).first->second;
+}
+
+const std::string &LoadedKernel::module_image() const {
+  const std::optional<PtxAssembler> &assembler = ptx_assembler();
+  if (!assembler) {
+    warn_of_driver_assembler();
+    return ptx_;
+  }
+  if (cubin_.empty())
+    cubin_ = assemble_ptx(*assembler, ptx_, what());
+  return cubin_;
 }
 
 CUfunction LoadedKernel::function_in(CUcontext context) const {

@@ -1,8 +1,9 @@
 // A compiled kernel's PTX and its launches: the module is loaded into each
 // CUDA context the kernel runs in on first use (cuModuleLoadDataEx, with
 // the JIT compiler's error log in the message when the driver rejects the
-// PTX) and its function cached per context; a kernel needing more than
-// 48 KB of dynamic shared memory has it enabled per function there
+// PTX; or the cubin of the PTX assembler BLOCC_PTXAS names, assembled once:
+// ptx_assembler.h) and its function cached per context; a kernel needing more
+// than 48 KB of dynamic shared memory has it enabled per function there
 // (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), after checking the
 // device's opt-in limit. Launches check the grid against the device's
 // limits first. A kernel that can fail gets a fault record per context
@@ -69,6 +70,10 @@ private:
     FaultWatch *faults = nullptr; // none when the kernel cannot fail
   };
   const Loaded &loaded_in(driver::CUcontext context) const;
+  /// What cuModuleLoadDataEx loads: the PTX, for the driver's JIT, or
+  /// the cubin of the PTX assembler BLOCC_PTXAS names (ptx_assembler.h),
+  /// made once. Called with mutex_ held.
+  const std::string &module_image() const;
   void enable_dynamic_shared_memory(driver::CUfunction function) const;
   /// "kernel 'name'", for messages.
   std::string what() const { return "kernel '" + name_ + "'"; }
@@ -77,6 +82,7 @@ private:
   unsigned dynamic_shared_bytes_ = 0;
   std::vector<runtime::FaultSite> faults_;
   mutable std::mutex mutex_;
+  mutable std::string cubin_; // module_image(), when BLOCC_PTXAS assembles
   // Per context (context_key in context.h).
   mutable std::map<unsigned long long, Loaded> loaded_;
 };

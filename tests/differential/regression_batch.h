@@ -56,9 +56,11 @@ inline constexpr RegressionKernel kRegressionBatch[] = {
      "out3 (u32) element 0 unwritten, 8 in the interpreter (host_target.cpp "
      "leaves the feature unused)"},
     {8100014892, 12, 4,
-     "open: GPU, 1 warp: out0 (i1) element 143 was 0, 1 on the CPU; the "
-     "16-byte store of select(pid != 2, true, mask) packs a predicate the "
-     "assembler kept in a register bit and read back negated"},
+     "GPU, 1 warp: out0 (i1) element 143 was 0, 1 on the CPU: the PTX "
+     "assemblers of CUDA 12.8 and 13.0 (the H100 driver's JIT) packed the "
+     "mask's predicates into bits of one register and read another "
+     "element's bit, negated; right with the ptxas of 13.5 (BLOCC_PTXAS, "
+     "runtime/cuda/ptx_assembler.h), whose warning names it"},
     {5122112873, 12, 3,
      "check: an f16 result equal to the poison pattern (0xABAB) read as "
      "never written by the float64 check"},

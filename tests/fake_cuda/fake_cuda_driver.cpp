@@ -27,6 +27,10 @@ constexpr CUresult kInvalidContext = 201;
 int context_object, module_object, function_object, stream_object, event_object;
 void *const kContext = &context_object;
 
+/// The first bytes of the module image loaded last (PTX text or a cubin),
+/// for blocc_fake_cuda_loaded_image.
+char loaded_image_start[64];
+
 /// The calling thread's context stack (the back is current).
 thread_local std::vector<void *> context_stack;
 
@@ -233,9 +237,11 @@ CUresult cuPointerGetAttribute(void *data, int attribute, unsigned long long) {
     return kInvalidValue;
   return kSuccess;
 }
-CUresult cuModuleLoadDataEx(void **module, const void *, unsigned, int *,
+CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned, int *,
                             void **) {
   COUNT_CALL();
+  std::strncpy(loaded_image_start, static_cast<const char *>(image),
+               sizeof loaded_image_start - 1);
   *module = &module_object;
   return kSuccess;
 }
@@ -330,5 +336,9 @@ int blocc_fake_cuda_calls(const char **names, unsigned long long *calls,
   }
   return count;
 }
+
+/// The start of the module image cuModuleLoadDataEx loaded last (up to 63
+/// bytes, up to its first zero byte).
+const char *blocc_fake_cuda_loaded_image() { return loaded_image_start; }
 
 } // extern "C"

@@ -249,3 +249,38 @@ TEST(LaunchFaults, UnderLaunchBlockingTheLaunchReportsItsFault) {
 }
 
 } // namespace
+
+/// The start of the module image the fake driver loaded last.
+std::string last_loaded_image() {
+  void *library =
+      dlopen(std::getenv("BLOCC_CUDA_DRIVER"), RTLD_NOW | RTLD_NOLOAD);
+  using Query = const char *(*)();
+  auto query =
+      reinterpret_cast<Query>(dlsym(library, "blocc_fake_cuda_loaded_image"));
+  return query ? query() : "";
+}
+
+auto negate =
+    bl::kernel("negate", [](bl::Ptr<float> x, bl::i32 n, bl::Const<int> BLOCK) {
+      auto offsets = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
+      auto mask = offsets < n;
+      bl::store(x + offsets, -bl::load(x + offsets, mask), mask);
+    });
+
+// The driver loads the kernel's PTX (its JIT assembles it), or, when
+// BLOCC_PTXAS names a PTX assembler, the cubin that assembler made of it
+// for the PTX's architecture. CTest runs this test both ways: as part of
+// `launch_driver_calls`, and as `launch_with_ptx_assembler` with
+// BLOCC_PTXAS naming tests/fake_cuda/fake_ptxas.
+TEST(ModuleImage, IsThePtxOrTheCubinOfTheNamedAssembler) {
+  bl::cuda::ContextScope current(bl::cuda::context_for_device(0));
+  const int n = 100;
+  bl::DeviceBuffer<float> x(n);
+  negate[{1}](x, n, 128);
+  std::string image = last_loaded_image();
+  const char *assembler = std::getenv("BLOCC_PTXAS");
+  if (assembler && *assembler)
+    EXPECT_EQ(image.rfind("FAKE CUBIN sm_", 0), 0u) << image;
+  else
+    EXPECT_NE(image.find(".version"), std::string::npos) << image;
+}

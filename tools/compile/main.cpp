@@ -64,7 +64,7 @@ std::optional<GpuCode> compile_gpu(const ir::Function &function,
                                    const Options &options) {
   std::optional<GpuCode> gpu;
 #ifdef BLOCC_HAVE_NVPTX_BACKEND
-  std::optional<std::string> ptxas;
+  std::optional<cuda::PtxAssembler> ptxas;
   if (options.cubin != Cubin::Off)
     ptxas = find_ptxas();
   if (options.cubin == Cubin::On && !ptxas)
@@ -103,7 +103,8 @@ std::optional<GpuCode> compile_gpu(const ir::Function &function,
       GpuImage cubin = image;
       cubin.cubin = true;
       try {
-        cubin.bytes = assemble_cubin(*ptxas, code.ptx, target.name);
+        cubin.bytes = cuda::assemble_ptx(*ptxas, code.ptx,
+                                         "kernel '" + function.name() + "'");
       } catch (const Error &e) {
         throw Error("--target " + target.name + ": " + e.what());
       }

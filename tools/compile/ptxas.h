@@ -1,19 +1,18 @@
-// ptxas (the CUDA toolkit's PTX assembler), where one is on PATH: it turns
-// blocc-compile's PTX into cubins, and in doing so validates the PTX at
-// build time rather than at the first launch on a GPU.
+// The PTX assembler blocc-compile makes cubins with: the one BLOCC_PTXAS
+// names (runtime/cuda/ptx_assembler.h), else the ptxas on PATH (the CUDA
+// toolkit's). Assembling validates the PTX at build time rather than at
+// the first launch on a GPU.
 #pragma once
+
+#include "runtime/cuda/ptx_assembler.h"
 
 #include <optional>
 #include <string>
 
 namespace blocc::compile {
 
-/// The ptxas on PATH, if any.
-std::optional<std::string> find_ptxas();
-
-/// The cubin `ptxas` assembles from `ptx` for `arch` ("sm_90a"). Throws
-/// blocc::Error with ptxas's own complaint when it rejects the PTX.
-std::string assemble_cubin(const std::string &ptxas, const std::string &ptx,
-                           const std::string &arch);
+/// BLOCC_PTXAS's assembler, else the ptxas on PATH, if any. Throws
+/// blocc::Error when the one found does not run as a ptxas.
+std::optional<cuda::PtxAssembler> find_ptxas();
 
 } // namespace blocc::compile

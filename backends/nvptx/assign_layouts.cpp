@@ -1,5 +1,7 @@
 #include "backends/nvptx/assign_layouts.h"
 
+#include "backends/nvptx/mma_layouts.h"
+
 #include "backends/llvm/llvm_types.h"
 #include "backends/nvptx/shape_layouts.h"
 #include "ir/error.h"
@@ -227,11 +229,26 @@ void LayoutAssignment::visit_scan(const ir::Operation &op) {
     require(operand, *home(first));
 }
 
+std::optional<Layout> LayoutAssignment::tensor_core_layout(const ir::Value *v) {
+  const ir::Operation *dot = v->defining_op();
+  if (!dot || dot->code() != OpCode::Dot)
+    return std::nullopt;
+  std::optional<BlockedLayout> mma = mma_accumulator_layout(*dot, num_warps_);
+  if (!mma)
+    return std::nullopt;
+  return Layout{intern(*mma), {0, 1}, mma->shape};
+}
+
 void LayoutAssignment::visit_dot(const ir::Operation &op) {
   const ir::Value *result = op.result();
-  if (!home(result))
-    set_home(result, layouts_of(result).empty() ? anchor(result->type().shape())
-                                                : layouts_of(result).front());
+  if (!home(result)) {
+    if (std::optional<Layout> mma = tensor_core_layout(result))
+      set_home(result, *mma);
+    else
+      set_home(result, layouts_of(result).empty()
+                           ? anchor(result->type().shape())
+                           : layouts_of(result).front());
+  }
   require(op.operand(2), *home(result));
   for (const ir::Value *input : {op.operand(0), op.operand(1)})
     if (layouts_of(input).empty())
@@ -249,7 +266,9 @@ void LayoutAssignment::visit_for(const ir::Operation &op) {
     const ir::Value *result = op.result(k);
     if (!result->type().is_block() || home(result))
       continue;
-    if (!layouts_of(result).empty())
+    if (std::optional<Layout> mma = tensor_core_layout(yield->operand(k)))
+      set_home(result, *mma);
+    else if (!layouts_of(result).empty())
       set_home(result, layouts_of(result).front());
     else
       undecided = true;

@@ -35,8 +35,11 @@
 //     init and the yielded value are needed in it;
 //   - an if's result: the first layout it is needed in; both branches
 //     yield it in that layout;
-//   - a dot's result: the first layout it is needed in (else the anchor
-//     of its shape); the accumulator is needed in it, and each input in
+//   - a dot's result: on tensor cores, the MMA accumulator layout
+//     (mma_layouts.h), and a loop-carried value that such a dot yields
+//     is homed in it too, so that an accumulator converts nothing inside
+//     its K loop; otherwise the first layout it is needed in (else the
+//     anchor of its shape); the accumulator is needed in it, and each input in
 //     the first layout it is needed in, from which it is written to shared
 //     memory (lower_dot.cpp); else in its anchor with at least 16 bytes
 //     per thread along the last dimension even where loads cannot be
@@ -100,6 +103,9 @@ private:
                                                    size_t result,
                                                    const Layout &layout);
   std::optional<Layout> reshaped_from_operand(const ir::Value *v);
+  /// The accumulator layout of tensor cores (mma_layouts.h) for `v` when
+  /// it is the result of a dot that runs on them.
+  std::optional<Layout> tensor_core_layout(const ir::Value *v);
   Layout load_home(const ir::Value *load);
   /// The parent equal to `layout`, or one placing every element in the
   /// same threads, else `layout` added.

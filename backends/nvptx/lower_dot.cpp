@@ -1,5 +1,19 @@
-// dot on the CUDA cores: C = A x B + acc by fused multiply-adds, with the
-// accumulator in registers (tensor cores are a later step).
+// dot: C = A x B + acc, with the accumulator in registers, on the tensor
+// cores where it can run there (below), else on the CUDA cores by fused
+// multiply-adds.
+//
+// Tensor cores (mma.sync m16n8k16, f16 x f16 or bf16 x bf16 into f32):
+// where the layout assignment homed the result in the MMA accumulator
+// layout (mma_layouts.h: each warp's registers are the fragments of its
+// 8-column strips over all rows), A and B are staged in shared memory
+// in their own type with K fastest ([m][k] and [n][k]); each step of 16
+// along K, a warp reads its fragments there as 32-bit pairs along K
+// (rows g and g + 8, columns 2t and 2t + 8 of each tile, as the PTX ISA
+// lays them out) and issues one MMA per 16 x 8 tile. A row pitch of 4
+// words past a multiple of 8 puts the 8 rows x 4 pairs a warp reads at
+// once in 32 different banks. The products are exact and the sums f32,
+// in the tensor cores' order: results agree with the CPU backend within
+// the rounding of a sum, not bit for bit.
 //
 // The result is produced in its home layout (assign_layouts.h: the layout
 // its first user needs, so that a loop-carried accumulator converts
@@ -39,6 +53,7 @@
 // dp4a adds the four products to the accumulator in one instruction —
 // exact, since integer sums wrap alike in any order.
 #include "backends/nvptx/kernel_lowering.h"
+#include "backends/nvptx/mma_layouts.h"
 
 #include "backends/llvm/element_ops.h"
 #include "backends/llvm/llvm_types.h"
@@ -48,6 +63,8 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include <algorithm>
+#include <array>
+#include <functional>
 
 namespace blocc::nvptx {
 
@@ -127,6 +144,10 @@ public:
   }
 
   void lower() {
+    if (on_tensor_cores()) {
+      lower_on_tensor_cores();
+      return;
+    }
     find_cells();
     group_ = std::min(kGroup, depth_);
     plan_staging();
@@ -139,11 +160,8 @@ public:
     std::vector<llvm::Value *> acc;
     for (const Cell &cell : cells_)
       acc.push_back(init[cell.reg]);
-    int64_t steps = depth_ / group_;
-    if (steps == 1)
-      step(b_.getInt32(0), acc);
-    else
-      loop(steps, acc);
+    loop(depth_ / group_, group_, acc,
+         [&](llvm::Value *k0, std::vector<llvm::Value *> &a) { step(k0, a); });
     std::vector<llvm::Value *> by_register(parent_.num_registers());
     for (size_t i = 0; i < cells_.size(); ++i)
       by_register[cells_[i].reg] = acc[i];
@@ -476,8 +494,17 @@ private:
     }
   }
 
-  /// The K loop: `steps` groups, the accumulator carried in phis.
-  void loop(int64_t steps, std::vector<llvm::Value *> &acc) {
+  using Step =
+      std::function<void(llvm::Value *k0, std::vector<llvm::Value *> &acc)>;
+
+  /// The K loop: `steps` groups of `group` values of k, the accumulator
+  /// carried in phis (no loop for one step).
+  void loop(int64_t steps, int64_t group, std::vector<llvm::Value *> &acc,
+            const Step &step) {
+    if (steps == 1) {
+      step(b_.getInt32(0), acc);
+      return;
+    }
     llvm::Function *f = b_.GetInsertBlock()->getParent();
     llvm::BasicBlock *before = b_.GetInsertBlock();
     auto *body = llvm::BasicBlock::Create(k_.context, "dot.k", f);
@@ -493,7 +520,7 @@ private:
       phis.push_back(phi);
       v = phi;
     }
-    step(mul(g, group_), acc);
+    step(mul(g, group), acc);
     llvm::Value *next = b_.CreateAdd(g, b_.getInt32(1));
     llvm::BasicBlock *latch = b_.GetInsertBlock();
     g->addIncoming(next, latch);
@@ -501,6 +528,134 @@ private:
       phis[i]->addIncoming(acc[i], latch);
     b_.CreateCondBr(b_.CreateICmpULT(next, i32(steps)), body, done);
     b_.SetInsertPoint(done);
+  }
+
+  // ---- Tensor cores. ---------------------------------------------------
+
+  bool on_tensor_cores() const {
+    std::optional<BlockedLayout> mma =
+        mma_accumulator_layout(op_, k_.num_warps);
+    return mma && parent_ == *mma && home_.dims == std::vector<int>{0, 1};
+  }
+
+  /// An input kept in its own type with K fastest, rows `pitch` elements
+  /// apart: 4 words past a multiple of 8, so that the rows g = 0..7 of a
+  /// fragment start in banks 4 * (g * odd) mod 32 and its 8 x 4 words
+  /// hit every bank once.
+  Staging fragment_staging(int operand) const {
+    Staging s;
+    s.input = s.element = op_.operand(operand)->type().element();
+    s.k_fastest = true;
+    s.vector = 2;
+    int64_t words = depth_ / 2;
+    words += (12 - words % 8) % 8;
+    s.pitch = 2 * words;
+    s.batch_stride = s.pitch * (operand == 0 ? m_ : n_);
+    s.count = s.batch_stride;
+    return s;
+  }
+
+  void lower_on_tensor_cores() {
+    staging_[0] = fragment_staging(0);
+    staging_[1] = fragment_staging(1);
+    staging_[1].offset = align_up(staging_[0].bytes(), 16);
+    int64_t end = staging_[1].offset + staging_[1].bytes();
+    if (end > k_.arch.max_shared_bytes())
+      throw Error("a dot of " + op_.operand(0)->type().str() + " by " +
+                  op_.operand(1)->type().str() + " needs " +
+                  std::to_string(end) +
+                  " bytes of shared memory for its inputs, more than the " +
+                  std::to_string(k_.arch.max_shared_bytes()) + " bytes " +
+                  k_.arch.name() +
+                  " allows a CTA; use smaller blocks (a smaller BLOCK_K)");
+    k_.before_shared_write();
+    write(0, staging_[0]);
+    write(1, staging_[1]);
+    k_.after_shared_write();
+
+    n_tiles_ = n_ / parent_.tile(1);
+    const KernelLowering::Registers &init = k_.registers(op_.operand(2), home_);
+    std::vector<llvm::Value *> acc(static_cast<size_t>(4 * n_tiles_ * m_ / 16));
+    for (int64_t r = 0; r < parent_.num_registers(); ++r)
+      acc[fragment_slot(mma_fragment_element(parent_, r))] = init[r];
+    // The thread's first pair: row (A) or column (B) g, k = 2t.
+    llvm::Value *group = b_.CreateLShr(k_.lane, 2);
+    llvm::Value *pair = mul(b_.CreateAnd(k_.lane, 3), 2);
+    llvm::Type *half = k_.storage_type(staging_[0].element);
+    fragment_base_[0] =
+        k_.shared_element(staging_[0].offset, staging_[0].count, half,
+                          add(mul(group, staging_[0].pitch), pair));
+    llvm::Value *column = add(mul(k_.warp, 8), group);
+    fragment_base_[1] =
+        k_.shared_element(staging_[1].offset, staging_[1].count, half,
+                          add(mul(column, staging_[1].pitch), pair));
+    loop(depth_ / 16, 16, acc,
+         [&](llvm::Value *k0, std::vector<llvm::Value *> &a) {
+           mma_step(k0, a);
+         });
+    std::vector<llvm::Value *> by_register(parent_.num_registers());
+    for (int64_t r = 0; r < parent_.num_registers(); ++r)
+      by_register[r] = acc[fragment_slot(mma_fragment_element(parent_, r))];
+    k_.define_block(op_.result(), home_, k_.per_register(home_, [&](int64_t r) {
+      return by_register[r];
+    }));
+  }
+
+  size_t fragment_slot(const MmaFragmentElement &f) const {
+    return static_cast<size_t>((f.m_tile * n_tiles_ + f.n_tile) * 4 +
+                               f.element);
+  }
+
+  /// The 32-bit word (two elements along K) `offset` elements past
+  /// `base` in shared memory.
+  llvm::Value *fragment_word(llvm::Value *base, int64_t offset) {
+    llvm::Type *half = k_.storage_type(staging_[0].element);
+    return b_.CreateAlignedLoad(b_.getInt32Ty(),
+                                b_.CreateConstGEP1_64(half, base, offset),
+                                llvm::Align(4));
+  }
+
+  /// One step of 16 along K from k0: every fragment of A and B the warp
+  /// needs, then an MMA per 16 x 8 tile of the accumulator.
+  void mma_step(llvm::Value *k0, std::vector<llvm::Value *> &acc) {
+    llvm::Type *half = k_.storage_type(staging_[0].element);
+    llvm::Value *a_base = b_.CreateGEP(half, fragment_base_[0], k0);
+    llvm::Value *b_base = b_.CreateGEP(half, fragment_base_[1], k0);
+    const int64_t pitch_a = staging_[0].pitch, pitch_b = staging_[1].pitch;
+    std::vector<std::array<llvm::Value *, 4>> a(m_ / 16);
+    for (int64_t t = 0; t < m_ / 16; ++t)
+      for (int64_t i = 0; i < 4; ++i) // rows g, g + 8; then k + 8
+        a[t][i] = fragment_word(a_base, (16 * t + 8 * (i & 1)) * pitch_a +
+                                            8 * (i >> 1));
+    std::vector<std::array<llvm::Value *, 2>> b(n_tiles_);
+    for (int64_t t = 0; t < n_tiles_; ++t)
+      for (int64_t i = 0; i < 2; ++i) // k, then k + 8
+        b[t][i] = fragment_word(b_base, parent_.tile(1) * t * pitch_b + 8 * i);
+    for (int64_t tm = 0; tm < m_ / 16; ++tm)
+      for (int64_t tn = 0; tn < n_tiles_; ++tn) {
+        llvm::Value **c = &acc[fragment_slot({tm, tn, 0})];
+        mma(a[tm], b[tn], c);
+      }
+  }
+
+  /// c[0..3] += A x B for one 16 x 8 x 16 tile.
+  void mma(const std::array<llvm::Value *, 4> &a,
+           const std::array<llvm::Value *, 2> &b, llvm::Value **c) {
+    const char *type = staging_[0].element == Scalar::BF16 ? "bf16" : "f16";
+    llvm::Type *f32 = b_.getFloatTy(), *i32 = b_.getInt32Ty();
+    auto *result = llvm::StructType::get(k_.context, {f32, f32, f32, f32});
+    auto *signature = llvm::FunctionType::get(
+        result, {i32, i32, i32, i32, i32, i32, f32, f32, f32, f32}, false);
+    std::string text = std::string("mma.sync.aligned.m16n8k16.row.col.f32.") +
+                       type + "." + type +
+                       ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
+                       "{$10, $11, $12, $13};";
+    llvm::Value *d = b_.CreateCall(
+        llvm::InlineAsm::get(signature, text, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3",
+                             false),
+        {a[0], a[1], a[2], a[3], b[0], b[1], c[0], c[1], c[2], c[3]});
+    for (unsigned i = 0; i < 4; ++i)
+      c[i] = b_.CreateExtractValue(d, i);
   }
 
   KernelLowering &k_;
@@ -517,6 +672,10 @@ private:
   std::vector<Cell> cells_;
   llvm::Value *base_[2] = {nullptr, nullptr}; // thread's first row, column
   llvm::Value *batch_base_ = nullptr;
+  // Tensor cores: 8-column tiles per warp, and the thread's first word of
+  // A's and of B's fragments.
+  int64_t n_tiles_ = 0;
+  llvm::Value *fragment_base_[2] = {nullptr, nullptr};
 };
 
 } // namespace

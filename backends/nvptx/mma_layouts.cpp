@@ -49,4 +49,28 @@ LinearLayout mma_m16n8k16_operand_b() {
                                    {{{1, 0}, {8, 0}}, lane_images(1, 0)});
 }
 
+std::optional<BlockedLayout> mma_accumulator_layout(const ir::Operation &dot,
+                                                    int num_warps) {
+  const ir::Type &a = dot.operand(0)->type(), &b = dot.operand(1)->type();
+  const ir::Type &c = dot.result()->type();
+  bool f16 = a.element() == ir::Scalar::F16 && b.element() == ir::Scalar::F16;
+  bool bf16 =
+      a.element() == ir::Scalar::BF16 && b.element() == ir::Scalar::BF16;
+  if (c.rank() != 2 || (!f16 && !bf16) || c.element() != ir::Scalar::F32)
+    return std::nullopt;
+  int64_t m = c.dim(0), n = c.dim(1), k = a.dim(1);
+  if (m % 16 != 0 || k % 16 != 0 || n % (8 * int64_t{num_warps}) != 0)
+    return std::nullopt;
+  return BlockedLayout{{m, n}, {1, 2}, {8, 4}, {1, num_warps}};
+}
+
+MmaFragmentElement mma_fragment_element(const BlockedLayout &layout,
+                                        int64_t r) {
+  std::vector<int64_t> offset = layout.register_offset(r);
+  int64_t tile_columns = layout.tile(1); // 8 per warp
+  int64_t rows = offset[0] % 16, columns = offset[1] % tile_columns;
+  return {offset[0] / 16, offset[1] / tile_columns,
+          (rows >= 8 ? 2 : 0) + columns};
+}
+
 } // namespace blocc::nvptx

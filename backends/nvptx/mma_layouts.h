@@ -11,7 +11,11 @@
 // the row 8 below, and (for A, whose K is 16) the columns 8 to the right.
 #pragma once
 
+#include "backends/nvptx/layout.h"
+#include "ir/function.h"
 #include "ir/linear_layout.h"
+
+#include <optional>
 
 namespace blocc::nvptx {
 
@@ -26,5 +30,26 @@ ir::LinearLayout mma_m16n8k16_operand_a();
 /// Operand B, 16 x 8 (k x n), f16/bf16: 4 elements per lane (two .f16x2
 /// registers); outputs dim0 (k) and dim1 (n).
 ir::LinearLayout mma_m16n8k16_operand_b();
+
+/// The blocked layout of a dot's result that is at once the accumulator
+/// fragments of m16n8k16 MMAs, where the dot can run on tensor cores:
+/// two consecutive columns per thread, the lanes of a warp 8 rows by 4
+/// column pairs, the warps side by side along N, the tile repeated over
+/// the block. Its registers along M are the fragments' rows g and g + 8
+/// of one 16-row tile in turn, and along N the 8-column tiles of the
+/// thread's warp, num_warps tiles apart; every thread owns its elements.
+/// nullopt unless the dot multiplies two-dimensional f16 by f16 or bf16
+/// by bf16 blocks into f32, M and K are multiples of 16, and N of 8 per
+/// warp.
+std::optional<BlockedLayout> mma_accumulator_layout(const ir::Operation &dot,
+                                                    int num_warps);
+
+/// Where register r of a thread in an mma_accumulator_layout sits: the
+/// 16-row tile along M, the warp's 8-column tile along N (counted among
+/// the warp's own), and the accumulator fragment element (c0..c3).
+struct MmaFragmentElement {
+  int64_t m_tile = 0, n_tile = 0, element = 0;
+};
+MmaFragmentElement mma_fragment_element(const BlockedLayout &layout, int64_t r);
 
 } // namespace blocc::nvptx

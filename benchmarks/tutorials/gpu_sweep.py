@@ -146,7 +146,7 @@ def matmul(n):
                    outs["triton"]),
         "cuBLAS (ceiling)": (lambda: a @ b, None),
     }, want, (0, 1e-3 * math.sqrt(n)), "128x64x32 tiles, GROUP_M=8, 4 warps "
-       "(dot on FMA units)")
+       "(dot on tensor cores: mma.sync)")
 
 
 def attention(seq, heads=32, dim=64):

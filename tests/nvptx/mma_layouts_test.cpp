@@ -1,8 +1,11 @@
 // The mma.sync m16n8k16 register layouts against the PTX ISA's fragment
 // formulas, element by element, and what the maps derive: the accumulator
 // of two m16n8 tiles side by side is operand A of the next MMA with no
-// data movement (a register renumbering), as attention chains two MMAs.
+// data movement (a register renumbering), as attention chains two MMAs;
+// and the blocked layout a dot on tensor cores homes its result in, whose
+// every register is the fragment element mma_fragment_element names.
 #include "backends/nvptx/mma_layouts.h"
+#include "ir/builder.h"
 
 #include <gtest/gtest.h>
 
@@ -64,6 +67,70 @@ TEST(MmaLayouts, TwoAccumulatorsSideBySideAreOperandAWithoutMovingData) {
   for (int bit = 0; bit < 3; ++bit)
     EXPECT_EQ(conversion.image("register", bit).at("lane"), 0)
         << "register bit " << bit << " moves across lanes";
+}
+
+// Each (warp, lane, register) of the accumulator layout holds the element
+// that its MMA fragment element puts there: tile (m_tile, n_tile) of the
+// warp's strips, placed by the PTX ISA's accumulator table.
+void expect_blocked_layout_is_fragments(int64_t m, int64_t n, int warps) {
+  BlockedLayout layout{{m, n}, {1, 2}, {8, 4}, {1, warps}};
+  EXPECT_FALSE(layout.has_replicas());
+  LinearLayout placed = linear_layout_of(layout);
+  LinearLayout fragment = mma_m16n8k16_accumulator();
+  for (int64_t w = 0; w < warps; ++w)
+    for (int64_t lane = 0; lane < 32; ++lane)
+      for (int64_t r = 0; r < layout.num_registers(); ++r) {
+        LinearLayout::Point at =
+            placed.apply({{"register", r}, {"lane", lane}, {"warp", w}});
+        MmaFragmentElement f = mma_fragment_element(layout, r);
+        LinearLayout::Point in_tile =
+            fragment.apply({{"register", f.element}, {"lane", lane}});
+        EXPECT_EQ(at.at("dim0"), 16 * f.m_tile + in_tile.at("dim0"))
+            << m << "x" << n << " on " << warps << " warps: warp " << w
+            << ", lane " << lane << ", register " << r;
+        EXPECT_EQ(at.at("dim1"),
+                  8 * warps * f.n_tile + 8 * w + in_tile.at("dim1"))
+            << m << "x" << n << " on " << warps << " warps: warp " << w
+            << ", lane " << lane << ", register " << r;
+      }
+}
+
+TEST(MmaAccumulatorLayout, EveryRegisterIsAFragmentElement) {
+  expect_blocked_layout_is_fragments(16, 8, 1);
+  expect_blocked_layout_is_fragments(32, 64, 4);
+  expect_blocked_layout_is_fragments(128, 128, 4);
+  expect_blocked_layout_is_fragments(64, 128, 8);
+}
+
+/// The layout chosen for a dot of an m x k by a k x n block of `in` into
+/// `out` on `warps` warps.
+std::optional<BlockedLayout> layout_for(blocc::ir::Scalar in,
+                                        blocc::ir::Scalar out, int64_t m,
+                                        int64_t n, int64_t k, int warps) {
+  using namespace blocc::ir;
+  Function f("dot");
+  Builder b(&f.body());
+  Value *x = b.float_constant(1.0, Type::block(Type::scalar(in), {m, k}));
+  Value *y = b.float_constant(1.0, Type::block(Type::scalar(in), {k, n}));
+  Value *c = b.float_constant(0.0, Type::block(Type::scalar(out), {m, n}));
+  Value *d = b.create_value(OpCode::Dot, {x, y, c}, c->type());
+  return mma_accumulator_layout(*d->defining_op(), warps);
+}
+
+TEST(MmaAccumulatorLayout, OnlyForHalfInputsIntoF32OnWholeTiles) {
+  using blocc::ir::Scalar;
+  std::optional<BlockedLayout> l =
+      layout_for(Scalar::F16, Scalar::F32, 128, 64, 32, 4);
+  ASSERT_TRUE(l);
+  EXPECT_EQ(*l, (BlockedLayout{{128, 64}, {1, 2}, {8, 4}, {1, 4}}));
+  EXPECT_TRUE(layout_for(Scalar::BF16, Scalar::F32, 16, 8, 16, 1));
+  // Other types, and tiles the warps' MMAs do not cover whole.
+  EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F16, 128, 64, 32, 4));
+  EXPECT_FALSE(layout_for(Scalar::F32, Scalar::F32, 128, 64, 32, 4));
+  EXPECT_FALSE(layout_for(Scalar::I8, Scalar::I32, 128, 64, 32, 4));
+  EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F32, 8, 64, 32, 4));
+  EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F32, 128, 16, 32, 4));
+  EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F32, 128, 64, 8, 4));
 }
 
 } // namespace

@@ -49,19 +49,35 @@ LinearLayout mma_m16n8k16_operand_b() {
                                    {{{1, 0}, {8, 0}}, lane_images(1, 0)});
 }
 
-std::optional<BlockedLayout> mma_accumulator_layout(const ir::Operation &dot,
-                                                    int num_warps) {
+std::string why_not_on_tensor_cores(const ir::Operation &dot, int num_warps) {
   const ir::Type &a = dot.operand(0)->type(), &b = dot.operand(1)->type();
   const ir::Type &c = dot.result()->type();
   bool f16 = a.element() == ir::Scalar::F16 && b.element() == ir::Scalar::F16;
   bool bf16 =
       a.element() == ir::Scalar::BF16 && b.element() == ir::Scalar::BF16;
-  if (c.rank() != 2 || (!f16 && !bf16) || c.element() != ir::Scalar::F32)
-    return std::nullopt;
+  if (c.rank() != 2)
+    return "a batched dot (tensor cores take two-dimensional blocks)";
+  if ((!f16 && !bf16) || c.element() != ir::Scalar::F32)
+    return a.str() + " by " + b.str() + " into " +
+           std::string(ir::scalar_name(c.element())) +
+           " (tensor cores take f16 by f16 or bf16 by bf16 into f32)";
   int64_t m = c.dim(0), n = c.dim(1), k = a.dim(1);
-  if (m % 16 != 0 || k % 16 != 0 || n % (8 * int64_t{num_warps}) != 0)
+  if (m % 16 != 0 || k % 16 != 0)
+    return "M = " + std::to_string(m) + ", K = " + std::to_string(k) +
+           " (tensor cores take multiples of 16)";
+  if (n % (8 * int64_t{num_warps}) != 0)
+    return "N = " + std::to_string(n) + " on " + std::to_string(num_warps) +
+           " warps (tensor cores take 8 columns per warp: N a multiple of " +
+           std::to_string(8 * num_warps) + ")";
+  return "";
+}
+
+std::optional<BlockedLayout> mma_accumulator_layout(const ir::Operation &dot,
+                                                    int num_warps) {
+  if (!why_not_on_tensor_cores(dot, num_warps).empty())
     return std::nullopt;
-  return BlockedLayout{{m, n}, {1, 2}, {8, 4}, {1, num_warps}};
+  const ir::Type &c = dot.result()->type();
+  return BlockedLayout{{c.dim(0), c.dim(1)}, {1, 2}, {8, 4}, {1, num_warps}};
 }
 
 MmaFragmentElement mma_fragment_element(const BlockedLayout &layout,

@@ -16,6 +16,7 @@
 #include "ir/linear_layout.h"
 
 #include <optional>
+#include <string>
 
 namespace blocc::nvptx {
 
@@ -43,6 +44,10 @@ ir::LinearLayout mma_m16n8k16_operand_b();
 /// warp.
 std::optional<BlockedLayout> mma_accumulator_layout(const ir::Operation &dot,
                                                     int num_warps);
+
+/// Why `dot` does not run on tensor cores on `num_warps` warps, in words
+/// for the layouts inspection stage ("" when it does).
+std::string why_not_on_tensor_cores(const ir::Operation &dot, int num_warps);
 
 /// Where register r of a thread in an mma_accumulator_layout sits: the
 /// 16-row tile along M, the warp's 8-column tile along N (counted among

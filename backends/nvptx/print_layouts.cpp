@@ -2,6 +2,7 @@
 
 #include "backends/nvptx/assign_layouts.h"
 #include "backends/nvptx/kernel_lowering.h"
+#include "backends/nvptx/mma_layouts.h"
 #include "ir/printer.h"
 
 #include <algorithm>
@@ -19,7 +20,8 @@ std::string list(const std::vector<int64_t> &values) {
 
 class LayoutNotes {
 public:
-  explicit LayoutNotes(const LayoutAssignment &layouts) : layouts_(layouts) {}
+  LayoutNotes(const LayoutAssignment &layouts, int num_warps)
+      : layouts_(layouts), num_warps_(num_warps) {}
 
   std::string layout(const Layout &l) const {
     const BlockedLayout &parent = layouts_.parent(l);
@@ -75,6 +77,8 @@ public:
     }
     if (op.code() == ir::OpCode::Store && op.operand(1)->type().is_block())
       parts.push_back("stores from " + layout(layouts_.store_layout(op)));
+    if (op.code() == ir::OpCode::Dot)
+      parts.push_back(dot_units(op));
     if (op.code() == ir::OpCode::Reduce && op.operand(0)->type().is_block())
       parts.push_back("reads its operands in " +
                       layout(layouts_.reduce_layout(op)));
@@ -94,6 +98,19 @@ public:
   }
 
 private:
+  /// Which units a dot runs on, and why not on tensor cores.
+  std::string dot_units(const ir::Operation &dot) const {
+    std::string refusal = why_not_on_tensor_cores(dot, num_warps_);
+    if (!refusal.empty())
+      return "on CUDA cores: " + refusal;
+    const ir::Type &c = dot.result()->type();
+    int64_t tiles = c.dim(0) / 16 * (c.dim(1) / (8 * int64_t{num_warps_}));
+    std::string type =
+        dot.operand(0)->type().element() == ir::Scalar::BF16 ? "bf16" : "f16";
+    return "on tensor cores: mma.sync m16n8k16 " + type + " into f32, " +
+           std::to_string(tiles) + " tiles of 16 x 8 per warp";
+  }
+
   static std::string region_name(const ir::Operation &op, size_t r) {
     if (op.code() == ir::OpCode::If)
       return r == 0 ? "then" : "else";
@@ -103,6 +120,7 @@ private:
   }
 
   const LayoutAssignment &layouts_;
+  int num_warps_;
 };
 
 } // namespace
@@ -111,7 +129,7 @@ std::string print_layouts(const ir::Function &function, int num_warps) {
   ir::AxisInfoAnalysis axis_info(const_cast<ir::Function &>(function));
   check_supported(function, axis_info);
   LayoutAssignment layouts(function, axis_info, num_warps);
-  LayoutNotes notes(layouts);
+  LayoutNotes notes(layouts, num_warps);
   std::string out = "// layouts of " + function.name() + " for " +
                     std::to_string(num_warps) +
                     (num_warps == 1 ? " warp:\n" : " warps:\n");

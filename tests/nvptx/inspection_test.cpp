@@ -85,6 +85,41 @@ TEST(GpuInspection, LayoutsAnnotateTheIrAndReadBackAsIt) {
             stages[bl::Stage::Ir]);
 }
 
+// One tile product of BLOCK x BLOCK blocks of T into f32.
+template <typename T> auto tile_product_named(const std::string &name) {
+  return bl::kernel(
+      name, {"a", "b", "c", "BLOCK"},
+      [](bl::Ptr<T> a, bl::Ptr<T> b, bl::Ptr<float> c, bl::Const<int> BLOCK) {
+        auto r = bl::expand_dims(bl::arange(0, BLOCK), 1);
+        auto k = bl::expand_dims(bl::arange(0, BLOCK), 0);
+        auto x = bl::load(a + r * BLOCK + k);
+        auto y = bl::load(b + r * BLOCK + k);
+        bl::store(c + r * BLOCK + k, bl::dot(x, y, bl::InputPrecision::IEEE));
+      });
+}
+
+// The layouts stage says where each dot runs: on tensor cores, with the
+// tiles each warp multiplies, or on the CUDA cores, with the reason.
+TEST(GpuInspection, LayoutsSayWhichUnitsEachDotRunsOn) {
+  auto halves = tile_product_named<bl::half>("inspect_dot_halves");
+  const bl::half *no_halves = nullptr;
+  auto layouts = [&](auto &kernel, const auto *data, int warps, int block) {
+    return kernel.asm_for(bl::Target::gpu("sm_90", warps), data, data, kNoData,
+                          block)[bl::Stage::Layouts];
+  };
+  EXPECT_THAT(layouts(halves, no_halves, 4, 64),
+              HasSubstr("on tensor cores: mma.sync m16n8k16 f16 into f32, 8 "
+                        "tiles of 16 x 8 per warp"));
+  EXPECT_THAT(layouts(halves, no_halves, 4, 16),
+              HasSubstr("on CUDA cores: N = 16 on 4 warps (tensor cores take "
+                        "8 columns per warp: N a multiple of 32)"));
+  auto floats = tile_product_named<float>("inspect_dot_floats");
+  EXPECT_THAT(layouts(floats, kNoData, 4, 64),
+              HasSubstr("on CUDA cores: tensor<64x64xf32> by tensor<64x64xf32> "
+                        "into f32 (tensor cores take f16 by f16 or bf16 by "
+                        "bf16 into f32)"));
+}
+
 TEST(GpuInspection, ABadTargetIsAnErrorNamingIt) {
   auto softmax = row_softmax_named("inspect_gpu_bad_target");
   EXPECT_THAT(error_of([&] {

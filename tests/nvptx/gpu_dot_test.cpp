@@ -263,6 +263,13 @@ void check_ptx(const Combo &combo, const Shape &shape) {
   // there for the narrow staging's results, not its speed.
   const bool spill_free =
       !(combo.with_c0 && shape.warps == 4) && shape.warps <= 8;
+  // Ada (sm_89) has the same tensor-core instructions: its PTX assembles
+  // (but for the 256-deep tiles, whose inputs need more shared memory
+  // than sm_89 allows a CTA).
+  if (ptxas() && shape.bk <= 64 &&
+      on_tensor_cores<In, Out>(combo, for_inputs(shape, sizeof(In)))) {
+    EXPECT_EQ(ptxas_errors(ptx_for(f, "sm_89", shape.warps), "sm_89"), "");
+  }
   for (const char *arch : {"sm_80", "sm_90"}) {
     std::string ptx = ptx_for(f, arch, shape.warps);
     EXPECT_THAT(ptx, ::testing::Not(::testing::HasSubstr(".local")));

@@ -39,9 +39,11 @@ class CompiledKernel {
 public:
   CompiledKernel(std::string name, std::string ptx, std::string symbol,
                  std::vector<ParameterKind> parameters, int num_warps,
-                 int64_t dynamic_shared_bytes, std::vector<FaultSite> faults)
+                 int64_t dynamic_shared_bytes, std::vector<FaultSite> faults,
+                 std::string cubin)
       : loaded(std::move(name), std::move(ptx), std::move(symbol),
-               static_cast<unsigned>(dynamic_shared_bytes), faults),
+               static_cast<unsigned>(dynamic_shared_bytes), faults,
+               std::move(cubin)),
         parameters(std::move(parameters)), num_warps(num_warps),
         faults(std::move(faults)) {}
   cuda::LoadedKernel loaded;
@@ -176,6 +178,12 @@ compile_by_text(const ir::Function &function, const CompileOptions &options) {
       ++llvm_compile_count;
       store_cached_ptx(key, ptx);
     }
+    // Where BLOCC_PTXAS names an assembler, its cubin (kept on disk too).
+    std::string cubin;
+    if (const std::optional<cuda::PtxAssembler> &assembler =
+            cuda::ptx_assembler())
+      cubin = cached_cubin(*assembler, key, ptx,
+                           "kernel '" + function.name() + "'");
     std::vector<ParameterKind> parameters;
     for (size_t i = 0; i < function.num_arguments(); ++i)
       parameters.push_back(parameter_kind(function.argument(i)->type()));
@@ -183,7 +191,7 @@ compile_by_text(const ir::Function &function, const CompileOptions &options) {
     return std::make_shared<const CompiledKernel>(
         function.name(), std::move(ptx), symbol_for(function.name()),
         std::move(parameters), options.num_warps, g.dynamic_shared_bytes,
-        std::move(g.faults));
+        std::move(g.faults), std::move(cubin));
   });
 }
 

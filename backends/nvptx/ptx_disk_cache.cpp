@@ -68,6 +68,19 @@ void store_cached_ptx(const std::string &key, const std::string &ptx) {
                                                 : counters().write_failures);
 }
 
+std::string cached_cubin(const cuda::PtxAssembler &assembler,
+                         const std::string &key, const std::string &ptx,
+                         const std::string &what) {
+  const std::string cubin_key =
+      key + "\ncubin of " + assembler.path + " (CUDA " +
+      cuda::cuda_release_name(assembler.version) + ")";
+  if (std::optional<std::string> cached = load_cached_ptx(cubin_key))
+    return std::move(*cached);
+  std::string cubin = cuda::assemble_ptx(assembler, ptx, what);
+  store_cached_ptx(cubin_key, cubin);
+  return cubin;
+}
+
 PtxDiskCounters ptx_disk_counters() {
   const Counters &c = counters();
   return {c.hits.load(), c.rejected.load(), c.writes.load(),

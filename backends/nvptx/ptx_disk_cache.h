@@ -7,8 +7,13 @@
 // build-time hash of the sources that decide generated code, and the LLVM
 // that runs. An entry holds only the PTX: what else a launch needs
 // (dynamic shared memory, fault sites) comes from lowering the kernel
-// again, which is cheap and deterministic. No LLVM types here.
+// again, which is cheap and deterministic. Where BLOCC_PTXAS names a PTX
+// assembler (runtime/cuda/ptx_assembler.h), the cubin it makes of that PTX
+// is kept too, under the same key and the assembler's path and release, so
+// that a later process skips ptxas as well. No LLVM types here.
 #pragma once
+
+#include "runtime/cuda/ptx_assembler.h"
 
 #include <cstddef>
 #include <optional>
@@ -28,8 +33,15 @@ std::optional<std::string> load_cached_ptx(const std::string &key);
 /// written: it is an optimization).
 void store_cached_ptx(const std::string &key, const std::string &ptx);
 
+/// The cubin `assembler` makes of `ptx`, the PTX of `key`: read from the
+/// disk cache where an earlier process stored it, else assembled (errors
+/// as cuda::assemble_ptx, naming `what`) and stored.
+std::string cached_cubin(const cuda::PtxAssembler &assembler,
+                         const std::string &key, const std::string &ptx,
+                         const std::string &what);
+
 struct PtxDiskCounters {
-  size_t hits = 0;           // PTX read from the disk cache
+  size_t hits = 0;           // PTX or cubins read from the disk cache
   size_t rejected = 0;       // entries that failed verification
   size_t writes = 0;         // entries written
   size_t write_failures = 0; // entries that could not be written

@@ -66,9 +66,11 @@ void warn_of_driver_assembler() {
 
 LoadedKernel::LoadedKernel(std::string name, std::string ptx,
                            std::string symbol, unsigned dynamic_shared_bytes,
-                           std::vector<runtime::FaultSite> faults)
+                           std::vector<runtime::FaultSite> faults,
+                           std::string cubin)
     : name_(std::move(name)), ptx_(std::move(ptx)), symbol_(std::move(symbol)),
-      dynamic_shared_bytes_(dynamic_shared_bytes), faults_(std::move(faults)) {}
+      dynamic_shared_bytes_(dynamic_shared_bytes), faults_(std::move(faults)),
+      cubin_(std::move(cubin)) {}
 
 void LoadedKernel::enable_dynamic_shared_memory(CUfunction function) const {
   // Up to 48 KB every function may use without opting in.
@@ -133,6 +135,8 @@ const LoadedKernel::Loaded &LoadedKernel::loaded_in(CUcontext context) const {
 }
 
 const std::string &LoadedKernel::module_image() const {
+  if (!cubin_.empty())
+    return cubin_;
   const std::optional<PtxAssembler> &assembler = ptx_assembler();
   if (!assembler) {
     warn_of_driver_assembler();

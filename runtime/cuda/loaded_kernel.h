@@ -37,9 +37,12 @@ public:
   /// entry's name, `dynamic_shared_bytes` what each launch requests (the
   /// size of the PTX's `.extern .shared` buffer; 0 if none), `faults`
   /// where its programs may stop with an error (none: it cannot fail).
+  /// `cubin`, when given, is what the PTX assembler BLOCC_PTXAS names
+  /// made of `ptx` (read from a cache): loaded instead of assembling.
   LoadedKernel(std::string name, std::string ptx, std::string symbol,
                unsigned dynamic_shared_bytes = 0,
-               std::vector<runtime::FaultSite> faults = {});
+               std::vector<runtime::FaultSite> faults = {},
+               std::string cubin = {});
 
   const std::string &name() const { return name_; }
   const std::string &ptx() const { return ptx_; }
@@ -82,7 +85,8 @@ private:
   unsigned dynamic_shared_bytes_ = 0;
   std::vector<runtime::FaultSite> faults_;
   mutable std::mutex mutex_;
-  mutable std::string cubin_; // module_image(), when BLOCC_PTXAS assembles
+  // The cubin loaded instead of the PTX: given, or made by module_image().
+  mutable std::string cubin_;
   // Per context (context_key in context.h).
   mutable std::map<unsigned long long, Loaded> loaded_;
 };

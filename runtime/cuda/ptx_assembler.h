@@ -9,8 +9,9 @@
 // the assembler of CUDA 13.5 compiles the same PTX right. So blocc can
 // assemble with a ptxas the user names instead:
 //
-//   BLOCC_PTXAS=<path of ptxas>   assemble with it (to a cubin per kernel
-//                                 and architecture, once per process)
+//   BLOCC_PTXAS=<path of ptxas>   assemble with it (a cubin per kernel
+//                                 and architecture, kept in the compile
+//                                 cache by the GPU backend)
 //   BLOCC_PTXAS=driver            the driver's JIT, without the warning
 //   unset or empty                the driver's JIT; blocc warns once when
 //                                 it is older than CUDA 13.5

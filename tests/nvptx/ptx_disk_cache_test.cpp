@@ -4,9 +4,11 @@
 // launch facts (dynamic shared memory; fault sites, which the GPU part
 // checks through a fault of a kernel read from disk); a corrupt entry is
 // compiled again; another architecture is another entry; with the cache
-// off nothing is stored. The launches skip without a GPU.
+// off nothing is stored; the cubin of a named PTX assembler is kept too.
+// The launches skip without a GPU.
 #include "nvptx/support.h"
 
+#include "backends/nvptx/ptx_disk_cache.h"
 #include "cpu/cache_support.h"
 
 namespace bl = blocc;
@@ -127,6 +129,28 @@ TEST_F(PtxDiskCache, OffStoresNothing) {
   EXPECT_EQ(counts.llvm_compiles, 1u);
   EXPECT_EQ(counts.disk_writes, 0u);
   EXPECT_TRUE(entries_in(directory).empty());
+}
+
+// The cubin of the assembler BLOCC_PTXAS names is kept beside the PTX:
+// a second process reads it instead of running ptxas; another assembler
+// (path or release) is another entry. The stand-in tests/fake_cuda/fake_ptxas
+// writes "FAKE CUBIN <arch>" and the PTX.
+TEST_F(PtxDiskCache, TheAssemblersCubinIsKeptToo) {
+  const cuda::PtxAssembler fake{BLOCC_FAKE_PTXAS, 13050};
+  const std::string ptx = ptx_for(specialization_of_size(128));
+  const std::string want = "FAKE CUBIN sm_90\n" + ptx;
+  auto counters = [] { return nvptx::ptx_disk_counters(); };
+  nvptx::PtxDiskCounters before = counters();
+  EXPECT_EQ(nvptx::cached_cubin(fake, "key", ptx, "kernel 'k'"), want);
+  EXPECT_EQ(counters().writes, before.writes + 1);
+  EXPECT_EQ(counters().hits, before.hits);
+  EXPECT_EQ(nvptx::cached_cubin(fake, "key", ptx, "kernel 'k'"), want);
+  EXPECT_EQ(counters().writes, before.writes + 1);
+  EXPECT_EQ(counters().hits, before.hits + 1);
+  const cuda::PtxAssembler newer{BLOCC_FAKE_PTXAS, 13060};
+  EXPECT_EQ(nvptx::cached_cubin(newer, "key", ptx, "kernel 'k'"), want);
+  EXPECT_EQ(counters().writes, before.writes + 2);
+  EXPECT_EQ(counters().hits, before.hits + 1);
 }
 
 TEST_F(PtxDiskCache, AKernelFromDiskRunsAndReportsItsFaults) {

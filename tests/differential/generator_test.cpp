@@ -353,5 +353,33 @@ TEST(GeneratorTest, MatmulLoopsAccumulateDotsOfMaskedTilesOverK) {
   EXPECT_GE(carried_pointers, 10);
 }
 
+// Tensor-core tiles (generation 5): some matmul loops multiply f16 or
+// bf16 tiles of 16 or 32 rows, 8 to 64 columns and 16 or 32 along K into
+// f32, the shapes a dot runs on tensor cores in; generation 4 has none
+// of 32 rows or more than 8 columns.
+TEST(GeneratorTest, TensorCoreTilesComeInMatmulLoops) {
+  GeneratorOptions newest, older;
+  newest.generation = 5;
+  older.generation = 4;
+  auto mma_shaped = [](const ir::Operation &op) {
+    if (op.code() != OpCode::Dot || op.result()->type().rank() != 2)
+      return false;
+    const ir::Type &a = op.operand(0)->type(), &c = op.result()->type();
+    bool halves = a.element() == Scalar::F16 || a.element() == Scalar::BF16;
+    return halves && c.element() == Scalar::F32 && c.dim(0) % 16 == 0 &&
+           a.dim(1) % 16 == 0 && c.dim(1) % 8 == 0 && c.dim(0) * c.dim(1) > 128;
+  };
+  int shaped = 0;
+  for (uint64_t seed = 1; seed <= 600; ++seed) {
+    generate_kernel(seed, newest).function->walk([&](ir::Operation &op) {
+      shaped += mma_shaped(op);
+    });
+    generate_kernel(seed, older).function->walk([&](ir::Operation &op) {
+      EXPECT_FALSE(mma_shaped(op)) << "seed " << seed;
+    });
+  }
+  EXPECT_GE(shaped, 10);
+}
+
 } // namespace
 } // namespace blocc::differential

@@ -62,9 +62,28 @@ Layout choose_3d_layout(Random &rng) {
   return l;
 }
 
+/// Tensor-core tiles (generation 5): 16 or 32 rows by 8 to 64 columns,
+/// the shapes a dot runs on tensor cores in (16 rows per MMA, 8 columns
+/// per warp), at most 1024 elements.
+Layout choose_mma_tile_layout(Random &rng) {
+  Layout l;
+  l.rank = 2;
+  do {
+    l.block[0] = int64_t{16} << rng.between(0, 1);
+    l.block[1] = int64_t{8} << rng.between(0, 3);
+  } while (l.block[0] * l.block[1] > 1024);
+  l.size[0] = odd_size(rng, l.block[0], 3);
+  l.size[1] = odd_size(rng, l.block[1], 3);
+  l.grid =
+      Grid(ceil_div(l.size[0], l.block[0]), ceil_div(l.size[1], l.block[1]));
+  return l;
+}
+
 Layout choose_layout(Random &rng, int generation) {
   if (generation >= 3 && rng.percent(15))
     return choose_3d_layout(rng);
+  if (generation >= 5 && rng.percent(25))
+    return choose_mma_tile_layout(rng);
   Layout l;
   if (rng.percent(65)) {
     l.rank = 1;

@@ -81,7 +81,10 @@ struct GeneratorOptions {
   /// 1, the first; 2, atomics (add, max, min, and, or, xor of integers into
   /// a few slots every program and lane shares); 3, three-dimensional
   /// blocks over a three-dimensional grid; 4, matmul loops (a tile of A
-  /// times B accumulated by dots over K in steps with a masked tail). A
+  /// times B accumulated by dots over K in steps with a masked tail); 5,
+  /// tensor-core tiles (some two-dimensional kernels get 16 or 32 x 8 to
+  /// 64 blocks, whose matmul loops take f16 and bf16 more often, in steps
+  /// of 16 or 32 along K: the shapes dots run on tensor cores in). A
   /// new generation changes the kernels of many seeds, so a recorded seed
   /// (the regression batch) keeps the generation it was found in; an older
   /// generation gives the kernels it always gave.
@@ -89,7 +92,7 @@ struct GeneratorOptions {
 };
 
 /// The newest generation (GeneratorOptions::generation).
-inline constexpr int kLatestGeneration = 4;
+inline constexpr int kLatestGeneration = 5;
 
 /// The same seed and options give the same kernel on every machine.
 GeneratedKernel generate_kernel(uint64_t seed,

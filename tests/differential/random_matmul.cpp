@@ -57,11 +57,20 @@ bool KernelGenerator::k_loop_dot_action() {
   static const std::vector<Scalar> dtypes = {
       Scalar::F16, Scalar::F16, Scalar::BF16, Scalar::BF16, Scalar::F32,
       Scalar::F32, Scalar::F64, Scalar::I8,   Scalar::I16,  Scalar::I32};
-  Scalar d = rng_.pick(dtypes);
-  Scalar acc_type = dot_accumulator(d);
   int64_t bm = layout_.block[0], bn = layout_.block[1];
-  int64_t bk = rng_.pick(std::vector<int64_t>{1, 2, 4, 8, 16, 16, 32, 32});
-  while (bk > 1 && (bm * bk > 256 || bk * bn > 256))
+  // A tensor-core tile (generation 5) mostly multiplies halves in steps
+  // the MMAs take whole.
+  const bool mma_tile = options_.generation >= 5 && bm % 16 == 0 &&
+                        bn % 8 == 0 && rng_.percent(70);
+  Scalar d = mma_tile
+                 ? rng_.pick(std::vector<Scalar>{Scalar::F16, Scalar::BF16})
+                 : rng_.pick(dtypes);
+  Scalar acc_type = dot_accumulator(d);
+  int64_t bk =
+      mma_tile ? rng_.pick(std::vector<int64_t>{16, 32})
+               : rng_.pick(std::vector<int64_t>{1, 2, 4, 8, 16, 16, 32, 32});
+  const int64_t most = mma_tile ? 1024 : 256;
+  while (bk > 1 && (bm * bk > most || bk * bn > most))
     bk /= 2;
   int64_t k = choose_k(rng_, bk);
   Type index = Type::scalar(index_type_);

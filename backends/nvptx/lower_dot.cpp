@@ -250,9 +250,15 @@ private:
         return;
       least = least ? std::min(least, end) : end;
     }
+    too_much_shared_memory(least);
+  }
+
+  /// The error for inputs that need `bytes` of shared memory, beyond what
+  /// the architecture allows a CTA.
+  [[noreturn]] void too_much_shared_memory(int64_t bytes) const {
     const ir::Type &a = op_.operand(0)->type(), &b = op_.operand(1)->type();
     throw Error("a dot of " + a.str() + " by " + b.str() + " needs " +
-                std::to_string(least) +
+                std::to_string(bytes) +
                 " bytes of shared memory for its inputs, more than the " +
                 std::to_string(k_.arch.max_shared_bytes()) + " bytes " +
                 k_.arch.name() +
@@ -561,13 +567,7 @@ private:
     staging_[1].offset = align_up(staging_[0].bytes(), 16);
     int64_t end = staging_[1].offset + staging_[1].bytes();
     if (end > k_.arch.max_shared_bytes())
-      throw Error("a dot of " + op_.operand(0)->type().str() + " by " +
-                  op_.operand(1)->type().str() + " needs " +
-                  std::to_string(end) +
-                  " bytes of shared memory for its inputs, more than the " +
-                  std::to_string(k_.arch.max_shared_bytes()) + " bytes " +
-                  k_.arch.name() +
-                  " allows a CTA; use smaller blocks (a smaller BLOCK_K)");
+      too_much_shared_memory(end);
     k_.before_shared_write();
     write(0, staging_[0]);
     write(1, staging_[1]);

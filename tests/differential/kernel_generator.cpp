@@ -62,21 +62,27 @@ Layout choose_3d_layout(Random &rng) {
   return l;
 }
 
-/// Tensor-core tiles (generation 5): 16 or 32 rows by 8 to 64 columns,
-/// the shapes a dot runs on tensor cores in (16 rows per MMA, 8 columns
-/// per warp), at most 1024 elements.
-Layout choose_mma_tile_layout(Random &rng) {
-  Layout l;
+/// Two dimensions of the blocks `l` holds: sizes around them, and the
+/// grid that covers the sizes.
+Layout two_dimensional(Random &rng, Layout l) {
   l.rank = 2;
-  do {
-    l.block[0] = int64_t{16} << rng.between(0, 1);
-    l.block[1] = int64_t{8} << rng.between(0, 3);
-  } while (l.block[0] * l.block[1] > 1024);
   l.size[0] = odd_size(rng, l.block[0], 3);
   l.size[1] = odd_size(rng, l.block[1], 3);
   l.grid =
       Grid(ceil_div(l.size[0], l.block[0]), ceil_div(l.size[1], l.block[1]));
   return l;
+}
+
+/// Tensor-core tiles (generation 5): 16 or 32 rows by 8 to 64 columns,
+/// the shapes a dot runs on tensor cores in (16 rows per MMA, 8 columns
+/// per warp), at most 1024 elements.
+Layout choose_mma_tile_layout(Random &rng) {
+  Layout l;
+  do {
+    l.block[0] = int64_t{16} << rng.between(0, 1);
+    l.block[1] = int64_t{8} << rng.between(0, 3);
+  } while (l.block[0] * l.block[1] > 1024);
+  return two_dimensional(rng, l);
 }
 
 Layout choose_layout(Random &rng, int generation) {
@@ -92,16 +98,11 @@ Layout choose_layout(Random &rng, int generation) {
     l.grid = Grid(ceil_div(l.size[0], l.block[0]) + (rng.percent(15) ? 1 : 0));
     return l;
   }
-  l.rank = 2;
   do {
     l.block[0] = int64_t{1} << rng.between(0, 4);
     l.block[1] = int64_t{1} << rng.between(0, 5);
   } while (l.block[0] * l.block[1] > 128);
-  l.size[0] = odd_size(rng, l.block[0], 3);
-  l.size[1] = odd_size(rng, l.block[1], 3);
-  l.grid =
-      Grid(ceil_div(l.size[0], l.block[0]), ceil_div(l.size[1], l.block[1]));
-  return l;
+  return two_dimensional(rng, l);
 }
 
 } // namespace

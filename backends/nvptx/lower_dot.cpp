@@ -6,12 +6,13 @@
 // where the layout assignment homed the result in the MMA accumulator
 // layout (mma_layouts.h: each warp's registers are the fragments of its
 // 8-column strips over all rows), A and B are staged in shared memory
-// in their own type with K fastest ([m][k] and [n][k]); each step of 16
-// along K, a warp reads its fragments there as 32-bit pairs along K
-// (rows g and g + 8, columns 2t and 2t + 8 of each tile, as the PTX ISA
-// lays them out) and issues one MMA per 16 x 8 tile. A row pitch of 4
-// words past a multiple of 8 puts the 8 rows x 4 pairs a warp reads at
-// once in 32 different banks. The products are exact and the sums f32,
+// in their own type as they are multiplied, A with K fastest and B with
+// N fastest (so that both are written as the loads left them, in
+// vectors); each step of 16 along K, a warp reads its fragments with
+// ldmatrix (B transposed: .trans gives the column-major fragment) and
+// issues one MMA per 16 x 8 tile. A row pitch of 4 words past a multiple
+// of 8 puts the 8 rows of 16 bytes one ldmatrix phase reads in 32
+// different banks. The products are exact and the sums f32,
 // in the tensor cores' order: results agree with the CPU backend within
 // the rounding of a sum, not bit for bit.
 //
@@ -61,6 +62,7 @@
 
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include <algorithm>
 #include <array>
@@ -544,19 +546,20 @@ private:
     return mma && parent_ == *mma && home_.dims == std::vector<int>{0, 1};
   }
 
-  /// An input kept in its own type with K fastest, rows `pitch` elements
-  /// apart: 4 words past a multiple of 8, so that the rows g = 0..7 of a
-  /// fragment start in banks 4 * (g * odd) mod 32 and its 8 x 4 words
-  /// hit every bank once.
+  /// An input kept in its own type as it is multiplied: A with K fastest
+  /// ([m][k]), B with N fastest ([k][n]), rows `pitch` elements apart: 4
+  /// words past a multiple of 8, so that the 8 rows of 16 bytes one
+  /// ldmatrix phase reads start in banks 4 * (row * odd) mod 32 and hit
+  /// every bank once.
   Staging fragment_staging(int operand) const {
     Staging s;
     s.input = s.element = op_.operand(operand)->type().element();
-    s.k_fastest = true;
-    s.vector = 2;
-    int64_t words = depth_ / 2;
+    s.k_fastest = operand == 0;
+    s.vector = 8;
+    int64_t words = (operand == 0 ? depth_ : n_) / 2;
     words += (12 - words % 8) % 8;
     s.pitch = 2 * words;
-    s.batch_stride = s.pitch * (operand == 0 ? m_ : n_);
+    s.batch_stride = s.pitch * (operand == 0 ? m_ : depth_);
     s.count = s.batch_stride;
     return s;
   }
@@ -578,17 +581,7 @@ private:
     std::vector<llvm::Value *> acc(static_cast<size_t>(4 * n_tiles_ * m_ / 16));
     for (int64_t r = 0; r < parent_.num_registers(); ++r)
       acc[fragment_slot(mma_fragment_element(parent_, r))] = init[r];
-    // The thread's first pair: row (A) or column (B) g, k = 2t.
-    llvm::Value *group = b_.CreateLShr(k_.lane, 2);
-    llvm::Value *pair = mul(b_.CreateAnd(k_.lane, 3), 2);
-    llvm::Type *half = k_.storage_type(staging_[0].element);
-    fragment_base_[0] =
-        k_.shared_element(staging_[0].offset, staging_[0].count, half,
-                          add(mul(group, staging_[0].pitch), pair));
-    llvm::Value *column = add(mul(k_.warp, 8), group);
-    fragment_base_[1] =
-        k_.shared_element(staging_[1].offset, staging_[1].count, half,
-                          add(mul(column, staging_[1].pitch), pair));
+    find_row_addresses();
     loop(depth_ / 16, 16, acc,
          [&](llvm::Value *k0, std::vector<llvm::Value *> &a) {
            mma_step(k0, a);
@@ -606,36 +599,73 @@ private:
                                f.element);
   }
 
-  /// The 32-bit word (two elements along K) `offset` elements past
-  /// `base` in shared memory.
-  llvm::Value *fragment_word(llvm::Value *base, int64_t offset) {
+  /// The row each lane hands ldmatrix.x4 (lanes 8i .. 8i + 7 the rows of
+  /// matrix i), for the first tile at k = 0. A: matrices 0..3 are rows
+  /// 0-7 and 8-15 at k 0-7, then both at k 8-15 (a0..a3). B, read
+  /// transposed: rows k 0-7 and 8-15 of the warp's first 8-column tile,
+  /// then of its second (b0, b1 of two tiles).
+  void find_row_addresses() {
+    llvm::Value *row = add(b_.CreateAnd(k_.lane, 7),
+                           mul(b_.CreateAnd(b_.CreateLShr(k_.lane, 3), 1), 8));
+    llvm::Value *matrix_pair = b_.CreateLShr(k_.lane, 4);
     llvm::Type *half = k_.storage_type(staging_[0].element);
-    return b_.CreateAlignedLoad(b_.getInt32Ty(),
-                                b_.CreateConstGEP1_64(half, base, offset),
-                                llvm::Align(4));
+    const Staging &a = staging_[0], &b = staging_[1];
+    row_address_[0] = k_.shared_element(
+        a.offset, a.count, half, add(mul(row, a.pitch), mul(matrix_pair, 8)));
+    llvm::Value *column =
+        add(mul(k_.warp, 8), mul(matrix_pair, parent_.tile(1)));
+    row_address_[1] = k_.shared_element(b.offset, b.count, half,
+                                        add(mul(row, b.pitch), column));
+  }
+
+  /// ldmatrix of four (or, for an odd last tile of B, two) 8 x 8
+  /// matrices at the lane's row address `at`.
+  std::vector<llvm::Value *> load_matrices(llvm::Value *at, bool transposed,
+                                           bool four) {
+    using I = llvm::Intrinsic::ID;
+    I id =
+        four ? (transposed
+                    ? llvm::Intrinsic::
+                          nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16
+                    : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16)
+             : (transposed
+                    ? llvm::Intrinsic::
+                          nvvm_ldmatrix_sync_aligned_m8n8_x2_trans_b16
+                    : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_b16);
+    llvm::Value *loaded = b_.CreateCall(
+        llvm::Intrinsic::getDeclaration(&k_.module, id, {at->getType()}), {at});
+    std::vector<llvm::Value *> words;
+    for (unsigned i = 0; i < (four ? 4u : 2u); ++i)
+      words.push_back(b_.CreateExtractValue(loaded, i));
+    return words;
   }
 
   /// One step of 16 along K from k0: every fragment of A and B the warp
-  /// needs, then an MMA per 16 x 8 tile of the accumulator.
+  /// needs (ldmatrix; B transposed), then an MMA per 16 x 8 tile.
   void mma_step(llvm::Value *k0, std::vector<llvm::Value *> &acc) {
     llvm::Type *half = k_.storage_type(staging_[0].element);
-    llvm::Value *a_base = b_.CreateGEP(half, fragment_base_[0], k0);
-    llvm::Value *b_base = b_.CreateGEP(half, fragment_base_[1], k0);
-    const int64_t pitch_a = staging_[0].pitch, pitch_b = staging_[1].pitch;
+    llvm::Value *a_at = b_.CreateGEP(half, row_address_[0], k0);
+    llvm::Value *b_at =
+        b_.CreateGEP(half, row_address_[1], mul(k0, staging_[1].pitch));
     std::vector<std::array<llvm::Value *, 4>> a(m_ / 16);
-    for (int64_t t = 0; t < m_ / 16; ++t)
-      for (int64_t i = 0; i < 4; ++i) // rows g, g + 8; then k + 8
-        a[t][i] = fragment_word(a_base, (16 * t + 8 * (i & 1)) * pitch_a +
-                                            8 * (i >> 1));
+    for (int64_t t = 0; t < m_ / 16; ++t) {
+      std::vector<llvm::Value *> words = load_matrices(
+          b_.CreateConstGEP1_64(half, a_at, 16 * t * staging_[0].pitch), false,
+          true);
+      std::copy(words.begin(), words.end(), a[t].begin());
+    }
     std::vector<std::array<llvm::Value *, 2>> b(n_tiles_);
-    for (int64_t t = 0; t < n_tiles_; ++t)
-      for (int64_t i = 0; i < 2; ++i) // k, then k + 8
-        b[t][i] = fragment_word(b_base, parent_.tile(1) * t * pitch_b + 8 * i);
+    for (int64_t t = 0; t < n_tiles_; t += 2) {
+      bool pair = t + 1 < n_tiles_;
+      std::vector<llvm::Value *> words = load_matrices(
+          b_.CreateConstGEP1_64(half, b_at, parent_.tile(1) * t), true, pair);
+      b[t] = {words[0], words[1]};
+      if (pair)
+        b[t + 1] = {words[2], words[3]};
+    }
     for (int64_t tm = 0; tm < m_ / 16; ++tm)
-      for (int64_t tn = 0; tn < n_tiles_; ++tn) {
-        llvm::Value **c = &acc[fragment_slot({tm, tn, 0})];
-        mma(a[tm], b[tn], c);
-      }
+      for (int64_t tn = 0; tn < n_tiles_; ++tn)
+        mma(a[tm], b[tn], &acc[fragment_slot({tm, tn, 0})]);
   }
 
   /// c[0..3] += A x B for one 16 x 8 x 16 tile.
@@ -672,10 +702,10 @@ private:
   std::vector<Cell> cells_;
   llvm::Value *base_[2] = {nullptr, nullptr}; // thread's first row, column
   llvm::Value *batch_base_ = nullptr;
-  // Tensor cores: 8-column tiles per warp, and the thread's first word of
-  // A's and of B's fragments.
+  // Tensor cores: 8-column tiles per warp, and the row address the
+  // thread hands ldmatrix for A and for B.
   int64_t n_tiles_ = 0;
-  llvm::Value *fragment_base_[2] = {nullptr, nullptr};
+  llvm::Value *row_address_[2] = {nullptr, nullptr};
 };
 
 } // namespace

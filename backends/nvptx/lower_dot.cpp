@@ -576,9 +576,11 @@ private:
     write(1, staging_[1]);
     k_.after_shared_write();
 
+    m_tiles_ = m_ / (2 * parent_.tile(0));
     n_tiles_ = n_ / parent_.tile(1);
     const KernelLowering::Registers &init = k_.registers(op_.operand(2), home_);
-    std::vector<llvm::Value *> acc(static_cast<size_t>(4 * n_tiles_ * m_ / 16));
+    std::vector<llvm::Value *> acc(
+        static_cast<size_t>(4 * m_tiles_ * n_tiles_));
     for (int64_t r = 0; r < parent_.num_registers(); ++r)
       acc[fragment_slot(mma_fragment_element(parent_, r))] = init[r];
     find_row_addresses();
@@ -600,22 +602,29 @@ private:
   }
 
   /// The row each lane hands ldmatrix.x4 (lanes 8i .. 8i + 7 the rows of
-  /// matrix i), for the first tile at k = 0. A: matrices 0..3 are rows
-  /// 0-7 and 8-15 at k 0-7, then both at k 8-15 (a0..a3). B, read
-  /// transposed: rows k 0-7 and 8-15 of the warp's first 8-column tile,
-  /// then of its second (b0, b1 of two tiles).
+  /// matrix i), for the warp's first fragments at k = 0. A: matrices 0..3
+  /// are the fragment's rows 0-7 and 8-15 (rows of C one layout tile
+  /// apart) at k 0-7, then both at k 8-15 (a0..a3). B, read transposed:
+  /// rows k 0-7 and 8-15 of the warp's first 8-column tile, then of its
+  /// second (b0, b1 of two tiles). Warps are numbered along N first.
   void find_row_addresses() {
-    llvm::Value *row = add(b_.CreateAnd(k_.lane, 7),
-                           mul(b_.CreateAnd(b_.CreateLShr(k_.lane, 3), 1), 8));
+    llvm::Value *warps_along_n = i32(parent_.warps_per_cta[1]);
+    llvm::Value *warp_m = b_.CreateUDiv(k_.warp, warps_along_n);
+    llvm::Value *warp_n = b_.CreateURem(k_.warp, warps_along_n);
+    llvm::Value *row_in_matrix = b_.CreateAnd(k_.lane, 7);
+    llvm::Value *second_matrix = b_.CreateAnd(b_.CreateLShr(k_.lane, 3), 1);
     llvm::Value *matrix_pair = b_.CreateLShr(k_.lane, 4);
     llvm::Type *half = k_.storage_type(staging_[0].element);
     const Staging &a = staging_[0], &b = staging_[1];
+    llvm::Value *a_row = add(add(row_in_matrix, mul(warp_m, 8)),
+                             mul(second_matrix, parent_.tile(0)));
     row_address_[0] = k_.shared_element(
-        a.offset, a.count, half, add(mul(row, a.pitch), mul(matrix_pair, 8)));
+        a.offset, a.count, half, add(mul(a_row, a.pitch), mul(matrix_pair, 8)));
+    llvm::Value *b_row = add(row_in_matrix, mul(second_matrix, 8));
     llvm::Value *column =
-        add(mul(k_.warp, 8), mul(matrix_pair, parent_.tile(1)));
+        add(mul(warp_n, 8), mul(matrix_pair, parent_.tile(1)));
     row_address_[1] = k_.shared_element(b.offset, b.count, half,
-                                        add(mul(row, b.pitch), column));
+                                        add(mul(b_row, b.pitch), column));
   }
 
   /// ldmatrix of four (or, for an odd last tile of B, two) 8 x 8
@@ -647,11 +656,12 @@ private:
     llvm::Value *a_at = b_.CreateGEP(half, row_address_[0], k0);
     llvm::Value *b_at =
         b_.CreateGEP(half, row_address_[1], mul(k0, staging_[1].pitch));
-    std::vector<std::array<llvm::Value *, 4>> a(m_ / 16);
-    for (int64_t t = 0; t < m_ / 16; ++t) {
+    std::vector<std::array<llvm::Value *, 4>> a(m_tiles_);
+    for (int64_t t = 0; t < m_tiles_; ++t) {
       std::vector<llvm::Value *> words = load_matrices(
-          b_.CreateConstGEP1_64(half, a_at, 16 * t * staging_[0].pitch), false,
-          true);
+          b_.CreateConstGEP1_64(half, a_at,
+                                2 * parent_.tile(0) * t * staging_[0].pitch),
+          false, true);
       std::copy(words.begin(), words.end(), a[t].begin());
     }
     std::vector<std::array<llvm::Value *, 2>> b(n_tiles_);
@@ -663,7 +673,7 @@ private:
       if (pair)
         b[t + 1] = {words[2], words[3]};
     }
-    for (int64_t tm = 0; tm < m_ / 16; ++tm)
+    for (int64_t tm = 0; tm < m_tiles_; ++tm)
       for (int64_t tn = 0; tn < n_tiles_; ++tn)
         mma(a[tm], b[tn], &acc[fragment_slot({tm, tn, 0})]);
   }
@@ -702,9 +712,9 @@ private:
   std::vector<Cell> cells_;
   llvm::Value *base_[2] = {nullptr, nullptr}; // thread's first row, column
   llvm::Value *batch_base_ = nullptr;
-  // Tensor cores: 8-column tiles per warp, and the row address the
-  // thread hands ldmatrix for A and for B.
-  int64_t n_tiles_ = 0;
+  // Tensor cores: 16-row fragments and 8-column tiles per warp, and the
+  // row address the thread hands ldmatrix for A and for B.
+  int64_t m_tiles_ = 0, n_tiles_ = 0;
   llvm::Value *row_address_[2] = {nullptr, nullptr};
 };
 

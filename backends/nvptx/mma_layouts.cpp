@@ -49,6 +49,24 @@ LinearLayout mma_m16n8k16_operand_b() {
                                    {{{1, 0}, {8, 0}}, lane_images(1, 0)});
 }
 
+std::optional<std::pair<int64_t, int64_t>> mma_warp_grid(int64_t m, int64_t n,
+                                                         int num_warps) {
+  // Warps split the block where each warp's part is longer, so that a
+  // warp's tile of C stays near square: it then reads the fewest operand
+  // fragments per MMA it issues (shared memory's bandwidth is the bound).
+  int64_t along_m = 1, along_n = 1;
+  while (along_m * along_n < num_warps) {
+    bool m_can = m % (32 * along_m) == 0, n_can = n % (16 * along_n) == 0;
+    if (m_can && (m / along_m >= n / along_n || !n_can))
+      along_m *= 2;
+    else if (n_can)
+      along_n *= 2;
+    else
+      return std::nullopt;
+  }
+  return std::make_pair(along_m, along_n);
+}
+
 std::string why_not_on_tensor_cores(const ir::Operation &dot, int num_warps) {
   const ir::Type &a = dot.operand(0)->type(), &b = dot.operand(1)->type();
   const ir::Type &c = dot.result()->type();
@@ -65,10 +83,10 @@ std::string why_not_on_tensor_cores(const ir::Operation &dot, int num_warps) {
   if (m % 16 != 0 || k % 16 != 0)
     return "M = " + std::to_string(m) + ", K = " + std::to_string(k) +
            " (tensor cores take multiples of 16)";
-  if (n % (8 * int64_t{num_warps}) != 0)
-    return "N = " + std::to_string(n) + " on " + std::to_string(num_warps) +
-           " warps (tensor cores take 8 columns per warp: N a multiple of " +
-           std::to_string(8 * num_warps) + ")";
+  if (!mma_warp_grid(m, n, num_warps))
+    return std::to_string(m) + " x " + std::to_string(n) + " on " +
+           std::to_string(num_warps) +
+           " warps (tensor cores take a 16 x 8 tile or more per warp)";
   return "";
 }
 
@@ -77,16 +95,21 @@ std::optional<BlockedLayout> mma_accumulator_layout(const ir::Operation &dot,
   if (!why_not_on_tensor_cores(dot, num_warps).empty())
     return std::nullopt;
   const ir::Type &c = dot.result()->type();
-  return BlockedLayout{{c.dim(0), c.dim(1)}, {1, 2}, {8, 4}, {1, num_warps}};
+  auto [along_m, along_n] = *mma_warp_grid(c.dim(0), c.dim(1), num_warps);
+  return BlockedLayout{
+      {c.dim(0), c.dim(1)}, {1, 2}, {8, 4}, {along_m, along_n}};
 }
 
 MmaFragmentElement mma_fragment_element(const BlockedLayout &layout,
                                         int64_t r) {
+  // Along M the registers step by the tile (8 rows a warp): repetitions
+  // 2t and 2t + 1 are rows g and g + 8 of fragment t. Along N they step by
+  // the tile too (8 columns a warp), the column pair within it.
   std::vector<int64_t> offset = layout.register_offset(r);
-  int64_t tile_columns = layout.tile(1); // 8 per warp
-  int64_t rows = offset[0] % 16, columns = offset[1] % tile_columns;
-  return {offset[0] / 16, offset[1] / tile_columns,
-          (rows >= 8 ? 2 : 0) + columns};
+  int64_t row_repetition = offset[0] / layout.tile(0);
+  int64_t column = offset[1] % layout.tile(1);
+  return {row_repetition / 2, offset[1] / layout.tile(1),
+          (row_repetition % 2) * 2 + column};
 }
 
 } // namespace blocc::nvptx

@@ -17,6 +17,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace blocc::nvptx {
 
@@ -32,16 +33,23 @@ ir::LinearLayout mma_m16n8k16_operand_a();
 /// registers); outputs dim0 (k) and dim1 (n).
 ir::LinearLayout mma_m16n8k16_operand_b();
 
+/// How `num_warps` warps split an m x n block of C for MMAs: (warps along
+/// M, warps along N), each warp's part a whole number of 16 x 8 tiles;
+/// nullopt where no split gives every warp such a part.
+std::optional<std::pair<int64_t, int64_t>> mma_warp_grid(int64_t m, int64_t n,
+                                                         int num_warps);
+
 /// The blocked layout of a dot's result that is at once the accumulator
 /// fragments of m16n8k16 MMAs, where the dot can run on tensor cores:
 /// two consecutive columns per thread, the lanes of a warp 8 rows by 4
-/// column pairs, the warps side by side along N, the tile repeated over
-/// the block. Its registers along M are the fragments' rows g and g + 8
-/// of one 16-row tile in turn, and along N the 8-column tiles of the
-/// thread's warp, num_warps tiles apart; every thread owns its elements.
-/// nullopt unless the dot multiplies two-dimensional f16 by f16 or bf16
-/// by bf16 blocks into f32, M and K are multiples of 16, and N of 8 per
-/// warp.
+/// column pairs, the warps in mma_warp_grid's grid, the tile repeated
+/// over the block. A thread's registers along M are, in pairs, rows g and
+/// g + 8 of one 16-row fragment (rows one tile apart in C: the fragment's
+/// rows need not be adjacent, since each lane hands ldmatrix its own row's
+/// address); along N, the 8-column tiles of the thread's warp. Every
+/// thread owns its elements. nullopt unless the dot multiplies
+/// two-dimensional f16 by f16 or bf16 by bf16 blocks into f32, M and K
+/// are multiples of 16, and the warps can split the block.
 std::optional<BlockedLayout> mma_accumulator_layout(const ir::Operation &dot,
                                                     int num_warps);
 
@@ -50,7 +58,7 @@ std::optional<BlockedLayout> mma_accumulator_layout(const ir::Operation &dot,
 std::string why_not_on_tensor_cores(const ir::Operation &dot, int num_warps);
 
 /// Where register r of a thread in an mma_accumulator_layout sits: the
-/// 16-row tile along M, the warp's 8-column tile along N (counted among
+/// warp's 16-row fragment along M and 8-column tile along N (counted among
 /// the warp's own), and the accumulator fragment element (c0..c3).
 struct MmaFragmentElement {
   int64_t m_tile = 0, n_tile = 0, element = 0;

@@ -104,10 +104,12 @@ private:
     if (!refusal.empty())
       return "on CUDA cores: " + refusal;
     const ir::Type &c = dot.result()->type();
-    int64_t tiles = c.dim(0) / 16 * (c.dim(1) / (8 * int64_t{num_warps_}));
+    auto [along_m, along_n] = *mma_warp_grid(c.dim(0), c.dim(1), num_warps_);
+    int64_t tiles = c.dim(0) / (16 * along_m) * (c.dim(1) / (8 * along_n));
     std::string type =
         dot.operand(0)->type().element() == ir::Scalar::BF16 ? "bf16" : "f16";
-    return "on tensor cores: mma.sync m16n8k16 " + type + " into f32, " +
+    return "on tensor cores: mma.sync m16n8k16 " + type + " into f32, warps " +
+           std::to_string(along_m) + " x " + std::to_string(along_n) + ", " +
            std::to_string(tiles) + " tiles of 16 x 8 per warp";
   }
 

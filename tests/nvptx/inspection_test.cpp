@@ -108,11 +108,11 @@ TEST(GpuInspection, LayoutsSayWhichUnitsEachDotRunsOn) {
                           block)[bl::Stage::Layouts];
   };
   EXPECT_THAT(layouts(halves, no_halves, 4, 64),
-              HasSubstr("on tensor cores: mma.sync m16n8k16 f16 into f32, 8 "
-                        "tiles of 16 x 8 per warp"));
+              HasSubstr("on tensor cores: mma.sync m16n8k16 f16 into f32, "
+                        "warps 2 x 2, 8 tiles of 16 x 8 per warp"));
   EXPECT_THAT(layouts(halves, no_halves, 4, 16),
-              HasSubstr("on CUDA cores: N = 16 on 4 warps (tensor cores take "
-                        "8 columns per warp: N a multiple of 32)"));
+              HasSubstr("on CUDA cores: 16 x 16 on 4 warps (tensor cores "
+                        "take a 16 x 8 tile or more per warp)"));
   auto floats = tile_product_named<float>("inspect_dot_floats");
   EXPECT_THAT(layouts(floats, kNoData, 4, 64),
               HasSubstr("on CUDA cores: tensor<64x64xf32> by tensor<64x64xf32> "

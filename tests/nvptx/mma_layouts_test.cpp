@@ -70,14 +70,16 @@ TEST(MmaLayouts, TwoAccumulatorsSideBySideAreOperandAWithoutMovingData) {
 }
 
 // Each (warp, lane, register) of the accumulator layout holds the element
-// that its MMA fragment element puts there: tile (m_tile, n_tile) of the
-// warp's strips, placed by the PTX ISA's accumulator table.
-void expect_blocked_layout_is_fragments(int64_t m, int64_t n, int warps) {
-  BlockedLayout layout{{m, n}, {1, 2}, {8, 4}, {1, warps}};
+// that its MMA fragment element puts there: fragment (m_tile, n_tile) of
+// the warp's own, placed by the PTX ISA's accumulator table, with the
+// fragment's rows 8-15 one layout tile (8 rows a warp) below its rows 0-7.
+void expect_blocked_layout_is_fragments(int64_t m, int64_t n, int64_t warps_m,
+                                        int64_t warps_n) {
+  BlockedLayout layout{{m, n}, {1, 2}, {8, 4}, {warps_m, warps_n}};
   EXPECT_FALSE(layout.has_replicas());
   LinearLayout placed = linear_layout_of(layout);
   LinearLayout fragment = mma_m16n8k16_accumulator();
-  for (int64_t w = 0; w < warps; ++w)
+  for (int64_t w = 0; w < warps_m * warps_n; ++w)
     for (int64_t lane = 0; lane < 32; ++lane)
       for (int64_t r = 0; r < layout.num_registers(); ++r) {
         LinearLayout::Point at =
@@ -85,21 +87,40 @@ void expect_blocked_layout_is_fragments(int64_t m, int64_t n, int warps) {
         MmaFragmentElement f = mma_fragment_element(layout, r);
         LinearLayout::Point in_tile =
             fragment.apply({{"register", f.element}, {"lane", lane}});
-        EXPECT_EQ(at.at("dim0"), 16 * f.m_tile + in_tile.at("dim0"))
-            << m << "x" << n << " on " << warps << " warps: warp " << w
-            << ", lane " << lane << ", register " << r;
-        EXPECT_EQ(at.at("dim1"),
-                  8 * warps * f.n_tile + 8 * w + in_tile.at("dim1"))
-            << m << "x" << n << " on " << warps << " warps: warp " << w
-            << ", lane " << lane << ", register " << r;
+        int64_t row_in_tile = in_tile.at("dim0");
+        EXPECT_EQ(at.at("dim0"), 16 * warps_m * f.m_tile + 8 * (w / warps_n) +
+                                     row_in_tile % 8 +
+                                     row_in_tile / 8 * 8 * warps_m)
+            << m << "x" << n << " on " << warps_m << "x" << warps_n
+            << " warps: warp " << w << ", lane " << lane << ", register " << r;
+        EXPECT_EQ(at.at("dim1"), 8 * warps_n * f.n_tile + 8 * (w % warps_n) +
+                                     in_tile.at("dim1"))
+            << m << "x" << n << " on " << warps_m << "x" << warps_n
+            << " warps: warp " << w << ", lane " << lane << ", register " << r;
       }
 }
 
 TEST(MmaAccumulatorLayout, EveryRegisterIsAFragmentElement) {
-  expect_blocked_layout_is_fragments(16, 8, 1);
-  expect_blocked_layout_is_fragments(32, 64, 4);
-  expect_blocked_layout_is_fragments(128, 128, 4);
-  expect_blocked_layout_is_fragments(64, 128, 8);
+  expect_blocked_layout_is_fragments(16, 8, 1, 1);
+  expect_blocked_layout_is_fragments(32, 64, 1, 4);
+  expect_blocked_layout_is_fragments(128, 128, 2, 2);
+  expect_blocked_layout_is_fragments(64, 128, 4, 2);
+  expect_blocked_layout_is_fragments(128, 64, 4, 1);
+}
+
+// Warps split the longer side of a warp's part, each part whole 16 x 8
+// tiles.
+TEST(MmaAccumulatorLayout, WarpsSplitTheBlockIntoNearSquareParts) {
+  using Grid = std::optional<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(mma_warp_grid(128, 128, 4), (Grid{{2, 2}}));
+  EXPECT_EQ(mma_warp_grid(128, 128, 8), (Grid{{4, 2}}));
+  EXPECT_EQ(mma_warp_grid(128, 64, 4), (Grid{{4, 1}}));
+  EXPECT_EQ(mma_warp_grid(64, 128, 8), (Grid{{2, 4}}));
+  EXPECT_EQ(mma_warp_grid(16, 64, 4), (Grid{{1, 4}}));
+  EXPECT_EQ(mma_warp_grid(256, 8, 4), (Grid{{4, 1}}));
+  EXPECT_EQ(mma_warp_grid(16, 8, 1), (Grid{{1, 1}}));
+  EXPECT_EQ(mma_warp_grid(16, 16, 4), Grid{});
+  EXPECT_EQ(mma_warp_grid(32, 8, 4), Grid{});
 }
 
 /// The layout chosen for a dot of an m x k by a k x n block of `in` into
@@ -122,14 +143,14 @@ TEST(MmaAccumulatorLayout, OnlyForHalfInputsIntoF32OnWholeTiles) {
   std::optional<BlockedLayout> l =
       layout_for(Scalar::F16, Scalar::F32, 128, 64, 32, 4);
   ASSERT_TRUE(l);
-  EXPECT_EQ(*l, (BlockedLayout{{128, 64}, {1, 2}, {8, 4}, {1, 4}}));
+  EXPECT_EQ(*l, (BlockedLayout{{128, 64}, {1, 2}, {8, 4}, {4, 1}}));
   EXPECT_TRUE(layout_for(Scalar::BF16, Scalar::F32, 16, 8, 16, 1));
   // Other types, and tiles the warps' MMAs do not cover whole.
   EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F16, 128, 64, 32, 4));
   EXPECT_FALSE(layout_for(Scalar::F32, Scalar::F32, 128, 64, 32, 4));
   EXPECT_FALSE(layout_for(Scalar::I8, Scalar::I32, 128, 64, 32, 4));
   EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F32, 8, 64, 32, 4));
-  EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F32, 128, 16, 32, 4));
+  EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F32, 16, 16, 32, 4));
   EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F32, 128, 64, 8, 4));
 }
 

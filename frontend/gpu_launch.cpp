@@ -140,9 +140,11 @@ bool launch_on_gpu(const std::string &kernel,
   int ordinal = device >= 0 ? device : cuda::current_device();
   nvptx::CompileOptions compile_options;
   compile_options.num_warps = options.num_warps;
+  compile_options.num_stages = options.num_stages;
   compile_options.arch = nvptx::arch_for_device(ordinal);
   dump_stages(specialization,
-              Target::gpu(compile_options.arch.name(), options.num_warps));
+              Target::gpu(compile_options.arch.name(), options.num_warps,
+                          options.num_stages));
   // Staged launches are synchronous. A user stream created with
   // CU_STREAM_NON_BLOCKING is not ordered with the default stream's copies:
   // wait for the copies in, and for the stream before copying out.

@@ -26,6 +26,12 @@ struct KernelBase::Compiled {
 
 namespace {
 
+/// A run-time integer parameter passed the value 1 (specialized as such).
+bool is_unit_integer(const ParamInfo &p, const ArgValue &a) {
+  return p.kind == ParamInfo::Kind::Scalar && ir::is_integer(p.dtype) &&
+         p.dtype != int1 && a.kind == ArgValue::Kind::Int && a.int_value == 1;
+}
+
 bool fits(int64_t v, DType t) {
   switch (t) {
   case int1:
@@ -216,6 +222,14 @@ KernelBase::trace(const std::vector<ArgValue> &args) {
   }
   {
     TraceContext ctx(fn);
+    // An integer argument equal to 1 (a unit stride, mostly) is traced as
+    // the constant 1, as Triton specializes it: the products it scales
+    // fold away, and the accesses it strides are seen contiguous (vector
+    // loads, copies of whole tiles). The argument stays, unused.
+    for (size_t i = 0; i < params_.size(); ++i)
+      if (is_unit_integer(params_[i], args[i]))
+        inputs.arguments[i] =
+            ctx.builder().int_constant(1, ir::Type::scalar(params_[i].dtype));
     invoke(inputs);
     if (!ctx.deferred_error().empty())
       throw Error(ctx.deferred_error());
@@ -251,8 +265,9 @@ KernelBase::compile(const std::vector<ArgValue> &args) {
       key += reinterpret_cast<uintptr_t>(a.pointer) % 16 == 0 ? "p16," : "p1,";
       break;
     case ParamInfo::Kind::Scalar:
-      key += (a.kind == ArgValue::Kind::Int && a.int_value % 16 == 0) ? "s16,"
-                                                                      : "s1,";
+      key += is_unit_integer(params_[i], a)                             ? "s=1,"
+             : (a.kind == ArgValue::Kind::Int && a.int_value % 16 == 0) ? "s16,"
+                                                                        : "s1,";
       break;
     case ParamInfo::Kind::Constant:
       // Floats by their bits: two constants that print alike may differ.

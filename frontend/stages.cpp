@@ -153,6 +153,7 @@ void compile_gpu_stages(const Specialization &s, const Target &target,
   nvptx::CompileOptions options;
   options.arch = nvptx::GpuArch::parse(target.arch);
   options.num_warps = target.num_warps;
+  options.num_stages = target.num_stages;
   nvptx::InspectionRequest request;
   request.layouts = wanted & stage_bit(Stage::Layouts);
   request.llvm_ir = wanted & stage_bit(Stage::Llir);

@@ -61,13 +61,15 @@ struct Options {
   // --check=bounds|races: the checked variant (BLOCC_CHECK).
   bool check_bounds = false;
   bool detect_races = false;
-  // --emit-ptx[=ARCH] and --num-warps=N (GPU backend builds).
+  // --emit-ptx[=ARCH], --num-warps=N and --num-stages=N (GPU backend
+  // builds).
   bool emit_ptx = false;
   // --emit-nvvm[=unoptimized]: the GPU backend's LLVM IR instead of PTX.
   bool emit_nvvm = false;
   bool emit_nvvm_optimized = true;
   std::string gpu_arch = "sm_90";
   int num_warps = 4;
+  int num_stages = 3;
   bool list_passes = false;
   bool split_input_file = false;
   bool help = false;
@@ -109,6 +111,8 @@ void usage(std::ostream &os) {
         "                     (=unoptimized: as lowered)\n"
         "  --num-warps=N      warps per program for --emit-ptx and\n"
         "                     --emit-nvvm (default 4)\n"
+        "  --num-stages=N     stages of loops that load the tiles of dots\n"
+        "                     on tensor cores (default 3; 1: no pipelining)\n"
         "  --list-passes      print the passes and what they do\n"
         "  --help             print this message\n";
 }
@@ -182,6 +186,13 @@ Options parse_options(int argc, char **argv) {
           warps.find_first_not_of("0123456789") != std::string::npos)
         throw Error("--num-warps takes a number of warps, got '" + warps + "'");
       options.num_warps = std::stoi(warps);
+    } else if (arg.rfind("--num-stages=", 0) == 0) {
+      std::string stages = arg.substr(13);
+      if (stages.empty() || stages.size() > 1 ||
+          stages.find_first_not_of("0123456789") != std::string::npos)
+        throw Error("--num-stages takes a number of stages, got '" + stages +
+                    "'");
+      options.num_stages = std::stoi(stages);
     } else if (arg == "--split-input-file") {
       options.split_input_file = true;
     } else if (arg == "--list-passes") {
@@ -260,6 +271,7 @@ std::string emit_ptx(const ir::Function &f, const Options &options) {
   nvptx::CompileOptions gpu;
   gpu.arch = nvptx::GpuArch::parse(options.gpu_arch);
   gpu.num_warps = options.num_warps;
+  gpu.num_stages = options.num_stages;
   if (options.emit_nvvm)
     return nvptx::llvm_ir(f, gpu, options.emit_nvvm_optimized);
   return nvptx::ptx_of(*nvptx::compile(f, gpu));

@@ -239,6 +239,13 @@ std::optional<Layout> LayoutAssignment::tensor_core_layout(const ir::Value *v) {
   return Layout{intern(*mma), {0, 1}, mma->shape};
 }
 
+bool LayoutAssignment::on_tensor_cores(const ir::Operation &dot) const {
+  std::optional<BlockedLayout> mma = mma_accumulator_layout(dot, num_warps_);
+  const Layout *result = home(dot.result());
+  return mma && result && parent(*result) == *mma &&
+         result->dims == std::vector<int>{0, 1};
+}
+
 void LayoutAssignment::visit_dot(const ir::Operation &op) {
   const ir::Value *result = op.result();
   if (!home(result)) {

@@ -76,6 +76,9 @@ public:
   /// The one layout `v` is produced in, for values that are produced once
   /// and converted (see above); nullptr for values computed per layout.
   const Layout *home(const ir::Value *v) const;
+  /// Whether `dot`'s result is homed in the tensor cores' accumulator
+  /// layout (mma_layouts.h), so that it runs on them.
+  bool on_tensor_cores(const ir::Operation &dot) const;
   /// The layout a store of a block writes from (its anchor).
   const Layout &store_layout(const ir::Operation &store) const;
   /// The layout a reduction reads its operands in.
@@ -107,6 +110,11 @@ private:
   /// it is the result of a dot that runs on them.
   std::optional<Layout> tensor_core_layout(const ir::Value *v);
   Layout load_home(const ir::Value *load);
+  /// For a two-dimensional load whose addresses run down its first
+  /// dimension and not along its second (a tile read across the rows of
+  /// a row-major matrix, as K^T from K), a layout whose threads run down
+  /// the first, so that its accesses coalesce into vectors; else nullopt.
+  std::optional<Layout> coalesced_down_columns(const ir::Value *load);
   /// The parent equal to `layout`, or one placing every element in the
   /// same threads, else `layout` added.
   int intern(const BlockedLayout &layout);

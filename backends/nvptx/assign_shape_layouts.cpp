@@ -114,10 +114,27 @@ LayoutAssignment::reshaped_from_operand(const ir::Value *v) {
 }
 
 Layout LayoutAssignment::load_home(const ir::Value *load) {
+  if (std::optional<Layout> down = coalesced_down_columns(load))
+    return *down;
   for (const Layout &layout : layouts_of(load))
     if (!is_transposed(layout))
       return layout;
   return anchor(load->type().shape());
+}
+
+std::optional<Layout>
+LayoutAssignment::coalesced_down_columns(const ir::Value *load) {
+  const ir::Operation &op = *load->defining_op();
+  const ir::Type &type = load->type();
+  if (type.rank() != 2 || access_vector_width(op, axis_info_, 1) > 1)
+    return std::nullopt;
+  int64_t width = access_vector_width(op, axis_info_, 0);
+  if (width < 2)
+    return std::nullopt;
+  return Layout{intern(choose_blocked_layout({type.dim(1), type.dim(0)}, width,
+                                             num_warps_)),
+                {1, 0},
+                type.shape()};
 }
 
 const std::vector<Layout> &

@@ -80,6 +80,10 @@ void check_options(const ir::Function &function, const CompileOptions &o) {
                 "': num_warps must be a power of two from 1 to 32 on the "
                 "GPU, got " +
                 std::to_string(o.num_warps));
+  if (o.num_stages < 1 || o.num_stages > 8)
+    throw Error("kernel '" + function.name() +
+                "': num_stages must be from 1 to 8 on the GPU, got " +
+                std::to_string(o.num_stages));
 }
 
 struct Generated {
@@ -90,19 +94,33 @@ struct Generated {
   std::vector<FaultSite> faults;
 };
 
-Generated generate(const ir::Function &function, const CompileOptions &o) {
-  check_options(function, o);
+Generated generate_in_stages(const ir::Function &function,
+                             const CompileOptions &o, int num_stages) {
   Generated g;
   g.context = std::make_unique<llvm::LLVMContext>();
   g.module =
       std::make_unique<llvm::Module>("blocc." + function.name(), *g.context);
   g.machine = make_target_machine(o.arch);
   prepare_module(*g.module, *g.machine);
-  KernelLowering lowering(function, *g.module, o.num_warps, o.arch);
+  KernelLowering lowering(function, *g.module, o.num_warps, o.arch, num_stages);
   lowering.lower(symbol_for(function.name()));
   g.dynamic_shared_bytes = lowering.dynamic_shared_bytes();
   g.faults = lowering.fault_sites();
   return g;
+}
+
+Generated generate(const ir::Function &function, const CompileOptions &o) {
+  check_options(function, o);
+  try {
+    return generate_in_stages(function, o, o.num_stages);
+  } catch (const Error &e) {
+    // Pipelined loops keep their stages in shared memory; where that
+    // leaves too little for the kernel's other users, it runs unpipelined.
+    if (o.num_stages == 1 ||
+        std::string(e.what()).find("shared memory") == std::string::npos)
+      throw;
+    return generate_in_stages(function, o, 1);
+  }
 }
 
 runtime::cpu::CompileCache<CompiledKernel> &cache() {
@@ -133,7 +151,7 @@ compile_by_text(const ir::Function &function, const CompileOptions &options);
 /// made on the way.
 struct Seen {
   std::mutex mutex;
-  std::map<std::tuple<uint64_t, int, bool, int>,
+  std::map<std::tuple<uint64_t, int, bool, int, int>,
            std::shared_ptr<const CompiledKernel>>
       kernels;
 };
@@ -145,9 +163,9 @@ static Seen &seen() {
 std::shared_ptr<const CompiledKernel> compile(const ir::Function &function,
                                               const CompileOptions &options) {
   Seen &s = seen();
-  auto seen_key =
-      std::make_tuple(function.unique_id(), options.arch.sm,
-                      options.arch.arch_specific, options.num_warps);
+  auto seen_key = std::make_tuple(function.unique_id(), options.arch.sm,
+                                  options.arch.arch_specific, options.num_warps,
+                                  options.num_stages);
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     auto it = s.kernels.find(seen_key);
@@ -165,7 +183,8 @@ static std::shared_ptr<const CompiledKernel>
 compile_by_text(const ir::Function &function, const CompileOptions &options) {
   check_options(function, options);
   std::string key = std::string(kCompilerVersion) + "\n" + options.arch.name() +
-                    " warps=" + std::to_string(options.num_warps) + "\n" +
+                    " warps=" + std::to_string(options.num_warps) +
+                    " stages=" + std::to_string(options.num_stages) + "\n" +
                     ir::print(function);
   return cache().get(key, [&] {
     // Lowered either way: the launch needs its dynamic shared memory and
@@ -236,7 +255,8 @@ Inspection inspect(const ir::Function &function, const CompileOptions &options,
   check_options(function, options);
   Inspection inspection;
   if (request.layouts)
-    inspection.layouts = print_layouts(function, options.num_warps);
+    inspection.layouts = print_layouts(function, options.num_warps,
+                                       options.num_stages, options.arch);
   if (!request.llvm_ir && !request.ptx)
     return inspection;
   // One module for both: the PTX is generated from the IR printed.

@@ -30,6 +30,10 @@ class CompiledKernel;
 struct CompileOptions {
   /// Warps per program (CTA): a power of two from 1 to 32.
   int num_warps = 4;
+  /// Loops whose loads feed dots on tensor cores keep the tiles of this
+  /// many iterations in shared memory, the next ones' copies in flight
+  /// while one is multiplied (pipeline_loads.h); 1 turns it off.
+  int num_stages = 3;
   GpuArch arch;
 };
 

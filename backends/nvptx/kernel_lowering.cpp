@@ -16,16 +16,31 @@ using ir::OpCode;
 using ir::Scalar;
 
 KernelLowering::KernelLowering(const ir::Function &kernel, llvm::Module &module,
-                               int num_warps, const GpuArch &arch)
+                               int num_warps, const GpuArch &arch,
+                               int num_stages)
     : kernel(kernel), module(module), context(module.getContext()),
       builder(module.getContext()),
       axis_info(const_cast<ir::Function &>(kernel)), num_warps(num_warps),
-      arch(arch) {
+      arch(arch), num_stages(num_stages) {
   check_supported(kernel, axis_info);
   layouts_ = std::make_unique<LayoutAssignment>(kernel, axis_info, num_warps);
   nan_bits_unobserved_ = results_with_unobserved_nan_bits(kernel);
   narrows_of_hardware_nans_ = narrows_of_hardware_nans(kernel);
   zero_signs_unobserved_ = results_with_unobserved_zero_signs(kernel);
+  pipelined_loops_ =
+      plan_pipelined_loops(kernel, *layouts_, axis_info, num_stages, arch);
+}
+
+const PipelinedLoop *
+KernelLowering::pipelined_loop(const ir::Operation &for_op) const {
+  auto it = pipelined_loops_.find(&for_op);
+  return it == pipelined_loops_.end() ? nullptr : &it->second;
+}
+
+const KernelLowering::StagedOperand *
+KernelLowering::staged_operand(const ir::Value *v) const {
+  auto it = staged_operands_.find(v);
+  return it == staged_operands_.end() ? nullptr : &it->second;
 }
 
 llvm::Type *KernelLowering::value_type(const ir::Type &type) {
@@ -201,6 +216,8 @@ llvm::Value *KernelLowering::owns_elements(const BlockedLayout &p) {
 
 void KernelLowering::lower_op(const ir::Operation &op) {
   try {
+    if (op.code() == OpCode::Load && staged_operand(op.result()))
+      return; // copied into shared memory by its pipelined loop
     switch (op.code()) {
     case OpCode::Return:
       builder.CreateRetVoid();

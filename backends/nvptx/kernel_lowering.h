@@ -47,7 +47,9 @@
 #include "backends/nvptx/assign_layouts.h"
 #include "backends/nvptx/fault_sites.h"
 #include "backends/nvptx/gpu_arch.h"
+#include "backends/nvptx/mma_layouts.h"
 #include "backends/nvptx/nan_blind_uses.h"
+#include "backends/nvptx/pipeline_loads.h"
 #include "ir/axis_info.h"
 #include "ir/function.h"
 
@@ -79,9 +81,10 @@ void check_supported(const ir::Function &function,
 
 class KernelLowering {
 public:
-  /// `arch` bounds the shared memory the kernel may use.
+  /// `arch` bounds the shared memory the kernel may use; loops feeding
+  /// dots on tensor cores are pipelined in `num_stages` stages (1: not).
   KernelLowering(const ir::Function &kernel, llvm::Module &module,
-                 int num_warps, const GpuArch &arch = {});
+                 int num_warps, const GpuArch &arch = {}, int num_stages = 1);
 
   /// Builds the kernel entry `symbol` in the module.
   llvm::Function *lower(const std::string &symbol);
@@ -137,7 +140,12 @@ public:
   void lower_shape(const ir::Operation &op);
   void lower_dot(const ir::Operation &op);
   void lower_for(const ir::Operation &op);
+  /// The loop's plan when its loads are pipelined (pipeline_loads.h).
+  const PipelinedLoop *pipelined_loop(const ir::Operation &for_op) const;
   void lower_if(const ir::Operation &op);
+  /// Lowers `op` once more, rebinding its results: a pipelined loop's
+  /// address ops for a later iteration (loop_pipeline.h).
+  void lower_again(const ir::Operation &op) { lower_op(op); }
   /// Lowers every op of `block` but its terminator, which it returns.
   const ir::Operation *lower_region(const ir::Block &block);
   /// The results of a reduction's combine region on (lhs..., rhs...).
@@ -178,8 +186,32 @@ public:
                            const Registers &values, const Layout &to);
   /// Address of element `index` (i32) of a `type` array starting `offset`
   /// bytes into the kernel's shared memory, reserving what it needs.
+  /// Offsets count from the end of what pipelined loops keep
+  /// (shared_reserved_bytes()).
   llvm::Value *shared_element(int64_t offset, int64_t count, llvm::Type *type,
                               llvm::Value *index);
+  /// Bytes at the start of shared memory that the pipelined loop being
+  /// lowered keeps its tiles in (lower_pipelined_loop.cpp), which no other
+  /// user may touch; shared_element places the others after them.
+  int64_t shared_reserved_bytes() const { return shared_reserved_; }
+  void reserve_shared_bytes(int64_t bytes);
+  /// Address of element `index` (i32) of `type` from the start of the
+  /// kernel's shared memory, inside the reserved bytes.
+  llvm::Value *reserved_shared_element(llvm::Type *type, llvm::Value *index);
+  /// A dot input that a pipelined loop copied into shared memory: the
+  /// load is not lowered, and the dot reads the tile of the current
+  /// iteration in place.
+  struct StagedOperand {
+    FragmentTile tile;
+    /// i32: index of the tile's first element, in elements of its type,
+    /// from the start of shared memory (the current iteration's stage).
+    llvm::Value *first_element = nullptr;
+  };
+  const StagedOperand *staged_operand(const ir::Value *v) const;
+  void set_staged_operand(const ir::Value *v, StagedOperand staged) {
+    staged_operands_[v] = staged;
+  }
+  void clear_staged_operand(const ir::Value *v) { staged_operands_.erase(v); }
   void barrier();
   /// Call before writing shared memory, and after writing it (before the
   /// reads).
@@ -203,12 +235,16 @@ public:
   ir::AxisInfoAnalysis axis_info;
   int num_warps;
   GpuArch arch;
+  int num_stages;
 
 private:
   void bind_arguments(llvm::Function *f);
   /// Replaces the placeholder with the kernel's shared buffer, static or
   /// dynamic by its final size (lower_convert.cpp).
   void define_shared_buffer();
+  /// Notes that shared memory is used up to byte `end`; throws where that
+  /// is more than the architecture allows a CTA.
+  void claim_shared_bytes(int64_t end);
   void compute_thread_positions();
   void lower_op(const ir::Operation &op);
   int layout_id(const Layout &layout);
@@ -234,7 +270,10 @@ private:
   bool shared_read_since_barrier_ = false;
   llvm::GlobalVariable *shared_ = nullptr; // placeholder until the end
   int64_t shared_bytes_ = 0;
+  int64_t shared_reserved_ = 0;
   int64_t dynamic_shared_bytes_ = 0;
+  std::map<const ir::Operation *, PipelinedLoop> pipelined_loops_;
+  std::map<const ir::Value *, StagedOperand> staged_operands_;
   std::vector<FaultSite> fault_sites_;
 
 public:

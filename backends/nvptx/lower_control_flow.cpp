@@ -17,6 +17,7 @@
 // barriers that are needed).
 #include "backends/llvm/trip_count.h"
 #include "backends/nvptx/kernel_lowering.h"
+#include "backends/nvptx/loop_pipeline.h"
 
 #include "ir/error.h"
 
@@ -36,11 +37,6 @@ bool stores_in(const ir::Block &block) {
   }
   return false;
 }
-
-struct Carried {
-  llvm::Value *scalar = nullptr;       // a scalar's value
-  KernelLowering::Registers registers; // a block's, in its home layout
-};
 
 } // namespace
 
@@ -85,13 +81,21 @@ void KernelLowering::lower_for(const ir::Operation &op) {
       llvm_backend::trip_count(builder, lb, ub, step, is_signed);
 
   size_t carried = op.num_operands() - 3;
-  std::vector<Carried> initial(carried);
+  std::vector<CarriedValue> initial(carried);
   for (size_t k = 0; k < carried; ++k) {
     const ir::Value *init = op.operand(3 + k);
     if (init->type().is_block())
       initial[k].registers = registers(init, *layouts().home(op.result(k)));
     else
       initial[k].scalar = scalar(init);
+  }
+
+  // Loads of tiles for dots on tensor cores run stages ahead
+  // (loop_pipeline.h).
+  std::optional<LoopPipeline> pipeline;
+  if (const PipelinedLoop *plan = pipelined_loop(op)) {
+    pipeline.emplace(*this, op, *plan, LoopBounds{lb, step, count, is_signed});
+    pipeline->prologue(initial);
   }
 
   llvm::BasicBlock *before = builder.GetInsertBlock();
@@ -104,7 +108,7 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   trip->addIncoming(builder.getInt64(0), before);
   // One phi per distinct value (registers of a block share values).
   std::vector<std::vector<llvm::PHINode *>> phis(carried);
-  std::vector<Carried> current(carried);
+  std::vector<CarriedValue> current(carried);
   for (size_t k = 0; k < carried; ++k) {
     if (initial[k].scalar) {
       llvm::PHINode *phi = builder.CreatePHI(initial[k].scalar->getType(), 2);
@@ -129,6 +133,8 @@ void KernelLowering::lower_for(const ir::Operation &op) {
       current[k].registers[r] = phi;
     }
   }
+  if (pipeline)
+    pipeline->add_phis(before);
   builder.CreateCondBr(builder.CreateICmpULT(trip, count), loop, after);
 
   builder.SetInsertPoint(loop);
@@ -136,6 +142,8 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   const bool body_stores = stores_in(body);
   const bool stored_before = barrier_state().first;
   set_barrier_state({stored_before || body_stores, true});
+  if (pipeline)
+    pipeline->start_iteration(trip);
   llvm::Value *iv =
       llvm_backend::induction_value(builder, lb, step, trip, is_signed);
   set_scalar(body.argument(0), iv);
@@ -149,6 +157,8 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   }
   const ir::Operation *yield = lower_region(body);
   llvm::BasicBlock *latch = builder.GetInsertBlock();
+  if (pipeline)
+    pipeline->end_iteration(latch);
   trip->addIncoming(builder.CreateAdd(trip, builder.getInt64(1)), latch);
   for (size_t k = 0; k < carried; ++k) {
     const ir::Value *next = yield->operand(k);
@@ -167,6 +177,8 @@ void KernelLowering::lower_for(const ir::Operation &op) {
 
   builder.SetInsertPoint(after);
   set_barrier_state({stored_before || body_stores, true});
+  if (pipeline)
+    pipeline->finish();
   for (size_t k = 0; k < carried; ++k) {
     if (current[k].scalar)
       set_scalar(op.result(k), current[k].scalar);
@@ -184,14 +196,14 @@ void KernelLowering::lower_if(const ir::Operation &op) {
   builder.CreateCondBr(scalar(op.operand(0)), then_block, else_block);
 
   auto state = barrier_state();
-  std::vector<std::vector<Carried>> yielded;
+  std::vector<std::vector<CarriedValue>> yielded;
   std::vector<llvm::BasicBlock *> ends;
   std::pair<bool, bool> merged{false, false};
   llvm::BasicBlock *blocks[] = {then_block, else_block};
   for (size_t i = 0; i < 2; ++i) {
     builder.SetInsertPoint(blocks[i]);
     set_barrier_state(state);
-    std::vector<Carried> values(op.num_results());
+    std::vector<CarriedValue> values(op.num_results());
     if (i < op.num_regions()) {
       const ir::Operation *yield = lower_region(*op.region(i));
       for (size_t k = 0; k < op.num_results(); ++k) {
@@ -213,7 +225,7 @@ void KernelLowering::lower_if(const ir::Operation &op) {
   set_barrier_state(merged);
   // Every phi first: defining a block result may convert it to its other
   // layouts right away (code in this block), and phis must lead it.
-  std::vector<Carried> results(op.num_results());
+  std::vector<CarriedValue> results(op.num_results());
   for (size_t k = 0; k < op.num_results(); ++k) {
     if (yielded[0][k].scalar) {
       llvm::PHINode *phi =

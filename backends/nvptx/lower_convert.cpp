@@ -69,15 +69,10 @@ void KernelLowering::after_shared_write() {
 llvm::Value *KernelLowering::shared_element(int64_t offset, int64_t count,
                                             llvm::Type *type,
                                             llvm::Value *index) {
+  offset += shared_reserved_;
   int64_t bytes = static_cast<int64_t>(
       module.getDataLayout().getTypeAllocSize(type).getFixedValue());
-  int64_t end = offset + count * bytes;
-  if (end > arch.max_shared_bytes())
-    throw Error("needs " + std::to_string(end) +
-                " bytes of shared memory per program, more than the " +
-                std::to_string(arch.max_shared_bytes()) + " bytes " +
-                arch.name() + " allows a CTA; use a smaller block");
-  shared_bytes_ = std::max(shared_bytes_, end);
+  claim_shared_bytes(offset + count * bytes);
   if (!shared_) {
     // A placeholder: lower() replaces it with a buffer of the final size.
     auto *placeholder = llvm::ArrayType::get(builder.getInt8Ty(), 0);
@@ -89,6 +84,29 @@ llvm::Value *KernelLowering::shared_element(int64_t offset, int64_t count,
   llvm::Value *base =
       builder.CreateConstGEP1_64(builder.getInt8Ty(), shared_, offset);
   return builder.CreateGEP(type, base, index);
+}
+
+void KernelLowering::claim_shared_bytes(int64_t end) {
+  if (end > arch.max_shared_bytes())
+    throw Error("needs " + std::to_string(end) +
+                " bytes of shared memory per program, more than the " +
+                std::to_string(arch.max_shared_bytes()) + " bytes " +
+                arch.name() + " allows a CTA; use a smaller block");
+  shared_bytes_ = std::max(shared_bytes_, end);
+}
+
+void KernelLowering::reserve_shared_bytes(int64_t bytes) {
+  claim_shared_bytes(bytes);
+  shared_reserved_ = bytes;
+}
+
+llvm::Value *KernelLowering::reserved_shared_element(llvm::Type *type,
+                                                     llvm::Value *index) {
+  int64_t saved = shared_reserved_;
+  shared_reserved_ = 0;
+  llvm::Value *address = shared_element(0, 0, type, index);
+  shared_reserved_ = saved;
+  return address;
 }
 
 void KernelLowering::define_shared_buffer() {

@@ -5,14 +5,13 @@
 // Tensor cores (mma.sync m16n8k16, f16 x f16 or bf16 x bf16 into f32):
 // where the layout assignment homed the result in the MMA accumulator
 // layout (mma_layouts.h: each warp's registers are the fragments of its
-// 8-column strips over all rows), A and B are staged in shared memory
-// in their own type as they are multiplied, A with K fastest and B with
-// N fastest (so that both are written as the loads left them, in
-// vectors); each step of 16 along K, a warp reads its fragments with
-// ldmatrix (B transposed: .trans gives the column-major fragment) and
-// issues one MMA per 16 x 8 tile. A row pitch of 4 words past a multiple
-// of 8 puts the 8 rows of 16 bytes one ldmatrix phase reads in 32
-// different banks. The products are exact and the sums f32,
+// part of the block), A and B are staged in shared memory in their own
+// type as they are multiplied, each in the orientation its registers run
+// (mma_layouts.h: FragmentTile), so that it is written in vectors — or a
+// pipelined loop has already copied them there (loop_pipeline.h) and
+// they are read in place; each step of 16 along K, a warp reads its
+// fragments with ldmatrix (.trans for a tile stored with K slowest) and
+// issues one MMA per 16 x 8 tile. The products are exact and the sums f32,
 // in the tensor cores' order: results agree with the CPU backend within
 // the rounding of a sum, not bit for bit.
 //
@@ -540,42 +539,57 @@ private:
 
   // ---- Tensor cores. ---------------------------------------------------
 
-  bool on_tensor_cores() const {
-    std::optional<BlockedLayout> mma =
-        mma_accumulator_layout(op_, k_.num_warps);
-    return mma && parent_ == *mma && home_.dims == std::vector<int>{0, 1};
-  }
+  bool on_tensor_cores() const { return k_.layouts().on_tensor_cores(op_); }
 
-  /// An input kept in its own type as it is multiplied: A with K fastest
-  /// ([m][k]), B with N fastest ([k][n]), rows `pitch` elements apart: 4
-  /// words past a multiple of 8, so that the 8 rows of 16 bytes one
-  /// ldmatrix phase reads start in banks 4 * (row * odd) mod 32 and hit
-  /// every bank once.
+  /// An input kept in its own type as it is multiplied, in the orientation
+  /// its registers run (mma_layouts.h: FragmentTile), so that each thread
+  /// writes whole runs as vectors.
   Staging fragment_staging(int operand) const {
+    const ir::Value *x = op_.operand(operand);
+    const Layout &layout = k_.layouts().layouts_of(x).front();
+    FragmentTile tile = fragment_tile(
+        op_, operand, operand_runs_along_k(k_.parent(layout), layout, operand));
     Staging s;
-    s.input = s.element = op_.operand(operand)->type().element();
-    s.k_fastest = operand == 0;
+    s.input = s.element = x->type().element();
+    s.k_fastest = tile.k_fastest;
     s.vector = 8;
-    int64_t words = (operand == 0 ? depth_ : n_) / 2;
-    words += (12 - words % 8) % 8;
-    s.pitch = 2 * words;
-    s.batch_stride = s.pitch * (operand == 0 ? m_ : depth_);
-    s.count = s.batch_stride;
+    s.pitch = tile.pitch;
+    s.batch_stride = s.count = tile.elements();
     return s;
   }
 
-  void lower_on_tensor_cores() {
-    staging_[0] = fragment_staging(0);
-    staging_[1] = fragment_staging(1);
-    staging_[1].offset = align_up(staging_[0].bytes(), 16);
-    int64_t end = staging_[1].offset + staging_[1].bytes();
-    if (end > k_.arch.max_shared_bytes())
-      too_much_shared_memory(end);
+  /// Stages the inputs that a pipelined loop has not already copied into
+  /// shared memory (pipeline_loads.h), one after the other.
+  void stage_fragment_inputs() {
+    int64_t end = 0;
+    bool written = false;
+    for (int side = 0; side < 2; ++side) {
+      if (const KernelLowering::StagedOperand *staged =
+              k_.staged_operand(op_.operand(side))) {
+        staged_[side] = staged;
+        staging_[side].k_fastest = staged->tile.k_fastest;
+        staging_[side].pitch = staged->tile.pitch;
+        staging_[side].element = op_.operand(side)->type().element();
+        continue;
+      }
+      staging_[side] = fragment_staging(side);
+      staging_[side].offset = align_up(end, 16);
+      end = staging_[side].offset + staging_[side].bytes();
+      written = true;
+    }
+    if (!written)
+      return;
+    if (k_.shared_reserved_bytes() + end > k_.arch.max_shared_bytes())
+      too_much_shared_memory(k_.shared_reserved_bytes() + end);
     k_.before_shared_write();
-    write(0, staging_[0]);
-    write(1, staging_[1]);
+    for (int side = 0; side < 2; ++side)
+      if (!staged_[side])
+        write(side, staging_[side]);
     k_.after_shared_write();
+  }
 
+  void lower_on_tensor_cores() {
+    stage_fragment_inputs();
     m_tiles_ = m_ / (2 * parent_.tile(0));
     n_tiles_ = n_ / parent_.tile(1);
     const KernelLowering::Registers &init = k_.registers(op_.operand(2), home_);
@@ -601,30 +615,50 @@ private:
                                f.element);
   }
 
+  /// Element (mn, k) of a side's tile, as an index from the tile's start.
+  llvm::Value *tile_index(int side, llvm::Value *mn, llvm::Value *k) {
+    const Staging &s = staging_[side];
+    return s.k_fastest ? add(mul(mn, s.pitch), k) : add(mul(k, s.pitch), mn);
+  }
+
+  /// The address of element `index` of a side's tile in shared memory.
+  llvm::Value *tile_element(int side, llvm::Value *index) {
+    llvm::Type *type = k_.storage_type(staging_[side].element);
+    if (staged_[side])
+      return k_.reserved_shared_element(
+          type, add(staged_[side]->first_element, index));
+    const Staging &s = staging_[side];
+    return k_.shared_element(s.offset, s.count, type, index);
+  }
+
   /// The row each lane hands ldmatrix.x4 (lanes 8i .. 8i + 7 the rows of
-  /// matrix i), for the warp's first fragments at k = 0. A: matrices 0..3
-  /// are the fragment's rows 0-7 and 8-15 (rows of C one layout tile
-  /// apart) at k 0-7, then both at k 8-15 (a0..a3). B, read transposed:
-  /// rows k 0-7 and 8-15 of the warp's first 8-column tile, then of its
-  /// second (b0, b1 of two tiles). Warps are numbered along N first.
+  /// matrix i), for the warp's first fragments at k = 0. A's matrices are
+  /// the fragment's rows 0-7 and 8-15 (rows of C one layout tile apart)
+  /// at k 0-7, then both at k 8-15 (a0..a3); B's are k 0-7 and 8-15 of
+  /// the warp's first 8-column tile, then of its second (b0, b1 of two
+  /// tiles). A matrix is 8 rows of the tile as stored: of M or N where K
+  /// runs fastest, else of K (read with .trans). Warps are numbered along
+  /// N first.
   void find_row_addresses() {
     llvm::Value *warps_along_n = i32(parent_.warps_per_cta[1]);
     llvm::Value *warp_m = b_.CreateUDiv(k_.warp, warps_along_n);
     llvm::Value *warp_n = b_.CreateURem(k_.warp, warps_along_n);
-    llvm::Value *row_in_matrix = b_.CreateAnd(k_.lane, 7);
-    llvm::Value *second_matrix = b_.CreateAnd(b_.CreateLShr(k_.lane, 3), 1);
-    llvm::Value *matrix_pair = b_.CreateLShr(k_.lane, 4);
-    llvm::Type *half = k_.storage_type(staging_[0].element);
-    const Staging &a = staging_[0], &b = staging_[1];
-    llvm::Value *a_row = add(add(row_in_matrix, mul(warp_m, 8)),
-                             mul(second_matrix, parent_.tile(0)));
-    row_address_[0] = k_.shared_element(
-        a.offset, a.count, half, add(mul(a_row, a.pitch), mul(matrix_pair, 8)));
-    llvm::Value *b_row = add(row_in_matrix, mul(second_matrix, 8));
-    llvm::Value *column =
-        add(mul(warp_n, 8), mul(matrix_pair, parent_.tile(1)));
-    row_address_[1] = k_.shared_element(b.offset, b.count, half,
-                                        add(mul(b_row, b.pitch), column));
+    llvm::Value *row = b_.CreateAnd(k_.lane, 7);
+    llvm::Value *matrix = b_.CreateLShr(k_.lane, 3);
+    llvm::Value *low_bit = b_.CreateAnd(matrix, 1);
+    llvm::Value *high_bit = b_.CreateLShr(matrix, 1);
+    // Where each side's matrix starts, along M or N and along K.
+    llvm::Value *mn[2] = {add(mul(warp_m, 8), mul(low_bit, parent_.tile(0))),
+                          add(mul(warp_n, 8), mul(high_bit, parent_.tile(1)))};
+    llvm::Value *k[2] = {mul(high_bit, 8), mul(low_bit, 8)};
+    for (int side = 0; side < 2; ++side) {
+      if (staging_[side].k_fastest)
+        mn[side] = add(mn[side], row);
+      else
+        k[side] = add(k[side], row);
+      row_address_[side] =
+          tile_element(side, tile_index(side, mn[side], k[side]));
+    }
   }
 
   /// ldmatrix of four (or, for an odd last tile of B, two) 8 x 8
@@ -649,26 +683,33 @@ private:
     return words;
   }
 
+  /// The address `mn` elements along M or N and `k` along K from `at` in
+  /// a side's tile.
+  llvm::Value *tile_step(int side, llvm::Value *at, llvm::Value *k,
+                         int64_t mn) {
+    const Staging &s = staging_[side];
+    llvm::Type *type = k_.storage_type(s.element);
+    llvm::Value *k_offset = s.k_fastest ? k : mul(k, s.pitch);
+    return b_.CreateConstGEP1_64(type, b_.CreateGEP(type, at, k_offset),
+                                 s.k_fastest ? mn * s.pitch : mn);
+  }
+
   /// One step of 16 along K from k0: every fragment of A and B the warp
-  /// needs (ldmatrix; B transposed), then an MMA per 16 x 8 tile.
+  /// needs (ldmatrix), then an MMA per 16 x 8 tile.
   void mma_step(llvm::Value *k0, std::vector<llvm::Value *> &acc) {
-    llvm::Type *half = k_.storage_type(staging_[0].element);
-    llvm::Value *a_at = b_.CreateGEP(half, row_address_[0], k0);
-    llvm::Value *b_at =
-        b_.CreateGEP(half, row_address_[1], mul(k0, staging_[1].pitch));
     std::vector<std::array<llvm::Value *, 4>> a(m_tiles_);
     for (int64_t t = 0; t < m_tiles_; ++t) {
       std::vector<llvm::Value *> words = load_matrices(
-          b_.CreateConstGEP1_64(half, a_at,
-                                2 * parent_.tile(0) * t * staging_[0].pitch),
-          false, true);
+          tile_step(0, row_address_[0], k0, 2 * parent_.tile(0) * t),
+          !staging_[0].k_fastest, true);
       std::copy(words.begin(), words.end(), a[t].begin());
     }
     std::vector<std::array<llvm::Value *, 2>> b(n_tiles_);
     for (int64_t t = 0; t < n_tiles_; t += 2) {
       bool pair = t + 1 < n_tiles_;
-      std::vector<llvm::Value *> words = load_matrices(
-          b_.CreateConstGEP1_64(half, b_at, parent_.tile(1) * t), true, pair);
+      std::vector<llvm::Value *> words =
+          load_matrices(tile_step(1, row_address_[1], k0, parent_.tile(1) * t),
+                        !staging_[1].k_fastest, pair);
       b[t] = {words[0], words[1]};
       if (pair)
         b[t + 1] = {words[2], words[3]};
@@ -716,6 +757,8 @@ private:
   // row address the thread hands ldmatrix for A and for B.
   int64_t m_tiles_ = 0, n_tiles_ = 0;
   llvm::Value *row_address_[2] = {nullptr, nullptr};
+  // Inputs a pipelined loop copied into shared memory (else nullptr).
+  const KernelLowering::StagedOperand *staged_[2] = {nullptr, nullptr};
 };
 
 } // namespace

@@ -1,5 +1,7 @@
 #include "backends/nvptx/mma_layouts.h"
 
+#include <set>
+
 namespace blocc::nvptx {
 
 namespace {
@@ -49,11 +51,67 @@ LinearLayout mma_m16n8k16_operand_b() {
                                    {{{1, 0}, {8, 0}}, lane_images(1, 0)});
 }
 
-std::optional<std::pair<int64_t, int64_t>> mma_warp_grid(int64_t m, int64_t n,
-                                                         int num_warps) {
+namespace {
+
+/// Whether `v` is computed, within `block`, from the result of a dot.
+bool derives_from_a_dot(const ir::Value *v, const ir::Block *block,
+                        std::set<const ir::Value *> &seen) {
+  const ir::Operation *op = v->defining_op();
+  if (!op || v->owner_block() != block || !seen.insert(v).second)
+    return false;
+  if (op->code() == ir::OpCode::Dot)
+    return true;
+  for (const ir::Value *operand : op->operands())
+    if (derives_from_a_dot(operand, block, seen))
+      return true;
+  return false;
+}
+
+/// Whether the result of `dot` becomes, through the ops after it in its
+/// block, the A of another dot.
+bool feeds_another_dot_as_a(const ir::Operation &dot) {
+  const ir::Block *block = dot.result()->owner_block();
+  std::set<const ir::Value *> derived = {dot.result()};
+  bool after = false;
+  for (const auto &op : block->ops()) {
+    if (op.get() == &dot) {
+      after = true;
+      continue;
+    }
+    if (!after)
+      continue;
+    bool uses = false;
+    for (const ir::Value *operand : op->operands())
+      uses = uses || derived.count(operand);
+    if (!uses)
+      continue;
+    if (op->code() == ir::OpCode::Dot && derived.count(op->operand(0)))
+      return true;
+    for (const ir::Value *result : op->results())
+      derived.insert(result);
+  }
+  return false;
+}
+
+} // namespace
+
+bool in_dot_chain(const ir::Operation &dot) {
+  std::set<const ir::Value *> seen;
+  return feeds_another_dot_as_a(dot) ||
+         derives_from_a_dot(dot.operand(0), dot.result()->owner_block(), seen);
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+mma_warp_grid(int64_t m, int64_t n, int num_warps, bool rows_only) {
   // Warps split the block where each warp's part is longer, so that a
   // warp's tile of C stays near square: it then reads the fewest operand
   // fragments per MMA it issues (shared memory's bandwidth is the bound).
+  if (m % 16 != 0 || n % 8 != 0)
+    return std::nullopt;
+  if (rows_only)
+    return m % (16 * int64_t{num_warps}) == 0
+               ? std::optional(std::make_pair(int64_t{num_warps}, int64_t{1}))
+               : std::nullopt;
   int64_t along_m = 1, along_n = 1;
   while (along_m * along_n < num_warps) {
     bool m_can = m % (32 * along_m) == 0, n_can = n % (16 * along_n) == 0;
@@ -83,7 +141,7 @@ std::string why_not_on_tensor_cores(const ir::Operation &dot, int num_warps) {
   if (m % 16 != 0 || k % 16 != 0)
     return "M = " + std::to_string(m) + ", K = " + std::to_string(k) +
            " (tensor cores take multiples of 16)";
-  if (!mma_warp_grid(m, n, num_warps))
+  if (!mma_warp_grid(m, n, num_warps, in_dot_chain(dot)))
     return std::to_string(m) + " x " + std::to_string(n) + " on " +
            std::to_string(num_warps) +
            " warps (tensor cores take a 16 x 8 tile or more per warp)";
@@ -95,9 +153,34 @@ std::optional<BlockedLayout> mma_accumulator_layout(const ir::Operation &dot,
   if (!why_not_on_tensor_cores(dot, num_warps).empty())
     return std::nullopt;
   const ir::Type &c = dot.result()->type();
-  auto [along_m, along_n] = *mma_warp_grid(c.dim(0), c.dim(1), num_warps);
+  auto [along_m, along_n] =
+      *mma_warp_grid(c.dim(0), c.dim(1), num_warps, in_dot_chain(dot));
   return BlockedLayout{
       {c.dim(0), c.dim(1)}, {1, 2}, {8, 4}, {along_m, along_n}};
+}
+
+FragmentTile fragment_tile(const ir::Operation &dot, int operand,
+                           bool k_fastest) {
+  const ir::Type &type = dot.operand(static_cast<size_t>(operand))->type();
+  int k_dim = operand == 0 ? 1 : 0;
+  int64_t k = type.dim(k_dim), mn = type.dim(1 - k_dim);
+  FragmentTile tile;
+  tile.k_fastest = k_fastest;
+  tile.rows = k_fastest ? mn : k;
+  int64_t words = (k_fastest ? k : mn) / 2;
+  words += (12 - words % 8) % 8;
+  tile.pitch = 2 * words;
+  return tile;
+}
+
+bool operand_runs_along_k(const BlockedLayout &parent, const Layout &layout,
+                          int operand) {
+  int k_dim = operand == 0 ? 1 : 0;
+  int fastest = parent.rank() - 1;
+  for (size_t d = 0; d < layout.dims.size(); ++d)
+    if (layout.dims[d] == fastest && layout.shape[d] > 1)
+      return static_cast<int>(d) == k_dim;
+  return operand == 0;
 }
 
 MmaFragmentElement mma_fragment_element(const BlockedLayout &layout,

@@ -35,9 +35,17 @@ ir::LinearLayout mma_m16n8k16_operand_b();
 
 /// How `num_warps` warps split an m x n block of C for MMAs: (warps along
 /// M, warps along N), each warp's part a whole number of 16 x 8 tiles;
-/// nullopt where no split gives every warp such a part.
-std::optional<std::pair<int64_t, int64_t>> mma_warp_grid(int64_t m, int64_t n,
-                                                         int num_warps);
+/// nullopt where no split gives every warp such a part. `rows_only`: the
+/// warps split M alone (each warp holds whole rows).
+std::optional<std::pair<int64_t, int64_t>>
+mma_warp_grid(int64_t m, int64_t n, int num_warps, bool rows_only = false);
+
+/// Whether `dot` is a link of a chain of dots in its block: its result
+/// becomes the A of a later dot, or its A comes from an earlier dot's
+/// result (attention: softmax(Q K^T) V). The warps of a chain split M
+/// alone, so that the row reductions between the links stay within a
+/// warp and every link's rows are where the next one needs them.
+bool in_dot_chain(const ir::Operation &dot);
 
 /// The blocked layout of a dot's result that is at once the accumulator
 /// fragments of m16n8k16 MMAs, where the dot can run on tensor cores:
@@ -56,6 +64,28 @@ std::optional<BlockedLayout> mma_accumulator_layout(const ir::Operation &dot,
 /// Why `dot` does not run on tensor cores on `num_warps` warps, in words
 /// for the layouts inspection stage ("" when it does).
 std::string why_not_on_tensor_cores(const ir::Operation &dot, int num_warps);
+
+/// How a dot on tensor cores keeps an operand in shared memory for
+/// ldmatrix: A (m x k) and B (k x n) as rows of K (`k_fastest`: [mn][k])
+/// or rows of M or N ([k][mn], read with ldmatrix's .trans), each row
+/// `pitch` elements from the next: 4 words past a multiple of 8, so that
+/// the 8 rows of 16 bytes one phase of ldmatrix reads start in banks
+/// 4 * (row * odd) mod 32 and meet every bank once.
+struct FragmentTile {
+  bool k_fastest = true;
+  int64_t rows = 0, pitch = 0; // in elements
+  int64_t element_bytes = 2;
+  int64_t elements() const { return rows * pitch; }
+  int64_t bytes() const { return elements() * element_bytes; }
+};
+/// The tile of operand `operand` (0: A, 1: B) of `dot`.
+FragmentTile fragment_tile(const ir::Operation &dot, int operand,
+                           bool k_fastest);
+/// Whether a dot operand held in `layout` over `parent` runs along K in
+/// each thread's registers (its fastest dimension is K): then it is kept
+/// with K fastest, so that the registers' runs are the tile's rows.
+bool operand_runs_along_k(const BlockedLayout &parent, const Layout &layout,
+                          int operand);
 
 /// Where register r of a thread in an mma_accumulator_layout sits: the
 /// warp's 16-row fragment along M and 8-column tile along N (counted among

@@ -20,8 +20,15 @@ std::string list(const std::vector<int64_t> &values) {
 
 class LayoutNotes {
 public:
-  LayoutNotes(const LayoutAssignment &layouts, int num_warps)
-      : layouts_(layouts), num_warps_(num_warps) {}
+  LayoutNotes(const LayoutAssignment &layouts, int num_warps,
+              const std::map<const ir::Operation *, PipelinedLoop> &pipelined)
+      : layouts_(layouts), num_warps_(num_warps) {
+    for (const auto &[loop, plan] : pipelined) {
+      stages_[loop] = plan.stages;
+      for (const PipelinedLoad &load : plan.loads)
+        copied_ahead_[load.load] = plan.stages;
+    }
+  }
 
   std::string layout(const Layout &l) const {
     const BlockedLayout &parent = layouts_.parent(l);
@@ -79,6 +86,12 @@ public:
       parts.push_back("stores from " + layout(layouts_.store_layout(op)));
     if (op.code() == ir::OpCode::Dot)
       parts.push_back(dot_units(op));
+    if (auto it = stages_.find(&op); it != stages_.end())
+      parts.push_back("pipelined in " + std::to_string(it->second) + " stages");
+    if (auto it = copied_ahead_.find(&op); it != copied_ahead_.end())
+      parts.push_back("copied into shared memory " +
+                      std::to_string(it->second - 1) +
+                      " iterations ahead (cp.async)");
     if (op.code() == ir::OpCode::Reduce && op.operand(0)->type().is_block())
       parts.push_back("reads its operands in " +
                       layout(layouts_.reduce_layout(op)));
@@ -104,7 +117,8 @@ private:
     if (!refusal.empty())
       return "on CUDA cores: " + refusal;
     const ir::Type &c = dot.result()->type();
-    auto [along_m, along_n] = *mma_warp_grid(c.dim(0), c.dim(1), num_warps_);
+    BlockedLayout mma = *mma_accumulator_layout(dot, num_warps_);
+    int64_t along_m = mma.warps_per_cta[0], along_n = mma.warps_per_cta[1];
     int64_t tiles = c.dim(0) / (16 * along_m) * (c.dim(1) / (8 * along_n));
     std::string type =
         dot.operand(0)->type().element() == ir::Scalar::BF16 ? "bf16" : "f16";
@@ -123,15 +137,20 @@ private:
 
   const LayoutAssignment &layouts_;
   int num_warps_;
+  std::map<const ir::Operation *, int> stages_;       // pipelined loops
+  std::map<const ir::Operation *, int> copied_ahead_; // their loads
 };
 
 } // namespace
 
-std::string print_layouts(const ir::Function &function, int num_warps) {
+std::string print_layouts(const ir::Function &function, int num_warps,
+                          int num_stages, const GpuArch &arch) {
   ir::AxisInfoAnalysis axis_info(const_cast<ir::Function &>(function));
   check_supported(function, axis_info);
   LayoutAssignment layouts(function, axis_info, num_warps);
-  LayoutNotes notes(layouts, num_warps);
+  LayoutNotes notes(
+      layouts, num_warps,
+      plan_pipelined_loops(function, layouts, axis_info, num_stages, arch));
   std::string out = "// layouts of " + function.name() + " for " +
                     std::to_string(num_warps) +
                     (num_warps == 1 ? " warp:\n" : " warps:\n");

@@ -21,11 +21,15 @@
 // dims[k]), "#blocked2 with size 1 along [0]" (a value about to be
 // broadcast). Stores name the layout they write from, reductions the one
 // they read their operands in, and ops with regions the layouts of their
-// regions' block arguments ("body argument 1: #blocked0").
+// regions' block arguments ("body argument 1: #blocked0"). Dots say
+// whether they run on tensor cores; a software-pipelined loop says in how
+// many stages, and each load it pipelines that it is copied ahead into
+// shared memory (pipeline_loads.h).
 //
 // The comments leave valid IR: the text reads back into the same function.
 #pragma once
 
+#include "backends/nvptx/gpu_arch.h"
 #include "ir/function.h"
 
 #include <string>
@@ -33,6 +37,7 @@
 namespace blocc::nvptx {
 
 /// Throws blocc::Error naming the op for IR the backend cannot lower.
-std::string print_layouts(const ir::Function &function, int num_warps);
+std::string print_layouts(const ir::Function &function, int num_warps,
+                          int num_stages = 1, const GpuArch &arch = GpuArch{});
 
 } // namespace blocc::nvptx

@@ -129,24 +129,31 @@ def gelu(n):
     }, want, (2e-6, 2e-6), "BLOCK=1024 warps=4")
 
 
-def matmul(n):
-    a = torch.rand(n, n, device=DEVICE, dtype=torch.float16) - 0.5
-    b = torch.rand(n, n, device=DEVICE, dtype=torch.float16) - 0.5
+def matmul(n, dtype=torch.float16, kernel="matmul"):
+    a = torch.rand(n, n, device=DEVICE, dtype=dtype) - 0.5
+    b = torch.rand(n, n, device=DEVICE, dtype=dtype) - 0.5
     want = (a.double() @ b.double()).float()
     outs = {c: torch.full((n, n), float("nan"), device=DEVICE)
             for c in ("blocc", "triton")}
-    grid = (cdiv(n, 128) * cdiv(n, 64),)
-    tiles = dict(BLOCK_M=128, BLOCK_N=64, BLOCK_K=32, GROUP_M=8)
+    grid = (cdiv(n, 128) * cdiv(n, 128),)
+    tiles = dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, GROUP_M=8)
+    blocc_kernel = getattr(B, kernel)
     return ("TFLOP/s", 2 * n ** 3, {
-        "blocc": (lambda: B.matmul[grid](a, b, outs["blocc"], n, n, n, n, 1, n,
-                                         1, n, 1, num_warps=4, **tiles),
+        "blocc": (lambda: blocc_kernel[grid](a, b, outs["blocc"], n, n, n, n, 1,
+                                             n, 1, n, 1, num_warps=4,
+                                             num_stages=3, **tiles),
                   outs["blocc"]),
         "triton": (lambda: T.matmul[grid](a, b, outs["triton"], n, n, n, n, 1,
-                                          n, 1, n, 1, num_warps=4, **tiles),
+                                          n, 1, n, 1, num_warps=4,
+                                          num_stages=3, **tiles),
                    outs["triton"]),
         "cuBLAS (ceiling)": (lambda: a @ b, None),
-    }, want, (0, 1e-3 * math.sqrt(n)), "128x64x32 tiles, GROUP_M=8, 4 warps "
-       "(dot on tensor cores: mma.sync)")
+    }, want, (0, 1e-3 * math.sqrt(n)), "128x128x32 tiles, GROUP_M=8, 4 warps, "
+       "3 stages (dot on tensor cores: mma.sync, loads by cp.async)")
+
+
+def matmul_bf16(n):
+    return matmul(n, torch.bfloat16, "matmul_bf16")
 
 
 def attention(seq, heads=32, dim=64):
@@ -317,6 +324,7 @@ SWEEPS = {
     "layer_norm": (layer_norm, [1024, 4096, 16384], "f32"),
     "gelu": (gelu, [1 << 20, 1 << 24, 1 << 27], "f32"),
     "matmul": (matmul, [512, 1024, 2048, 4096], "f16"),
+    "matmul_bf16": (matmul_bf16, [512, 1024, 2048, 4096], "bf16"),
     "attention": (attention, [512, 1024, 2048, 4096], "f16"),
     "rope": (rope, [256, 1024, 4096], "f32"),
     "mean": (mean, [1 << 20, 1 << 24, 1 << 28], "f32"),
@@ -328,7 +336,8 @@ SWEEPS = {
 SIZE_LABELS = {"softmax": "row length, 4096 rows",
                "layer_norm": "row length, 4096 rows",
                "layer_norm_backward": "row length, 4096 rows",
-               "matmul": "M = N = K", "attention": "sequence, 32 heads x 64",
+               "matmul": "M = N = K", "matmul_bf16": "M = N = K",
+               "attention": "sequence, 32 heads x 64",
                "rope": "sequence, 8 x 32 heads x 128"}
 
 

@@ -141,6 +141,7 @@ struct Target {
   std::string arch;  ///< Gpu: "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"
   int num_warps = 4; ///< Gpu: warps per program
   Check check = Check::Off; ///< Cpu: the checked variant (BLOCC_CHECK)
+  int num_stages = 3;       ///< Gpu: stages of loops feeding dots (1: none)
 
   static Target interpreter() { return {Kind::Interpreter, "", 4, Check::Off}; }
   /// Check::Default: the variant a launch compiles under $BLOCC_CHECK.
@@ -148,8 +149,9 @@ struct Target {
     return {Kind::Cpu, "", 4, check};
   }
   /// Compile-only: no GPU or CUDA driver is needed.
-  static Target gpu(std::string arch = "sm_90", int num_warps = 4) {
-    return {Kind::Gpu, std::move(arch), num_warps, Check::Off};
+  static Target gpu(std::string arch = "sm_90", int num_warps = 4,
+                    int num_stages = 3) {
+    return {Kind::Gpu, std::move(arch), num_warps, Check::Off, num_stages};
   }
 
   /// The target's stages, in pipeline order.

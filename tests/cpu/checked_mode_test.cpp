@@ -395,12 +395,14 @@ TEST(CheckedProvenance, PointersFromSeveralArguments) {
   auto out = poisoned<float>(32);
   either[{1}].with(kChecked)(a, b, out, 20, 0);
   EXPECT_TRUE(same(std::vector<float>(out.begin(), out.begin() + 20), a));
-  either[{1}].with(kChecked)(a, b, out, 30, 1);
+  // `which` is 2, not 1: a 1 would be traced as the constant it is, and
+  // the pointer known to come from b alone.
+  either[{1}].with(kChecked)(a, b, out, 30, 2);
   EXPECT_TRUE(same(std::vector<float>(out.begin(), out.begin() + 30), b));
   // Lane 30 of b's pointer lies in neither buffer: which one the lane's
   // pointer came from is not known per lane, so both are named.
   std::string cpu =
-      error_of([&] { either[{1}].with(kChecked)(a, b, out, 31, 1); });
+      error_of([&] { either[{1}].with(kChecked)(a, b, out, 31, 2); });
   EXPECT_THAT(cpu, HasSubstr("out-of-bounds load: lane 30 reads 4 bytes at " +
                              hex(b.data() + 30) +
                              ", outside every buffer the pointer may derive "

@@ -354,9 +354,9 @@ TEST(GpuDebugPtx, AssertsAndDivisionsAssemble) {
       specialization(divide_kernel<uint8_t>(), b, b, b, b, b, 1031, 128), 1);
   std::vector<int64_t> one(1);
   expect_ptx_assembles(
-      specialization(divide_scalars, one, int64_t{1}, int64_t{1}));
+      specialization(divide_scalars, one, int64_t{7}, int64_t{3}));
   std::vector<int32_t> total(1);
-  const ir::Function &loop = specialization(stepper, total, 1);
+  const ir::Function &loop = specialization(stepper, total, 3);
   expect_ptx_assembles(loop);
   EXPECT_THAT(ptx_for(loop), ::testing::Not(HasSubstr("trap;")));
   EXPECT_THAT(ptx_for(loop), HasSubstr("blocc_fault_record"));

@@ -10,11 +10,13 @@
 // accumulates every element by fused multiply-adds in increasing k, as the
 // interpreter and the CPU backend do, so results must match the CPU
 // backend bit for bit (integers and floats alike); on tensor cores (f16
-// and bf16 into f32 on tiles of 16 x 8 per warp x 16) the sums come in
+// and bf16 into f32 on whole 16 x 8 tiles per warp, K in 16s) the sums
+// come in
 // the hardware's order. Either way a float64 reference bounds them within
 // (K + 2) roundings of the accumulator. Kernels run where a GPU is present
 // (skipped, and reported so, elsewhere); their PTX is assembled by ptxas
 // for sm_80 and sm_90 everywhere, and the large tiles must not spill.
+#include "backends/nvptx/mma_layouts.h"
 #include "fp8_bytes.h"
 #include "nvptx/support.h"
 
@@ -169,13 +171,15 @@ Shape for_inputs(Shape s, size_t input_bytes) {
 }
 
 /// Whether the dot runs on tensor cores (mma_layouts.h): f16 or bf16
-/// inputs into f32, tiles of M and K in 16s and of N in 8s per warp.
+/// inputs into f32, M and K in 16s, warps splitting the tile into whole
+/// 16 x 8 tiles.
 template <typename In, typename Out>
 bool on_tensor_cores(const Combo &combo, const Shape &s) {
   constexpr bool half_inputs =
       std::is_same_v<In, bl::half> || std::is_same_v<In, bl::bfloat16_t>;
   return half_inputs && std::is_same_v<Out, float> && !combo.a_fp8 &&
-         s.bm % 16 == 0 && s.bk % 16 == 0 && s.bn % (8 * s.warps) == 0;
+         s.bm % 16 == 0 && s.bk % 16 == 0 &&
+         blocc::nvptx::mma_warp_grid(s.bm, s.bn, s.warps).has_value();
 }
 
 template <typename In, typename Out>

@@ -120,6 +120,8 @@ TEST(MmaAccumulatorLayout, WarpsSplitTheBlockIntoNearSquareParts) {
   EXPECT_EQ(mma_warp_grid(256, 8, 4), (Grid{{4, 1}}));
   EXPECT_EQ(mma_warp_grid(16, 8, 1), (Grid{{1, 1}}));
   EXPECT_EQ(mma_warp_grid(16, 16, 4), Grid{});
+  EXPECT_EQ(mma_warp_grid(16, 4, 1), Grid{});
+  EXPECT_EQ(mma_warp_grid(8, 8, 1), Grid{});
   EXPECT_EQ(mma_warp_grid(32, 8, 4), Grid{});
 }
 
@@ -152,6 +154,30 @@ TEST(MmaAccumulatorLayout, OnlyForHalfInputsIntoF32OnWholeTiles) {
   EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F32, 8, 64, 32, 4));
   EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F32, 16, 16, 32, 4));
   EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F32, 128, 64, 8, 4));
+}
+
+// Two chained dots (softmax(Q K^T) V without the softmax): both split M
+// alone, 4 x 1, where a lone dot of the same shape splits 2 x 2.
+TEST(MmaAccumulatorLayout, ChainedDotsSplitRowsAlone) {
+  using namespace blocc::ir;
+  Function f("chain");
+  Builder b(&f.body());
+  Type half = Type::block(Type::scalar(Scalar::F16), {64, 64});
+  Type f32 = Type::block(Type::scalar(Scalar::F32), {64, 64});
+  Value *q = b.float_constant(1.0, half), *k = b.float_constant(1.0, half);
+  Value *zero = b.float_constant(0.0, f32);
+  Value *s = b.create_value(OpCode::Dot, {q, k, zero}, f32);
+  Value *p = b.create_value(OpCode::Cast, {s}, half);
+  Value *o = b.create_value(OpCode::Dot, {p, k, zero}, f32);
+  Value *lone = b.create_value(OpCode::Dot, {q, k, zero}, f32);
+  for (Value *chained : {s, o}) {
+    EXPECT_TRUE(in_dot_chain(*chained->defining_op()));
+    EXPECT_EQ(mma_accumulator_layout(*chained->defining_op(), 4)->warps_per_cta,
+              (std::vector<int64_t>{4, 1}));
+  }
+  EXPECT_FALSE(in_dot_chain(*lone->defining_op()));
+  EXPECT_EQ(mma_accumulator_layout(*lone->defining_op(), 4)->warps_per_cta,
+            (std::vector<int64_t>{2, 2}));
 }
 
 } // namespace

@@ -28,8 +28,8 @@ def test_every_tutorial_kernel_is_shipped():
 def test_shipped_kernels_are_the_tutorials():
     assert blocc.kernels.__all__ == [
         "add", "attention", "gelu", "gelu_f16", "layer_norm_bwd_dwdb", "layer_norm_bwd_dx",
-        "layer_norm_fwd", "matmul", "partial_sums", "rope", "seeded_dropout",
-        "softmax"]
+        "layer_norm_fwd", "matmul", "matmul_bf16", "partial_sums", "rope",
+        "seeded_dropout", "softmax"]
     assert add.name == "add"
     assert add.definition_site.startswith("vector_add.h:")
     assert softmax.definition_site.startswith("fused_softmax.h:")

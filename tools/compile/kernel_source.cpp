@@ -124,8 +124,8 @@ representative_arguments(const std::vector<Parameter> &parameters,
       if (p.kind == Parameter::Kind::Constant)
         a.int_value = p.dtype == ir::Scalar::I1 ? (p.value == "true")
                                                 : std::stoll(p.value);
-      else
-        a.int_value = aligned ? 16 : 1;
+      else // 3: a value no specialization assumes (not 1, not 16k)
+        a.int_value = aligned ? 16 : p.dtype == ir::Scalar::I1 ? 1 : 3;
     } else {
       a.kind = BLOCC_ARG_FLOAT;
       a.float_value =

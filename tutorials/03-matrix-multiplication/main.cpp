@@ -42,7 +42,9 @@ void float64_matmul(const std::vector<T> &a, const std::vector<T> &b, int n,
 }
 
 /// The tile configurations autotuning chooses from, per kind of backend:
-/// on the GPU a tile's threads share it (4 or 8 warps), on the CPU one
+/// on the GPU a tile's threads share it (4 or 8 warps; the K loop in 3 or
+/// 4 stages of shared memory, its next tiles' copies in flight while one
+/// is multiplied), on the CPU one
 /// thread's vector registers and cache hold it. Each is measured at the
 /// first launch of a new (M, N, K) and the fastest kept (blocc::autotune).
 std::vector<bl::Config> tile_configs(bool gpu) {
@@ -50,13 +52,13 @@ std::vector<bl::Config> tile_configs(bool gpu) {
   if (gpu)
     return {
         C({{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"BLOCK_K", 32}, {"GROUP_M", 8}},
-          4),
+          4, 3),
         C({{"BLOCK_M", 128}, {"BLOCK_N", 64}, {"BLOCK_K", 32}, {"GROUP_M", 8}},
-          4),
-        C({{"BLOCK_M", 64}, {"BLOCK_N", 128}, {"BLOCK_K", 32}, {"GROUP_M", 8}},
-          8),
+          4, 4),
         C({{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"BLOCK_K", 32}, {"GROUP_M", 8}},
-          8)};
+          4, 3),
+        C({{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"BLOCK_K", 64}, {"GROUP_M", 8}},
+          8, 3)};
   return {
       C({{"BLOCK_M", 32}, {"BLOCK_N", 32}, {"BLOCK_K", 32}, {"GROUP_M", 8}}),
       C({{"BLOCK_M", 64}, {"BLOCK_N", 64}, {"BLOCK_K", 32}, {"GROUP_M", 8}}),

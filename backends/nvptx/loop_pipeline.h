@@ -1,0 +1,86 @@
+// The lowering of a software-pipelined loop's tile loads (the plan:
+// pipeline_loads.h). lower_for drives the loop; a LoopPipeline adds, at
+// fixed points of it, what pipelining needs:
+//
+//   before the loop    reserve S stages of shared memory; for iterations
+//                      0 .. S-2, compute the address ops, issue the tiles'
+//                      cp.async copies into stage s (zero-size copies
+//                      past the trip count), commit a group each; carry
+//                      the carried address values S - 1 iterations ahead
+//   loop header        phis: this iteration's stage, the values ahead
+//   top of the body    wait until at most S - 2 groups are pending (this
+//                      iteration's tiles have landed), barrier (every
+//                      thread's copies are visible, and every warp is done
+//                      with the stage read last iteration); issue the
+//                      copies of iteration i + S - 1 into that stage;
+//                      the dots then read this iteration's stage in place
+//   after the loop     wait for every copy, barrier; release the stages
+//
+// Masked-off elements are copied as zero bytes (cp.async's source size 0),
+// which is the load's `other`.
+#pragma once
+
+#include "backends/nvptx/kernel_lowering.h"
+
+namespace blocc::nvptx {
+
+/// A carried value of a loop: a scalar, or a block's registers in its
+/// home layout.
+struct CarriedValue {
+  llvm::Value *scalar = nullptr;
+  KernelLowering::Registers registers;
+};
+
+/// Where a loop runs: iv = lb + trip * step for trip < count (i64).
+struct LoopBounds {
+  llvm::Value *lb = nullptr, *step = nullptr, *count = nullptr;
+  bool is_signed = true;
+};
+
+class LoopPipeline {
+public:
+  LoopPipeline(KernelLowering &k, const ir::Operation &loop,
+               const PipelinedLoop &plan, LoopBounds bounds);
+
+  /// Before the loop's header: the copies of the first S - 1 iterations.
+  void prologue(const std::vector<CarriedValue> &initial);
+  /// In the header, after the loop's own phis.
+  void add_phis(llvm::BasicBlock *preheader);
+  /// At the top of the body, before the body's ops; `trip` is the phi.
+  void start_iteration(llvm::Value *trip);
+  /// At the end of the body (`latch`: the block that branches back).
+  void end_iteration(llvm::BasicBlock *latch);
+  /// At the top of the block after the loop.
+  void finish();
+
+private:
+  /// Binds the body's induction variable and the carried address values
+  /// to an iteration's, computes the address ops and issues the copies
+  /// into the stage whose first element is `stage_first` (i32), each
+  /// copying nothing unless `valid` (i1); returns the carried address
+  /// values of the iteration after.
+  std::vector<CarriedValue> issue(llvm::Value *iv,
+                                  const std::vector<CarriedValue> &carried,
+                                  llvm::Value *stage_first, llvm::Value *valid);
+  void copy_tile(const PipelinedLoad &load, llvm::Value *stage_first,
+                 llvm::Value *valid);
+  /// Index of the first element of stage `stage` (i32) in shared memory.
+  llvm::Value *stage_first(llvm::Value *stage);
+  void bind(const ir::Value *argument, size_t k, const CarriedValue &v);
+
+  KernelLowering &k_;
+  llvm::IRBuilder<> &b_;
+  const ir::Operation &loop_;
+  const ir::Block &body_;
+  const PipelinedLoop &plan_;
+  LoopBounds bounds_;
+  int64_t base_bytes_ = 0; // where the stages start in shared memory
+  int64_t saved_reserve_ = 0;
+  std::vector<CarriedValue> ahead_;           // after the prologue
+  std::vector<std::vector<llvm::PHINode *>> ahead_phis_;
+  llvm::PHINode *stage_ = nullptr;            // this iteration's stage
+  llvm::Value *next_stage_ = nullptr;
+  std::vector<CarriedValue> ahead_next_;      // computed in the body
+};
+
+} // namespace blocc::nvptx

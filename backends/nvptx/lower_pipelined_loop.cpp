@@ -1,0 +1,215 @@
+// LoopPipeline (loop_pipeline.h): the cp.async copies, stages and waits
+// of a software-pipelined loop.
+#include "backends/llvm/trip_count.h"
+#include "backends/nvptx/loop_pipeline.h"
+
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+namespace blocc::nvptx {
+
+namespace {
+
+/// The carried values the address ops read, as bound now.
+CarriedValue carried_now(KernelLowering &k, const ir::Operation &loop,
+                         const ir::Value *v, size_t index) {
+  CarriedValue out;
+  if (v->type().is_block())
+    out.registers = k.registers(v, *k.layouts().home(loop.result(index)));
+  else
+    out.scalar = k.scalar(v);
+  return out;
+}
+
+} // namespace
+
+LoopPipeline::LoopPipeline(KernelLowering &k, const ir::Operation &loop,
+                           const PipelinedLoop &plan, LoopBounds bounds)
+    : k_(k), b_(k.builder), loop_(loop), body_(*loop.region(0)), plan_(plan),
+      bounds_(bounds) {}
+
+llvm::Value *LoopPipeline::stage_first(llvm::Value *stage) {
+  int64_t element_bytes = plan_.loads.front().tile.element_bytes;
+  return b_.CreateAdd(
+      b_.getInt32(static_cast<uint32_t>(base_bytes_ / element_bytes)),
+      b_.CreateMul(stage, b_.getInt32(static_cast<uint32_t>(
+                              plan_.stage_bytes / element_bytes))));
+}
+
+void LoopPipeline::bind(const ir::Value *argument, size_t k,
+                        const CarriedValue &v) {
+  if (v.scalar)
+    k_.set_scalar(argument, v.scalar);
+  else
+    k_.define_block(argument, *k_.layouts().home(loop_.result(k)),
+                    v.registers);
+}
+
+void LoopPipeline::copy_tile(const PipelinedLoad &load,
+                             llvm::Value *first, llvm::Value *valid) {
+  const ir::Operation &op = *load.load;
+  const Layout &layout = *k_.layouts().home(op.result());
+  const BlockedLayout &p = k_.parent(layout);
+  const KernelLowering::Registers &addresses =
+      k_.registers(op.operand(0), layout);
+  const KernelLowering::Registers *masks = nullptr;
+  if (op.num_operands() > 1) {
+    std::optional<int64_t> known =
+        k_.axis_info.get(op.operand(1)).constant_value;
+    if (!known || *known == 0)
+      masks = &k_.registers(op.operand(1), layout);
+  }
+  const FragmentTile &tile = load.tile;
+  const int k_dim = load.operand == 0 ? 1 : 0, mn_dim = 1 - k_dim;
+  const int last = p.rank() - 1;
+  llvm::Type *element = k_.storage_type(op.result()->type().element());
+  const int64_t bytes = load.width * tile.element_bytes;
+  using I = llvm::Intrinsic::ID;
+  I copy = bytes == 16  ? llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s
+           : bytes == 8 ? llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8_s
+                        : llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4_s;
+  llvm::Value *start =
+      b_.CreateAdd(first, b_.getInt32(static_cast<uint32_t>(load.offset)));
+  for (int64_t r = 0; r < p.num_registers(); ++r) {
+    if (canonical_register(p, layout, r) != r ||
+        p.register_offset(r)[last] % load.width != 0)
+      continue;
+    llvm::Value *mn = k_.element_index(layout, r, mn_dim);
+    llvm::Value *kk = k_.element_index(layout, r, k_dim);
+    llvm::Value *row = tile.k_fastest ? mn : kk;
+    llvm::Value *column = tile.k_fastest ? kk : mn;
+    llvm::Value *index = b_.CreateAdd(
+        start, b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(
+                                                  tile.pitch))),
+                            column));
+    llvm::Value *active = masks ? b_.CreateAnd(valid, (*masks)[r]) : valid;
+    llvm::Value *size =
+        b_.CreateSelect(active, b_.getInt32(static_cast<uint32_t>(bytes)),
+                        b_.getInt32(0));
+    b_.CreateIntrinsic(copy, {},
+                       {k_.reserved_shared_element(element, index),
+                        addresses[r], size});
+  }
+}
+
+std::vector<CarriedValue>
+LoopPipeline::issue(llvm::Value *iv, const std::vector<CarriedValue> &carried,
+                    llvm::Value *first, llvm::Value *valid) {
+  k_.set_scalar(body_.argument(0), iv);
+  for (size_t i = 0; i < plan_.carried.size(); ++i)
+    bind(body_.argument(1 + plan_.carried[i]), plan_.carried[i], carried[i]);
+  for (const ir::Operation *op : plan_.address_ops)
+    k_.lower_again(*op);
+  for (const PipelinedLoad &load : plan_.loads)
+    copy_tile(load, first, valid);
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+  const ir::Operation *yield = body_.terminator();
+  std::vector<CarriedValue> next;
+  for (size_t index : plan_.carried)
+    next.push_back(carried_now(k_, loop_, yield->operand(index), index));
+  return next;
+}
+
+void LoopPipeline::prologue(const std::vector<CarriedValue> &initial) {
+  // Copies read global memory and write shared memory: order them after
+  // earlier stores and shared reads.
+  auto [stored, shared_read] = k_.barrier_state();
+  if (stored || shared_read)
+    k_.barrier();
+  saved_reserve_ = k_.shared_reserved_bytes();
+  base_bytes_ = (saved_reserve_ + 127) / 128 * 128;
+  k_.reserve_shared_bytes(base_bytes_ +
+                          plan_.stages * plan_.stage_bytes);
+  std::vector<CarriedValue> carried;
+  for (size_t index : plan_.carried)
+    carried.push_back(initial[index]);
+  for (int s = 0; s + 1 < plan_.stages; ++s) {
+    llvm::Value *trip = b_.getInt64(static_cast<uint64_t>(s));
+    llvm::Value *iv = llvm_backend::induction_value(
+        b_, bounds_.lb, bounds_.step, trip, bounds_.is_signed);
+    carried = issue(iv, carried, stage_first(b_.getInt32(s)),
+                    b_.CreateICmpULT(trip, bounds_.count));
+  }
+  ahead_ = carried;
+}
+
+void LoopPipeline::add_phis(llvm::BasicBlock *preheader) {
+  stage_ = b_.CreatePHI(b_.getInt32Ty(), 2, "stage");
+  stage_->addIncoming(b_.getInt32(0), preheader);
+  for (size_t i = 0; i < ahead_.size(); ++i) {
+    CarriedValue &v = ahead_[i];
+    std::vector<llvm::PHINode *> phis;
+    auto phi_of = [&](llvm::Value *initial) {
+      llvm::PHINode *phi = b_.CreatePHI(initial->getType(), 2);
+      phi->addIncoming(initial, preheader);
+      phis.push_back(phi);
+      return phi;
+    };
+    if (v.scalar) {
+      v.scalar = phi_of(v.scalar);
+    } else {
+      // Registers holding one element share its phi.
+      const Layout &home = *k_.layouts().home(loop_.result(plan_.carried[i]));
+      const BlockedLayout &p = k_.parent(home);
+      for (int64_t r = 0; r < p.num_registers(); ++r) {
+        int64_t c = canonical_register(p, home, r);
+        v.registers[r] = c == r ? phi_of(v.registers[r]) : v.registers[c];
+      }
+    }
+    ahead_phis_.push_back(phis);
+  }
+}
+
+void LoopPipeline::start_iteration(llvm::Value *trip) {
+  const int stages = plan_.stages;
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
+                     {b_.getInt32(static_cast<uint32_t>(stages - 2))});
+  k_.barrier();
+  // Iteration trip + S - 1 goes to the stage read last iteration.
+  llvm::Value *last_stage = b_.getInt32(static_cast<uint32_t>(stages - 1));
+  llvm::Value *is_first = b_.CreateICmpEQ(stage_, b_.getInt32(0));
+  llvm::Value *ahead_stage = b_.CreateSelect(
+      is_first, last_stage, b_.CreateSub(stage_, b_.getInt32(1)));
+  llvm::Value *ahead_trip =
+      b_.CreateAdd(trip, b_.getInt64(static_cast<uint64_t>(stages - 1)));
+  llvm::Value *ahead_iv = llvm_backend::induction_value(
+      b_, bounds_.lb, bounds_.step, ahead_trip, bounds_.is_signed);
+  ahead_next_ = issue(ahead_iv, ahead_, stage_first(ahead_stage),
+                      b_.CreateICmpULT(ahead_trip, bounds_.count));
+  next_stage_ = b_.CreateSelect(b_.CreateICmpEQ(stage_, last_stage),
+                                b_.getInt32(0),
+                                b_.CreateAdd(stage_, b_.getInt32(1)));
+  // The dots of this iteration read its stage.
+  llvm::Value *first = stage_first(stage_);
+  for (const PipelinedLoad &load : plan_.loads)
+    k_.set_staged_operand(
+        load.load->result(),
+        {load.tile, b_.CreateAdd(first, b_.getInt32(static_cast<uint32_t>(
+                                            load.offset)))});
+}
+
+void LoopPipeline::end_iteration(llvm::BasicBlock *latch) {
+  stage_->addIncoming(next_stage_, latch);
+  for (size_t i = 0; i < ahead_phis_.size(); ++i) {
+    const CarriedValue &next = ahead_next_[i];
+    if (next.scalar) {
+      ahead_phis_[i][0]->addIncoming(next.scalar, latch);
+      continue;
+    }
+    const Layout &home = *k_.layouts().home(loop_.result(plan_.carried[i]));
+    const BlockedLayout &p = k_.parent(home);
+    size_t phi = 0;
+    for (int64_t r = 0; r < p.num_registers(); ++r)
+      if (canonical_register(p, home, r) == r)
+        ahead_phis_[i][phi++]->addIncoming(next.registers[r], latch);
+  }
+}
+
+void LoopPipeline::finish() {
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
+  k_.barrier();
+  for (const PipelinedLoad &load : plan_.loads)
+    k_.clear_staged_operand(load.load->result());
+  k_.reserve_shared_bytes(saved_reserve_);
+}
+
+} // namespace blocc::nvptx

@@ -1,0 +1,265 @@
+#include "backends/nvptx/pipeline_loads.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <set>
+#include <variant>
+
+namespace blocc::nvptx {
+
+namespace {
+
+using ir::OpCode;
+
+/// Ops the address computation may hold: arithmetic without side effects
+/// or faults, which the lowering can compute again for a later iteration.
+bool is_address_op(const ir::Operation &op) {
+  switch (op.code()) {
+  case OpCode::Constant:
+  case OpCode::ProgramId:
+  case OpCode::NumPrograms:
+  case OpCode::Arange:
+  case OpCode::Splat:
+  case OpCode::Broadcast:
+  case OpCode::ExpandDims:
+  case OpCode::Cast:
+  case OpCode::Bitcast:
+  case OpCode::PtrToInt:
+  case OpCode::IntToPtr:
+  case OpCode::Add:
+  case OpCode::Sub:
+  case OpCode::Mul:
+  case OpCode::And:
+  case OpCode::Or:
+  case OpCode::Xor:
+  case OpCode::Shl:
+  case OpCode::Shr:
+  case OpCode::Minimum:
+  case OpCode::Maximum:
+  case OpCode::Cmp:
+  case OpCode::AddPtr:
+  case OpCode::Neg:
+  case OpCode::Not:
+  case OpCode::Abs:
+  case OpCode::Select:
+  case OpCode::MultipleOf:
+  case OpCode::MaxContiguous:
+  case OpCode::MaxConstancy:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// A constant +0 (or integer 0), splat or not: what cp.async's zero fill
+/// gives a masked-off element.
+bool is_positive_zero(const ir::Value *v) {
+  const ir::Operation *op = v->defining_op();
+  if (op && op->code() == OpCode::Splat)
+    op = op->operand(0)->defining_op();
+  if (!op || op->code() != OpCode::Constant || !op->has_attr("value"))
+    return false;
+  const ir::Attribute &value = op->attributes().at("value");
+  if (const auto *real = std::get_if<double>(&value))
+    return *real == 0.0 && !std::signbit(*real);
+  const auto *integer = std::get_if<int64_t>(&value);
+  return integer && *integer == 0;
+}
+
+bool stores_in(const ir::Block &block) {
+  for (const auto &op : block.ops()) {
+    if (op->code() == OpCode::Store || op->code() == OpCode::AtomicRmw ||
+        op->code() == OpCode::AtomicCas)
+      return true;
+    for (size_t i = 0; i < op->num_regions(); ++i)
+      if (stores_in(*op->region(i)))
+        return true;
+  }
+  return false;
+}
+
+/// The ops of `body` that compute `roots`, closed over carried values: a
+/// carried value they read brings in the ops that compute its next value.
+/// nullopt when one of them is not an address op.
+struct AddressSlice {
+  std::set<const ir::Operation *> ops;
+  std::set<size_t> carried;
+};
+std::optional<AddressSlice> address_slice(const ir::Block &body,
+                                          std::vector<const ir::Value *> roots) {
+  AddressSlice slice;
+  const ir::Operation *yield = body.terminator();
+  while (!roots.empty()) {
+    const ir::Value *v = roots.back();
+    roots.pop_back();
+    if (v->owner_block() != &body)
+      continue; // defined before the loop
+    if (v->is_block_argument()) {
+      size_t index = static_cast<size_t>(v->index());
+      if (index > 0 && slice.carried.insert(index - 1).second)
+        roots.push_back(yield->operand(index - 1));
+      continue;
+    }
+    const ir::Operation *op = v->defining_op();
+    if (!slice.ops.insert(op).second)
+      continue;
+    if (!is_address_op(*op))
+      return std::nullopt;
+    for (const ir::Value *operand : op->operands())
+      roots.push_back(operand);
+  }
+  return slice;
+}
+
+/// How many ops of `body` (its own, not nested) use `v`, and the one.
+std::pair<int, const ir::Operation *> users(const ir::Block &body,
+                                            const ir::Value *v) {
+  int count = 0;
+  const ir::Operation *user = nullptr;
+  std::function<void(const ir::Block &)> visit = [&](const ir::Block &b) {
+    for (const auto &op : b.ops()) {
+      for (const ir::Value *operand : op->operands())
+        if (operand == v) {
+          ++count;
+          user = op.get();
+        }
+      for (size_t i = 0; i < op->num_regions(); ++i)
+        visit(*op->region(i));
+    }
+  };
+  visit(body);
+  return {count, user};
+}
+
+class LoopPlanner {
+public:
+  LoopPlanner(const LayoutAssignment &layouts,
+              const ir::AxisInfoAnalysis &axis_info)
+      : layouts_(layouts), axis_info_(axis_info) {}
+
+  /// The load as a pipelined tile, or nullopt where it cannot be one.
+  std::optional<PipelinedLoad> candidate(const ir::Block &body,
+                                         const ir::Operation &load) const {
+    if (load.code() != OpCode::Load)
+      return std::nullopt;
+    const ir::Type &type = load.result()->type();
+    if (!type.is_block() || type.rank() != 2 ||
+        (type.element() != ir::Scalar::F16 &&
+         type.element() != ir::Scalar::BF16) ||
+        load.has_attr("volatile"))
+      return std::nullopt;
+    if (load.num_operands() > 2 && !is_positive_zero(load.operand(2)))
+      return std::nullopt;
+    auto [count, dot] = users(body, load.result());
+    if (count != 1 || dot->code() != OpCode::Dot ||
+        dot->operand(0) == dot->operand(1) ||
+        !layouts_.on_tensor_cores(*dot) || dot->result()->owner_block() != &body)
+      return std::nullopt;
+    int operand = dot->operand(0) == load.result() ? 0 : 1;
+    if (dot->operand(static_cast<size_t>(operand)) != load.result())
+      return std::nullopt;
+    const Layout *layout = layouts_.home(load.result());
+    if (!layout)
+      return std::nullopt;
+    const BlockedLayout &parent = layouts_.parent(*layout);
+    if (parent.has_replicas())
+      return std::nullopt;
+    int fastest = parent.rank() - 1, dim = -1;
+    for (size_t k = 0; k < layout->dims.size(); ++k)
+      if (layout->dims[k] == fastest && layout->shape[k] > 1)
+        dim = static_cast<int>(k);
+    if (dim < 0)
+      return std::nullopt;
+    PipelinedLoad p;
+    p.load = &load;
+    p.operand = operand;
+    p.width = std::min(parent.size_per_thread[fastest],
+                       access_vector_width(load, axis_info_, dim));
+    if (p.width < 2)
+      return std::nullopt; // cp.async moves 4 bytes at least
+    if (load.num_operands() > 1) {
+      const ir::AxisInfo &mask = axis_info_.get(load.operand(1));
+      bool all_true = mask.constant_value && *mask.constant_value != 0;
+      if (!all_true && mask.constancy[static_cast<size_t>(dim)] < p.width)
+        return std::nullopt;
+    }
+    p.tile = fragment_tile(*dot, operand,
+                           operand_runs_along_k(parent, *layout, operand));
+    return p;
+  }
+
+  std::optional<PipelinedLoop> plan(const ir::Operation &loop, int num_stages,
+                                    const GpuArch &arch) const {
+    const ir::Block &body = *loop.region(0);
+    if (stores_in(body))
+      return std::nullopt;
+    PipelinedLoop plan;
+    AddressSlice all;
+    for (const auto &op : body.ops()) {
+      std::optional<PipelinedLoad> load = candidate(body, *op);
+      if (!load)
+        continue;
+      std::optional<AddressSlice> slice =
+          address_slice(body, {op->operands().begin(), op->operands().end()});
+      if (!slice)
+        continue;
+      all.ops.insert(slice->ops.begin(), slice->ops.end());
+      all.carried.insert(slice->carried.begin(), slice->carried.end());
+      load->offset = plan.stage_bytes / load->tile.element_bytes;
+      plan.stage_bytes += (load->tile.bytes() + 15) / 16 * 16;
+      plan.loads.push_back(*load);
+    }
+    if (plan.loads.empty())
+      return std::nullopt;
+    // Half of what a CTA may have goes to the stages; the rest stays for
+    // the loop's other users (conversions, reductions, other inputs).
+    plan.stages = num_stages;
+    while (plan.stages > 1 &&
+           plan.stages * plan.stage_bytes > arch.max_shared_bytes() / 2)
+      --plan.stages;
+    if (plan.stages < 2)
+      return std::nullopt;
+    for (const auto &op : body.ops())
+      if (all.ops.count(op.get()))
+        plan.address_ops.push_back(op.get());
+    plan.carried.assign(all.carried.begin(), all.carried.end());
+    return plan;
+  }
+
+private:
+  const LayoutAssignment &layouts_;
+  const ir::AxisInfoAnalysis &axis_info_;
+};
+
+void find_loops(const ir::Block &block,
+                const std::function<void(const ir::Operation &)> &f) {
+  for (const auto &op : block.ops()) {
+    if (op->code() == OpCode::For)
+      f(*op);
+    for (size_t i = 0; i < op->num_regions(); ++i)
+      find_loops(*op->region(i), f);
+  }
+}
+
+} // namespace
+
+std::map<const ir::Operation *, PipelinedLoop>
+plan_pipelined_loops(const ir::Function &function,
+                     const LayoutAssignment &layouts,
+                     const ir::AxisInfoAnalysis &axis_info, int num_stages,
+                     const GpuArch &arch) {
+  std::map<const ir::Operation *, PipelinedLoop> loops;
+  if (num_stages < 2)
+    return loops;
+  LoopPlanner planner(layouts, axis_info);
+  find_loops(function.body(), [&](const ir::Operation &loop) {
+    if (std::optional<PipelinedLoop> plan =
+            planner.plan(loop, num_stages, arch))
+      loops.emplace(&loop, std::move(*plan));
+  });
+  return loops;
+}
+
+} // namespace blocc::nvptx

@@ -1,0 +1,67 @@
+// Which loops are software-pipelined: loops whose loads feed dots on tensor
+// cores, so that the tiles of the next iterations travel from global to
+// shared memory (cp.async) while the current ones are multiplied.
+//
+// A `for` of the block IR is pipelined in S stages (num_stages, fewer where
+// the tiles of S iterations would not fit in shared memory) when a load
+// of its body:
+//   - gives f16 or bf16 and is used by one thing, a dot of the same body
+//     that runs on tensor cores (mma_layouts.h), as A or B;
+//   - has no `other` but 0 (cp.async fills masked-off bytes with zeros),
+//     is not volatile, and its layout has no replicas;
+//   - moves 4, 8 or 16 bytes per access (cp.async's sizes), with its mask
+//     alike over each access;
+// and its operands are computed in the body by side-effect-free arithmetic
+// (the address ops) from the induction variable, values defined before the
+// loop, and carried values whose next values the address ops compute too
+// (pointers advanced by a step, as in a matmul's K loop). The loop must
+// not store or run atomics: copies issued ahead would read memory before
+// the iterations that write it.
+//
+// The lowering (lower_pipelined_loop.cpp) then computes the address ops
+// again for iteration i + S - 1 while it runs iteration i, carrying the
+// pointers that far ahead.
+#pragma once
+
+#include "backends/nvptx/assign_layouts.h"
+#include "backends/nvptx/gpu_arch.h"
+#include "backends/nvptx/mma_layouts.h"
+#include "ir/axis_info.h"
+#include "ir/function.h"
+
+#include <cstddef>
+#include <map>
+#include <vector>
+
+namespace blocc::nvptx {
+
+/// A load whose tiles are copied into shared memory ahead of their dot.
+struct PipelinedLoad {
+  const ir::Operation *load = nullptr;
+  int operand = 0;   // 0: the dot's A, 1: its B
+  int64_t width = 1; // elements one cp.async moves
+  FragmentTile tile; // how the dot reads it (mma_layouts.h)
+  int64_t offset = 0; // elements from the start of its stage
+};
+
+struct PipelinedLoop {
+  int stages = 1;
+  /// Bytes of one stage: every pipelined tile of one iteration.
+  int64_t stage_bytes = 0;
+  std::vector<PipelinedLoad> loads;
+  /// The address ops, in program order.
+  std::vector<const ir::Operation *> address_ops;
+  /// The carried values (by index among the loop's carried values) that
+  /// the address ops read.
+  std::vector<size_t> carried;
+};
+
+/// The loops of `function` to pipeline with up to `num_stages` stages, by
+/// their for op (none where num_stages is 1).
+std::map<const ir::Operation *, PipelinedLoop>
+plan_pipelined_loops(const ir::Function &function,
+                     const LayoutAssignment &layouts,
+                     const ir::AxisInfoAnalysis &axis_info, int num_stages,
+                     const GpuArch &arch);
+
+} // namespace blocc::nvptx

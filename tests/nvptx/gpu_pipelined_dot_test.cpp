@@ -1,0 +1,160 @@
+// Software-pipelined K loops (backends/nvptx/pipeline_loads.h,
+// loop_pipeline.h): a matmul written as tutorial 03 writes it (pointers
+// carried by the loop and advanced by a step, masked loads with other 0)
+// on tensor cores, in 1 to 4 stages, with trip counts from 0 (K = 0) to
+// more than the stages, tails of M, N and K (K a multiple of 16, so that
+// the masks are alike over each 16-byte copy), 2, 4 and 8 warps, f16 and
+// bf16. Results against a float64 product within the f32 accumulator's
+// rounding bound, outputs poisoned first. The PTX has cp.async exactly
+// where the loop is pipelined (2 stages or more, K's masks whole per
+// copy), assembles for sm_80 and sm_90, and spills nothing.
+#include "nvptx/support.h"
+
+namespace bl = blocc;
+using namespace blocc::gpu_testing;
+
+namespace {
+
+template <typename T> auto &pipelined_matmul() {
+  static auto k = bl::kernel(
+      "gpu_pipelined_matmul",
+      [](bl::Ptr<T> a, bl::Ptr<T> b, bl::Ptr<float> c, bl::i32 M, bl::i32 N,
+         bl::i32 K, bl::Const<int> BM, bl::Const<int> BN, bl::Const<int> BK) {
+        auto rows = bl::expand_dims(bl::program_id(0) * BM + bl::arange(0, BM), 1);
+        auto cols = bl::expand_dims(bl::program_id(1) * BN + bl::arange(0, BN), 0);
+        auto k_row = bl::expand_dims(bl::arange(0, BK), 0);
+        auto k_col = bl::expand_dims(bl::arange(0, BK), 1);
+        auto a_tile = a + rows * K + k_row;
+        auto b_tile = b + k_col * N + cols;
+        auto acc = bl::zeros({BM, BN}, bl::float32);
+        for (auto k : bl::range(0, K, BK)) {
+          auto x = bl::load(a_tile, (rows < M) & (k_row < K - k), 0.f);
+          auto y = bl::load(b_tile, (k_col < K - k) & (cols < N), 0.f);
+          acc = bl::dot(x, y, acc);
+          a_tile = a_tile + BK;
+          b_tile = b_tile + BK * N;
+        }
+        bl::store(c + rows * N + cols, acc, (rows < M) & (cols < N));
+      });
+  return k;
+}
+
+struct Case {
+  int m, n, k, bm, bn, bk, warps, stages;
+  bool bf16;
+};
+
+std::string case_name(const ::testing::TestParamInfo<Case> &info) {
+  const Case &c = info.param;
+  return std::string(c.bf16 ? "bf16_" : "f16_") + std::to_string(c.m) + "x" +
+         std::to_string(c.n) + "x" + std::to_string(c.k) + "_tile" +
+         std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x" +
+         std::to_string(c.bk) + "_warps" + std::to_string(c.warps) +
+         "_stages" + std::to_string(c.stages);
+}
+
+std::vector<Case> cases() {
+  // Many iterations; K, M and N tails; one iteration, fewer than the
+  // stages; none at all; 8 warps; 2 warps on small tiles.
+  const Case shapes[] = {{256, 256, 256, 128, 128, 32, 4, 0, false},
+                         {130, 200, 48, 64, 64, 32, 4, 0, false},
+                         {64, 64, 16, 64, 64, 32, 4, 0, false},
+                         {128, 128, 0, 128, 128, 32, 4, 0, false},
+                         {200, 72, 208, 128, 64, 64, 8, 0, false},
+                         {97, 50, 176, 32, 32, 32, 2, 0, false}};
+  std::vector<Case> out;
+  for (bool bf16 : {false, true})
+    for (int stages = 1; stages <= 4; ++stages)
+      for (Case c : shapes) {
+        c.stages = stages;
+        c.bf16 = bf16;
+        out.push_back(c);
+      }
+  return out;
+}
+
+class GpuPipelinedDot : public ::testing::TestWithParam<Case> {};
+
+template <typename T> void run(const Case &c) {
+  BLOCC_REQUIRE_GPU();
+  BLOCC_SEED_TRACE();
+  auto a = random_values<T>(size_t(c.m) * c.k, -2, 2);
+  auto b = random_values<T>(size_t(c.k) * c.n, -2, 2);
+  DeviceBuffer<T> da(a), db(b);
+  auto dc = poisoned_on_gpu<float>(size_t(c.m) * c.n);
+  LaunchOptions options = on(Backend::Gpu, c.warps);
+  options.num_stages = c.stages;
+  bl::Grid grid{bl::cdiv(c.m, c.bm), bl::cdiv(c.n, c.bn)};
+  pipelined_matmul<T>()[grid].with(options)(da, db, dc, c.m, c.n, c.k, c.bm,
+                                            c.bn, c.bk);
+  std::vector<float> got = dc.to_host();
+  ASSERT_TRUE(all_written(got));
+  // Exact products, K + 1 roundings of f32 sums in any order.
+  for (int i = 0; i < c.m; ++i)
+    for (int j = 0; j < c.n; ++j) {
+      double want = 0, scale = 0;
+      for (int q = 0; q < c.k; ++q) {
+        double product = as_double(a[size_t(i) * c.k + q]) *
+                         as_double(b[size_t(q) * c.n + j]);
+        want += product;
+        scale += std::abs(product);
+      }
+      double value = got[size_t(i) * c.n + j];
+      ASSERT_LE(std::abs(value - want), (c.k + 1) * 0x1p-24 * scale)
+          << "element (" << i << ", " << j << "): got " << value << ", want "
+          << want;
+    }
+}
+
+TEST_P(GpuPipelinedDot, MatchesFloat64) {
+  if (GetParam().bf16)
+    run<bl::bfloat16_t>(GetParam());
+  else
+    run<bl::half>(GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Stages, GpuPipelinedDot, ::testing::ValuesIn(cases()),
+                         case_name);
+
+template <typename T>
+std::string ptx_in_stages(int size, int stages, const std::string &arch) {
+  std::vector<T> none;
+  std::vector<float> out;
+  const ir::Function &f = specialization(pipelined_matmul<T>(), none, none,
+                                         out, size, size, size, 128, 128, 32);
+  nvptx::CompileOptions options;
+  options.arch = nvptx::GpuArch::parse(arch);
+  options.num_stages = stages;
+  return nvptx::ptx_of(*nvptx::compile(f, options));
+}
+
+// cp.async where the loop is pipelined, none where num_stages is 1 or
+// where no tile can move in copies of 4 bytes or more alike in their mask
+// (M, N and K not multiples of 16: rows start at any element, and N's
+// mask changes anywhere along B's rows); the pipelined PTX assembles
+// without spills.
+TEST(GpuPipelinedDotPtx, CopiesAheadOnlyWherePipelined) {
+  using ::testing::HasSubstr;
+  using ::testing::Not;
+  for (const char *arch : {"sm_80", "sm_90"}) {
+    std::string pipelined = ptx_in_stages<bl::half>(256, 3, arch);
+    EXPECT_THAT(pipelined, HasSubstr("cp.async.cg.shared.global"));
+    EXPECT_THAT(pipelined, HasSubstr("cp.async.wait_group 1;"));
+    EXPECT_THAT(pipelined, HasSubstr("ldmatrix.sync.aligned"));
+    EXPECT_THAT(pipelined, Not(HasSubstr(".local")));
+    EXPECT_THAT(ptx_in_stages<bl::half>(256, 4, arch),
+                HasSubstr("cp.async.wait_group 2;"));
+    EXPECT_THAT(ptx_in_stages<bl::half>(256, 1, arch),
+                Not(HasSubstr("cp.async")));
+    EXPECT_THAT(ptx_in_stages<bl::bfloat16_t>(100, 3, arch),
+                Not(HasSubstr("cp.async")));
+    if (ptxas()) {
+      PtxasResult r = run_ptxas(pipelined, arch, "-v");
+      EXPECT_TRUE(r.ok) << r.output;
+      EXPECT_THAT(r.output, HasSubstr(" 0 bytes spill stores, 0 bytes spill "
+                                      "loads"));
+    }
+  }
+}
+
+} // namespace

@@ -139,6 +139,11 @@ public:
   /// (lower_shape.cpp).
   void lower_shape(const ir::Operation &op);
   void lower_dot(const ir::Operation &op);
+  /// Writes `dot`'s operand (0: A, 1: B) as `tile` from element
+  /// `first_element` (i32) of the reserved shared memory, where the dot
+  /// will read it as a staged operand (lower_dot.cpp).
+  void stage_dot_operand(const ir::Operation &dot, int operand,
+                         const FragmentTile &tile, llvm::Value *first_element);
   void lower_for(const ir::Operation &op);
   /// The loop's plan when its loads are pipelined (pipeline_loads.h).
   const PipelinedLoop *pipelined_loop(const ir::Operation &for_op) const;

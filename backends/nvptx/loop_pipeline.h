@@ -2,7 +2,9 @@
 // pipeline_loads.h). lower_for drives the loop; a LoopPipeline adds, at
 // fixed points of it, what pipelining needs:
 //
-//   before the loop    reserve S stages of shared memory; for iterations
+//   before the loop    reserve S stages of shared memory, and write the
+//                      dots' inputs computed before the loop (invariant
+//                      tiles) once, ahead of the stages; for iterations
 //                      0 .. S-2, compute the address ops, issue the tiles'
 //                      cp.async copies into stage s (zero-size copies
 //                      past the trip count), commit a group each; carry
@@ -76,11 +78,11 @@ private:
   LoopBounds bounds_;
   int64_t base_bytes_ = 0; // where the stages start in shared memory
   int64_t saved_reserve_ = 0;
-  std::vector<CarriedValue> ahead_;           // after the prologue
+  std::vector<CarriedValue> ahead_; // after the prologue
   std::vector<std::vector<llvm::PHINode *>> ahead_phis_;
-  llvm::PHINode *stage_ = nullptr;            // this iteration's stage
+  llvm::PHINode *stage_ = nullptr; // this iteration's stage
   llvm::Value *next_stage_ = nullptr;
-  std::vector<CarriedValue> ahead_next_;      // computed in the body
+  std::vector<CarriedValue> ahead_next_; // computed in the body
 };
 
 } // namespace blocc::nvptx

@@ -78,6 +78,8 @@ namespace {
 /// bytes).
 constexpr int64_t kGroup = 4;
 constexpr int64_t kMaxVectorBytes = 16;
+/// Steps of 16 along K that a dot on tensor cores issues without a loop.
+constexpr int64_t kUnrolledMmaSteps = 8;
 
 /// How one input of the dot is kept in shared memory.
 struct Staging {
@@ -89,6 +91,9 @@ struct Staging {
   int64_t batch_stride = 0;     // elements between batches
   int64_t offset = 0;           // bytes into the kernel's shared memory
   int64_t count = 0;            // elements in all
+  // In the bytes a pipelined loop reserves: the index of the first element
+  // from the start of shared memory (then `offset` is unused).
+  llvm::Value *reserved_first = nullptr;
 
   int64_t element_bytes() const { return llb::storage_bytes(element); }
   int64_t bytes() const { return count * element_bytes(); }
@@ -142,6 +147,16 @@ public:
     auto is_byte = [](Scalar s) { return s == Scalar::I8 || s == Scalar::U8; };
     dp4a_ = is_byte(a) && is_byte(b) &&
             (acc_ == Scalar::I32 || acc_ == Scalar::U32) && depth_ % 4 == 0;
+  }
+
+  /// Writes operand `operand`, held in registers, as `tile` at element
+  /// `first` of the reserved shared memory (loop_pipeline.h).
+  void write_tile(int operand, const FragmentTile &tile, llvm::Value *first) {
+    Staging s = fragment_staging(operand);
+    s.k_fastest = tile.k_fastest;
+    s.pitch = tile.pitch;
+    s.reserved_first = first;
+    write(operand, s);
   }
 
   void lower() {
@@ -299,6 +314,8 @@ private:
     llvm::Value *row = s.k_fastest ? mn : k, *column = s.k_fastest ? k : mn;
     llvm::Value *index =
         add(mul(batch, s.batch_stride), add(mul(row, s.pitch), column));
+    if (s.reserved_first)
+      return k_.reserved_shared_element(type, add(s.reserved_first, index));
     return k_.shared_element(s.offset, s.count, type, index);
   }
 
@@ -598,10 +615,17 @@ private:
     for (int64_t r = 0; r < parent_.num_registers(); ++r)
       acc[fragment_slot(mma_fragment_element(parent_, r))] = init[r];
     find_row_addresses();
-    loop(depth_ / 16, 16, acc,
-         [&](llvm::Value *k0, std::vector<llvm::Value *> &a) {
-           mma_step(k0, a);
-         });
+    // Straight-line steps (up to a K of 128) let ptxas read the fragments
+    // of the next step while the tensor cores multiply this one's.
+    const int64_t steps = depth_ / 16;
+    if (steps <= kUnrolledMmaSteps) {
+      for (int64_t step = 0; step < steps; ++step)
+        mma_step(i32(16 * step), acc);
+    } else {
+      loop(steps, 16, acc, [&](llvm::Value *k0, std::vector<llvm::Value *> &a) {
+        mma_step(k0, a);
+      });
+    }
     std::vector<llvm::Value *> by_register(parent_.num_registers());
     for (int64_t r = 0; r < parent_.num_registers(); ++r)
       by_register[r] = acc[fragment_slot(mma_fragment_element(parent_, r))];
@@ -765,6 +789,12 @@ private:
 
 void KernelLowering::lower_dot(const ir::Operation &op) {
   DotLowering(*this, op).lower();
+}
+
+void KernelLowering::stage_dot_operand(const ir::Operation &dot, int operand,
+                                       const FragmentTile &tile,
+                                       llvm::Value *first_element) {
+  DotLowering(*this, dot).write_tile(operand, tile, first_element);
 }
 
 } // namespace blocc::nvptx

@@ -30,9 +30,10 @@ LoopPipeline::LoopPipeline(KernelLowering &k, const ir::Operation &loop,
 llvm::Value *LoopPipeline::stage_first(llvm::Value *stage) {
   int64_t element_bytes = plan_.loads.front().tile.element_bytes;
   return b_.CreateAdd(
-      b_.getInt32(static_cast<uint32_t>(base_bytes_ / element_bytes)),
-      b_.CreateMul(stage, b_.getInt32(static_cast<uint32_t>(
-                              plan_.stage_bytes / element_bytes))));
+      b_.getInt32(static_cast<uint32_t>((base_bytes_ + plan_.invariant_bytes) /
+                                        element_bytes)),
+      b_.CreateMul(stage, b_.getInt32(static_cast<uint32_t>(plan_.stage_bytes /
+                                                            element_bytes))));
 }
 
 void LoopPipeline::bind(const ir::Value *argument, size_t k,
@@ -40,12 +41,11 @@ void LoopPipeline::bind(const ir::Value *argument, size_t k,
   if (v.scalar)
     k_.set_scalar(argument, v.scalar);
   else
-    k_.define_block(argument, *k_.layouts().home(loop_.result(k)),
-                    v.registers);
+    k_.define_block(argument, *k_.layouts().home(loop_.result(k)), v.registers);
 }
 
-void LoopPipeline::copy_tile(const PipelinedLoad &load,
-                             llvm::Value *first, llvm::Value *valid) {
+void LoopPipeline::copy_tile(const PipelinedLoad &load, llvm::Value *first,
+                             llvm::Value *valid) {
   const ir::Operation &op = *load.load;
   const Layout &layout = *k_.layouts().home(op.result());
   const BlockedLayout &p = k_.parent(layout);
@@ -78,16 +78,16 @@ void LoopPipeline::copy_tile(const PipelinedLoad &load,
     llvm::Value *row = tile.k_fastest ? mn : kk;
     llvm::Value *column = tile.k_fastest ? kk : mn;
     llvm::Value *index = b_.CreateAdd(
-        start, b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(
-                                                  tile.pitch))),
-                            column));
+        start,
+        b_.CreateAdd(
+            b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(tile.pitch))),
+            column));
     llvm::Value *active = masks ? b_.CreateAnd(valid, (*masks)[r]) : valid;
-    llvm::Value *size =
-        b_.CreateSelect(active, b_.getInt32(static_cast<uint32_t>(bytes)),
-                        b_.getInt32(0));
-    b_.CreateIntrinsic(copy, {},
-                       {k_.reserved_shared_element(element, index),
-                        addresses[r], size});
+    llvm::Value *size = b_.CreateSelect(
+        active, b_.getInt32(static_cast<uint32_t>(bytes)), b_.getInt32(0));
+    b_.CreateIntrinsic(
+        copy, {},
+        {k_.reserved_shared_element(element, index), addresses[r], size});
   }
 }
 
@@ -117,8 +117,17 @@ void LoopPipeline::prologue(const std::vector<CarriedValue> &initial) {
     k_.barrier();
   saved_reserve_ = k_.shared_reserved_bytes();
   base_bytes_ = (saved_reserve_ + 127) / 128 * 128;
-  k_.reserve_shared_bytes(base_bytes_ +
+  k_.reserve_shared_bytes(base_bytes_ + plan_.invariant_bytes +
                           plan_.stages * plan_.stage_bytes);
+  for (const InvariantOperand &invariant : plan_.invariants) {
+    llvm::Value *first = b_.getInt32(static_cast<uint32_t>(
+        base_bytes_ / invariant.tile.element_bytes + invariant.offset));
+    k_.stage_dot_operand(*invariant.dot, invariant.operand, invariant.tile,
+                         first);
+    k_.set_staged_operand(
+        invariant.dot->operand(static_cast<size_t>(invariant.operand)),
+        {invariant.tile, first});
+  }
   std::vector<CarriedValue> carried;
   for (size_t index : plan_.carried)
     carried.push_back(initial[index]);
@@ -175,16 +184,16 @@ void LoopPipeline::start_iteration(llvm::Value *trip) {
       b_, bounds_.lb, bounds_.step, ahead_trip, bounds_.is_signed);
   ahead_next_ = issue(ahead_iv, ahead_, stage_first(ahead_stage),
                       b_.CreateICmpULT(ahead_trip, bounds_.count));
-  next_stage_ = b_.CreateSelect(b_.CreateICmpEQ(stage_, last_stage),
-                                b_.getInt32(0),
-                                b_.CreateAdd(stage_, b_.getInt32(1)));
+  next_stage_ =
+      b_.CreateSelect(b_.CreateICmpEQ(stage_, last_stage), b_.getInt32(0),
+                      b_.CreateAdd(stage_, b_.getInt32(1)));
   // The dots of this iteration read its stage.
   llvm::Value *first = stage_first(stage_);
   for (const PipelinedLoad &load : plan_.loads)
     k_.set_staged_operand(
         load.load->result(),
-        {load.tile, b_.CreateAdd(first, b_.getInt32(static_cast<uint32_t>(
-                                            load.offset)))});
+        {load.tile,
+         b_.CreateAdd(first, b_.getInt32(static_cast<uint32_t>(load.offset)))});
 }
 
 void LoopPipeline::end_iteration(llvm::BasicBlock *latch) {
@@ -209,6 +218,9 @@ void LoopPipeline::finish() {
   k_.barrier();
   for (const PipelinedLoad &load : plan_.loads)
     k_.clear_staged_operand(load.load->result());
+  for (const InvariantOperand &invariant : plan_.invariants)
+    k_.clear_staged_operand(
+        invariant.dot->operand(static_cast<size_t>(invariant.operand)));
   k_.reserve_shared_bytes(saved_reserve_);
 }
 

@@ -87,8 +87,8 @@ struct AddressSlice {
   std::set<const ir::Operation *> ops;
   std::set<size_t> carried;
 };
-std::optional<AddressSlice> address_slice(const ir::Block &body,
-                                          std::vector<const ir::Value *> roots) {
+std::optional<AddressSlice>
+address_slice(const ir::Block &body, std::vector<const ir::Value *> roots) {
   AddressSlice slice;
   const ir::Operation *yield = body.terminator();
   while (!roots.empty()) {
@@ -154,8 +154,8 @@ public:
       return std::nullopt;
     auto [count, dot] = users(body, load.result());
     if (count != 1 || dot->code() != OpCode::Dot ||
-        dot->operand(0) == dot->operand(1) ||
-        !layouts_.on_tensor_cores(*dot) || dot->result()->owner_block() != &body)
+        dot->operand(0) == dot->operand(1) || !layouts_.on_tensor_cores(*dot) ||
+        dot->result()->owner_block() != &body)
       return std::nullopt;
     int operand = dot->operand(0) == load.result() ? 0 : 1;
     if (dot->operand(static_cast<size_t>(operand)) != load.result())
@@ -213,11 +213,13 @@ public:
     }
     if (plan.loads.empty())
       return std::nullopt;
+    find_invariant_operands(body, plan);
     // Half of what a CTA may have goes to the stages; the rest stays for
     // the loop's other users (conversions, reductions, other inputs).
     plan.stages = num_stages;
     while (plan.stages > 1 &&
-           plan.stages * plan.stage_bytes > arch.max_shared_bytes() / 2)
+           plan.stages * plan.stage_bytes + plan.invariant_bytes >
+               arch.max_shared_bytes() / 2)
       --plan.stages;
     if (plan.stages < 2)
       return std::nullopt;
@@ -229,6 +231,32 @@ public:
   }
 
 private:
+  /// Inputs of the body's dots on tensor cores defined before the loop and
+  /// used by nothing else in it.
+  void find_invariant_operands(const ir::Block &body,
+                               PipelinedLoop &plan) const {
+    for (const auto &op : body.ops()) {
+      if (op->code() != OpCode::Dot || !layouts_.on_tensor_cores(*op))
+        continue;
+      for (int operand = 0; operand < 2; ++operand) {
+        const ir::Value *v = op->operand(static_cast<size_t>(operand));
+        if (v->owner_block() == &body || users(body, v).first != 1 ||
+            layouts_.layouts_of(v).empty())
+          continue;
+        const Layout &layout = layouts_.layouts_of(v).front();
+        InvariantOperand invariant;
+        invariant.dot = op.get();
+        invariant.operand = operand;
+        invariant.tile = fragment_tile(
+            *op, operand,
+            operand_runs_along_k(layouts_.parent(layout), layout, operand));
+        invariant.offset = plan.invariant_bytes / invariant.tile.element_bytes;
+        plan.invariant_bytes += (invariant.tile.bytes() + 15) / 16 * 16;
+        plan.invariants.push_back(invariant);
+      }
+    }
+  }
+
   const LayoutAssignment &layouts_;
   const ir::AxisInfoAnalysis &axis_info_;
 };

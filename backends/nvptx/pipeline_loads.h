@@ -20,7 +20,9 @@
 //
 // The lowering (lower_pipelined_loop.cpp) then computes the address ops
 // again for iteration i + S - 1 while it runs iteration i, carrying the
-// pointers that far ahead.
+// pointers that far ahead. The other input of such a dot, where it is
+// computed before the loop (attention's Q), is written into shared memory
+// once, before the loop, rather than at every iteration.
 #pragma once
 
 #include "backends/nvptx/assign_layouts.h"
@@ -38,14 +40,26 @@ namespace blocc::nvptx {
 /// A load whose tiles are copied into shared memory ahead of their dot.
 struct PipelinedLoad {
   const ir::Operation *load = nullptr;
-  int operand = 0;   // 0: the dot's A, 1: its B
-  int64_t width = 1; // elements one cp.async moves
-  FragmentTile tile; // how the dot reads it (mma_layouts.h)
+  int operand = 0;    // 0: the dot's A, 1: its B
+  int64_t width = 1;  // elements one cp.async moves
+  FragmentTile tile;  // how the dot reads it (mma_layouts.h)
   int64_t offset = 0; // elements from the start of its stage
+};
+
+/// A dot input computed before the loop: written into shared memory once,
+/// before the loop, and read in place by every iteration's dot.
+struct InvariantOperand {
+  const ir::Operation *dot = nullptr;
+  int operand = 0;
+  FragmentTile tile;
+  int64_t offset = 0; // elements from the start of the invariant tiles
 };
 
 struct PipelinedLoop {
   int stages = 1;
+  std::vector<InvariantOperand> invariants;
+  /// Bytes of the invariant tiles, which precede the stages.
+  int64_t invariant_bytes = 0;
   /// Bytes of one stage: every pipelined tile of one iteration.
   int64_t stage_bytes = 0;
   std::vector<PipelinedLoad> loads;
@@ -58,10 +72,8 @@ struct PipelinedLoop {
 
 /// The loops of `function` to pipeline with up to `num_stages` stages, by
 /// their for op (none where num_stages is 1).
-std::map<const ir::Operation *, PipelinedLoop>
-plan_pipelined_loops(const ir::Function &function,
-                     const LayoutAssignment &layouts,
-                     const ir::AxisInfoAnalysis &axis_info, int num_stages,
-                     const GpuArch &arch);
+std::map<const ir::Operation *, PipelinedLoop> plan_pipelined_loops(
+    const ir::Function &function, const LayoutAssignment &layouts,
+    const ir::AxisInfoAnalysis &axis_info, int num_stages, const GpuArch &arch);
 
 } // namespace blocc::nvptx

@@ -20,8 +20,10 @@ template <typename T> auto &pipelined_matmul() {
       "gpu_pipelined_matmul",
       [](bl::Ptr<T> a, bl::Ptr<T> b, bl::Ptr<float> c, bl::i32 M, bl::i32 N,
          bl::i32 K, bl::Const<int> BM, bl::Const<int> BN, bl::Const<int> BK) {
-        auto rows = bl::expand_dims(bl::program_id(0) * BM + bl::arange(0, BM), 1);
-        auto cols = bl::expand_dims(bl::program_id(1) * BN + bl::arange(0, BN), 0);
+        auto rows =
+            bl::expand_dims(bl::program_id(0) * BM + bl::arange(0, BM), 1);
+        auto cols =
+            bl::expand_dims(bl::program_id(1) * BN + bl::arange(0, BN), 0);
         auto k_row = bl::expand_dims(bl::arange(0, BK), 0);
         auto k_col = bl::expand_dims(bl::arange(0, BK), 1);
         auto a_tile = a + rows * K + k_row;
@@ -39,6 +41,31 @@ template <typename T> auto &pipelined_matmul() {
   return k;
 }
 
+// C = sum over j of A @ B_j: one A tile loaded before the loop (written
+// into shared memory once), the B_j tiles (BK x BN blocks of a
+// (J * BK) x N matrix) pipelined.
+template <typename T> auto &invariant_a_matmul() {
+  static auto k = bl::kernel(
+      "gpu_invariant_a_matmul",
+      [](bl::Ptr<T> a, bl::Ptr<T> b, bl::Ptr<float> c, bl::i32 M, bl::i32 N,
+         bl::i32 J, bl::Const<int> BM, bl::Const<int> BN, bl::Const<int> BK) {
+        auto rows =
+            bl::expand_dims(bl::program_id(0) * BM + bl::arange(0, BM), 1);
+        auto cols =
+            bl::expand_dims(bl::program_id(1) * BN + bl::arange(0, BN), 0);
+        auto k_row = bl::expand_dims(bl::arange(0, BK), 0);
+        auto k_col = bl::expand_dims(bl::arange(0, BK), 1);
+        auto x = bl::load(a + rows * BK + k_row, rows < M, 0.f);
+        auto acc = bl::zeros({BM, BN}, bl::float32);
+        for (auto j : bl::range(0, J, 1)) {
+          auto y = bl::load(b + (j * BK + k_col) * N + cols, cols < N, 0.f);
+          acc = bl::dot(x, y, acc);
+        }
+        bl::store(c + rows * N + cols, acc, (rows < M) & (cols < N));
+      });
+  return k;
+}
+
 struct Case {
   int m, n, k, bm, bn, bk, warps, stages;
   bool bf16;
@@ -49,8 +76,8 @@ std::string case_name(const ::testing::TestParamInfo<Case> &info) {
   return std::string(c.bf16 ? "bf16_" : "f16_") + std::to_string(c.m) + "x" +
          std::to_string(c.n) + "x" + std::to_string(c.k) + "_tile" +
          std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x" +
-         std::to_string(c.bk) + "_warps" + std::to_string(c.warps) +
-         "_stages" + std::to_string(c.stages);
+         std::to_string(c.bk) + "_warps" + std::to_string(c.warps) + "_stages" +
+         std::to_string(c.stages);
 }
 
 std::vector<Case> cases() {
@@ -116,12 +143,47 @@ TEST_P(GpuPipelinedDot, MatchesFloat64) {
 INSTANTIATE_TEST_SUITE_P(Stages, GpuPipelinedDot, ::testing::ValuesIn(cases()),
                          case_name);
 
+// A computed before the loop, B pipelined, 1 to 4 stages: every
+// iteration multiplies the same A.
+TEST(GpuPipelinedDotInvariant, ATileWrittenOnceMatchesFloat64) {
+  BLOCC_REQUIRE_GPU();
+  BLOCC_SEED_TRACE();
+  const int m = 100, n = 96, j_blocks = 7, bm = 64, bn = 64, bk = 32;
+  auto a = random_values<bl::half>(size_t(m) * bk, -2, 2);
+  auto b = random_values<bl::half>(size_t(j_blocks) * bk * n, -2, 2);
+  DeviceBuffer<bl::half> da(a), db(b);
+  for (int stages = 1; stages <= 4; ++stages) {
+    auto dc = poisoned_on_gpu<float>(size_t(m) * n);
+    LaunchOptions options = on(Backend::Gpu, 4);
+    options.num_stages = stages;
+    bl::Grid grid{bl::cdiv(m, bm), bl::cdiv(n, bn)};
+    invariant_a_matmul<bl::half>()[grid].with(options)(da, db, dc, m, n,
+                                                       j_blocks, bm, bn, bk);
+    std::vector<float> got = dc.to_host();
+    ASSERT_TRUE(all_written(got)) << stages << " stages";
+    const int depth = j_blocks * bk;
+    for (int i = 0; i < m; ++i)
+      for (int col = 0; col < n; ++col) {
+        double want = 0, scale = 0;
+        for (int q = 0; q < depth; ++q) {
+          double product = as_double(a[size_t(i) * bk + q % bk]) *
+                           as_double(b[size_t(q) * n + col]);
+          want += product;
+          scale += std::abs(product);
+        }
+        double value = got[size_t(i) * n + col];
+        ASSERT_LE(std::abs(value - want), (depth + 1) * 0x1p-24 * scale)
+            << stages << " stages, element (" << i << ", " << col << ")";
+      }
+  }
+}
+
 template <typename T>
 std::string ptx_in_stages(int size, int stages, const std::string &arch) {
   std::vector<T> none;
   std::vector<float> out;
-  const ir::Function &f = specialization(pipelined_matmul<T>(), none, none,
-                                         out, size, size, size, 128, 128, 32);
+  const ir::Function &f = specialization(pipelined_matmul<T>(), none, none, out,
+                                         size, size, size, 128, 128, 32);
   nvptx::CompileOptions options;
   options.arch = nvptx::GpuArch::parse(arch);
   options.num_stages = stages;

@@ -257,6 +257,10 @@ void LayoutAssignment::visit_dot(const ir::Operation &op) {
                            : layouts_of(result).front());
   }
   require(op.operand(2), *home(result));
+  // A chained dot's A is computed where its fragments already are.
+  if (std::optional<BlockedLayout> a = mma_operand_a_layout(op, num_warps_))
+    if (on_tensor_cores(op))
+      require(op.operand(0), Layout{intern(*a), {0, 1}, a->shape});
   for (const ir::Value *input : {op.operand(0), op.operand(1)})
     if (layouts_of(input).empty())
       require(input,

@@ -66,6 +66,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <map>
 
 namespace blocc::nvptx {
 
@@ -581,6 +582,8 @@ private:
     int64_t end = 0;
     bool written = false;
     for (int side = 0; side < 2; ++side) {
+      if (side == 0 && a_registers_)
+        continue;
       if (const KernelLowering::StagedOperand *staged =
               k_.staged_operand(op_.operand(side))) {
         staged_[side] = staged;
@@ -605,7 +608,51 @@ private:
     k_.after_shared_write();
   }
 
+  /// Where A was computed in the layout of its fragments
+  /// (mma_operand_a_layout) and K's steps are straight-line code: its
+  /// registers, read as fragments without shared memory.
+  void find_a_in_registers() {
+    std::optional<BlockedLayout> fragments =
+        mma_operand_a_layout(op_, k_.num_warps);
+    if (!fragments || depth_ / 16 > kUnrolledMmaSteps)
+      return;
+    for (const Layout &layout : k_.layouts().layouts_of(op_.operand(0))) {
+      const BlockedLayout &p = k_.parent(layout);
+      if (!(p == *fragments) || layout.dims != std::vector<int>{0, 1})
+        continue;
+      a_registers_ = &k_.registers(op_.operand(0), layout);
+      for (int64_t r = 0; r < p.num_registers(); ++r) {
+        std::vector<int64_t> offset = p.register_offset(r);
+        a_register_at_[{offset[0], offset[1]}] = r;
+      }
+      a_tile_rows_ = p.tile(0);
+      return;
+    }
+  }
+
+  /// A's fragment a0..a3 of 16-row fragment t at step `step` of 16 along
+  /// K, from the registers holding it: pairs of columns 16 step + 2c (+ 8)
+  /// of the fragment's rows g and g + 8 (one layout tile apart), two
+  /// halves to a word, the lower column in the low half.
+  std::array<llvm::Value *, 4> a_fragment_from_registers(int64_t t,
+                                                         int64_t step) {
+    auto half_bits = [&](int64_t row, int64_t column) {
+      llvm::Value *v = (*a_registers_)[a_register_at_.at({row, column})];
+      if (!v->getType()->isIntegerTy(16))
+        v = b_.CreateBitCast(v, b_.getInt16Ty());
+      return b_.CreateZExt(v, b_.getInt32Ty());
+    };
+    auto word = [&](int64_t row, int64_t column) {
+      return b_.CreateOr(half_bits(row, column),
+                         b_.CreateShl(half_bits(row, column + 1), 16));
+    };
+    int64_t row = 2 * a_tile_rows_ * t, column = 16 * step;
+    return {word(row, column), word(row + a_tile_rows_, column),
+            word(row, column + 8), word(row + a_tile_rows_, column + 8)};
+  }
+
   void lower_on_tensor_cores() {
+    find_a_in_registers();
     stage_fragment_inputs();
     m_tiles_ = m_ / (2 * parent_.tile(0));
     n_tiles_ = n_ / parent_.tile(1);
@@ -620,10 +667,10 @@ private:
     const int64_t steps = depth_ / 16;
     if (steps <= kUnrolledMmaSteps) {
       for (int64_t step = 0; step < steps; ++step)
-        mma_step(i32(16 * step), acc);
+        mma_step(i32(16 * step), acc, step);
     } else {
       loop(steps, 16, acc, [&](llvm::Value *k0, std::vector<llvm::Value *> &a) {
-        mma_step(k0, a);
+        mma_step(k0, a, -1);
       });
     }
     std::vector<llvm::Value *> by_register(parent_.num_registers());
@@ -676,6 +723,8 @@ private:
                           add(mul(warp_n, 8), mul(high_bit, parent_.tile(1)))};
     llvm::Value *k[2] = {mul(high_bit, 8), mul(low_bit, 8)};
     for (int side = 0; side < 2; ++side) {
+      if (side == 0 && a_registers_)
+        continue;
       if (staging_[side].k_fastest)
         mn[side] = add(mn[side], row);
       else
@@ -718,11 +767,17 @@ private:
                                  s.k_fastest ? mn * s.pitch : mn);
   }
 
-  /// One step of 16 along K from k0: every fragment of A and B the warp
-  /// needs (ldmatrix), then an MMA per 16 x 8 tile.
-  void mma_step(llvm::Value *k0, std::vector<llvm::Value *> &acc) {
+  /// One step of 16 along K from k0 (the `step`th, where known): every
+  /// fragment of A and B the warp needs (ldmatrix, or A's registers), then
+  /// an MMA per 16 x 8 tile.
+  void mma_step(llvm::Value *k0, std::vector<llvm::Value *> &acc,
+                int64_t step) {
     std::vector<std::array<llvm::Value *, 4>> a(m_tiles_);
     for (int64_t t = 0; t < m_tiles_; ++t) {
+      if (a_registers_) {
+        a[t] = a_fragment_from_registers(t, step);
+        continue;
+      }
       std::vector<llvm::Value *> words = load_matrices(
           tile_step(0, row_address_[0], k0, 2 * parent_.tile(0) * t),
           !staging_[0].k_fastest, true);
@@ -783,6 +838,11 @@ private:
   llvm::Value *row_address_[2] = {nullptr, nullptr};
   // Inputs a pipelined loop copied into shared memory (else nullptr).
   const KernelLowering::StagedOperand *staged_[2] = {nullptr, nullptr};
+  // A held as its fragments (mma_operand_a_layout): its registers, which
+  // register sits at each (row, column) offset, and the layout's tile rows.
+  const KernelLowering::Registers *a_registers_ = nullptr;
+  std::map<std::pair<int64_t, int64_t>, int64_t> a_register_at_;
+  int64_t a_tile_rows_ = 0;
 };
 
 } // namespace

@@ -183,6 +183,18 @@ bool operand_runs_along_k(const BlockedLayout &parent, const Layout &layout,
   return operand == 0;
 }
 
+std::optional<BlockedLayout> mma_operand_a_layout(const ir::Operation &dot,
+                                                  int num_warps) {
+  std::optional<BlockedLayout> mma = mma_accumulator_layout(dot, num_warps);
+  std::set<const ir::Value *> seen;
+  if (!mma || mma->warps_per_cta[1] != 1 ||
+      !derives_from_a_dot(dot.operand(0), dot.result()->owner_block(), seen))
+    return std::nullopt;
+  const ir::Type &a = dot.operand(0)->type();
+  return BlockedLayout{
+      {a.dim(0), a.dim(1)}, {1, 2}, {8, 4}, {mma->warps_per_cta[0], 1}};
+}
+
 MmaFragmentElement mma_fragment_element(const BlockedLayout &layout,
                                         int64_t r) {
   // Along M the registers step by the tile (8 rows a warp): repetitions

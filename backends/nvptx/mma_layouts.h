@@ -61,6 +61,17 @@ bool in_dot_chain(const ir::Operation &dot);
 std::optional<BlockedLayout> mma_accumulator_layout(const ir::Operation &dot,
                                                     int num_warps);
 
+/// Where a dot of a chain takes its A from another dot's result (the
+/// result, cast or scaled, of softmax(Q K^T) as the A of its product with
+/// V): the blocked layout in which A's registers are already its m16n8k16
+/// fragments — the accumulator layout of A's own shape, since an
+/// accumulator's tiles j and j + 1 (columns 16s .. 16s + 15) hold, pair by
+/// pair, the A fragment of the step of 16 along K at 16s. A computed in it
+/// needs no shared memory. nullopt for dots whose A is loaded or computed
+/// otherwise.
+std::optional<BlockedLayout> mma_operand_a_layout(const ir::Operation &dot,
+                                                  int num_warps);
+
 /// Why `dot` does not run on tensor cores on `num_warps` warps, in words
 /// for the layouts inspection stage ("" when it does).
 std::string why_not_on_tensor_cores(const ir::Operation &dot, int num_warps);

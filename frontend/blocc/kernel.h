@@ -12,10 +12,10 @@
 //
 // Each launch computes a specialization key from its arguments (the values
 // of Const parameters, pointer 16-byte alignment, integer divisibility by
-// 16 and equality to 1, as Triton specializes), traces the callable once per key, runs the
-// generic passes, and executes the result on the executor the launch
-// selects (LaunchOptions::backend, $BLOCC_BACKEND; see frontend/executor.h):
-// the reference interpreter or the CPU backend.
+// 16 and equality to 1, as Triton specializes), traces the callable once per
+// key, runs the generic passes, and executes the result on the executor the
+// launch selects (LaunchOptions::backend, $BLOCC_BACKEND; see
+// frontend/executor.h): the reference interpreter or the CPU backend.
 #pragma once
 
 #include "blocc/dtype.h"

@@ -79,6 +79,7 @@ public:
   /// Whether `dot`'s result is homed in the tensor cores' accumulator
   /// layout (mma_layouts.h), so that it runs on them.
   bool on_tensor_cores(const ir::Operation &dot) const;
+  int num_warps() const { return num_warps_; }
   /// The layout a store of a block writes from (its anchor).
   const Layout &store_layout(const ir::Operation &store) const;
   /// The layout a reduction reads its operands in.

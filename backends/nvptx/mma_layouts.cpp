@@ -186,13 +186,21 @@ bool operand_runs_along_k(const BlockedLayout &parent, const Layout &layout,
 std::optional<BlockedLayout> mma_operand_a_layout(const ir::Operation &dot,
                                                   int num_warps) {
   std::optional<BlockedLayout> mma = mma_accumulator_layout(dot, num_warps);
-  std::set<const ir::Value *> seen;
-  if (!mma || mma->warps_per_cta[1] != 1 ||
-      !derives_from_a_dot(dot.operand(0), dot.result()->owner_block(), seen))
+  if (!mma || mma->warps_per_cta[1] != 1)
     return std::nullopt;
-  const ir::Type &a = dot.operand(0)->type();
+  const ir::Block *block = dot.result()->owner_block();
+  const ir::Value *a = dot.operand(0);
+  std::set<const ir::Value *> seen;
+  // A loop's dot whose A is computed before the loop keeps A's fragments
+  // in registers across it (attention's Q).
+  const bool before_the_loop = block->parent_op() &&
+                               block->parent_op()->code() == ir::OpCode::For &&
+                               a->owner_block() != block;
+  if (!before_the_loop && !derives_from_a_dot(a, block, seen))
+    return std::nullopt;
+  const ir::Type &type = a->type();
   return BlockedLayout{
-      {a.dim(0), a.dim(1)}, {1, 2}, {8, 4}, {mma->warps_per_cta[0], 1}};
+      {type.dim(0), type.dim(1)}, {1, 2}, {8, 4}, {mma->warps_per_cta[0], 1}};
 }
 
 MmaFragmentElement mma_fragment_element(const BlockedLayout &layout,

@@ -67,8 +67,9 @@ std::optional<BlockedLayout> mma_accumulator_layout(const ir::Operation &dot,
 /// fragments — the accumulator layout of A's own shape, since an
 /// accumulator's tiles j and j + 1 (columns 16s .. 16s + 15) hold, pair by
 /// pair, the A fragment of the step of 16 along K at 16s. A computed in it
-/// needs no shared memory. nullopt for dots whose A is loaded or computed
-/// otherwise.
+/// needs no shared memory. Also a loop's dot of such a chain whose A is
+/// computed before the loop (attention's Q): its fragments then stay in
+/// registers across the loop. nullopt for the other dots.
 std::optional<BlockedLayout> mma_operand_a_layout(const ir::Operation &dot,
                                                   int num_warps);
 

@@ -240,6 +240,8 @@ private:
         continue;
       for (int operand = 0; operand < 2; ++operand) {
         const ir::Value *v = op->operand(static_cast<size_t>(operand));
+        if (operand == 0 && mma_operand_a_layout(*op, layouts_.num_warps()))
+          continue; // A's fragments stay in registers
         if (v->owner_block() == &body || users(body, v).first != 1 ||
             layouts_.layouts_of(v).empty())
           continue;

@@ -184,6 +184,10 @@ def attention(seq, heads=32, dim=64):
     }, want.float(), (1e-2, 5e-3), "64x64 blocks, 4 warps")
 
 
+def attention_d128(seq):
+    return attention(seq, dim=128)
+
+
 def rope(seq, batch=8, heads=32, dim=128):
     half = dim // 2
     q0 = torch.rand(batch, seq, heads, dim, device=DEVICE) * 4 - 2
@@ -326,6 +330,7 @@ SWEEPS = {
     "matmul": (matmul, [512, 1024, 2048, 4096], "f16"),
     "matmul_bf16": (matmul_bf16, [512, 1024, 2048, 4096], "bf16"),
     "attention": (attention, [512, 1024, 2048, 4096], "f16"),
+    "attention_d128": (attention_d128, [512, 1024, 2048, 4096], "f16"),
     "rope": (rope, [256, 1024, 4096], "f32"),
     "mean": (mean, [1 << 20, 1 << 24, 1 << 28], "f32"),
     "dropout": (dropout, [1 << 20, 1 << 24, 1 << 27], "f32"),
@@ -337,6 +342,7 @@ SIZE_LABELS = {"softmax": "row length, 4096 rows",
                "layer_norm": "row length, 4096 rows",
                "layer_norm_backward": "row length, 4096 rows",
                "matmul": "M = N = K", "matmul_bf16": "M = N = K",
+               "attention_d128": "sequence, 32 heads x 128",
                "attention": "sequence, 32 heads x 64",
                "rope": "sequence, 8 x 32 heads x 128"}
 

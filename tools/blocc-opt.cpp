@@ -67,6 +67,8 @@ struct Options {
   // --emit-nvvm[=unoptimized]: the GPU backend's LLVM IR instead of PTX.
   bool emit_nvvm = false;
   bool emit_nvvm_optimized = true;
+  // --emit-layouts: the GPU backend's layouts stage instead of PTX.
+  bool emit_layouts = false;
   std::string gpu_arch = "sm_90";
   int num_warps = 4;
   int num_stages = 3;
@@ -109,8 +111,11 @@ void usage(std::ostream &os) {
         "  --emit-nvvm        print the GPU backend's LLVM IR (NVVM) for the\n"
         "                     --emit-ptx architecture, after -O3\n"
         "                     (=unoptimized: as lowered)\n"
-        "  --num-warps=N      warps per program for --emit-ptx and\n"
-        "                     --emit-nvvm (default 4)\n"
+        "  --emit-layouts     print the GPU backend's layouts stage: the IR\n"
+        "                     with each value's layouts, where each dot\n"
+        "                     runs, which loops are pipelined\n"
+        "  --num-warps=N      warps per program for --emit-ptx,\n"
+        "                     --emit-nvvm and --emit-layouts (default 4)\n"
         "  --num-stages=N     stages of loops that load the tiles of dots\n"
         "                     on tensor cores (default 3; 1: no pipelining)\n"
         "  --list-passes      print the passes and what they do\n"
@@ -174,6 +179,11 @@ Options parse_options(int argc, char **argv) {
       options.emit_ptx = true;
       if (arg.size() > 10)
         options.gpu_arch = arg.substr(11);
+    } else if (arg == "--emit-layouts") {
+      if (!kHaveNvptxBackend)
+        throw Error("--emit-layouts needs a blocc built with the GPU backend "
+                    "(-DBLOCC_NVPTX_BACKEND=ON)");
+      options.emit_layouts = true;
     } else if (arg == "--emit-nvvm" || arg == "--emit-nvvm=unoptimized") {
       if (!kHaveNvptxBackend)
         throw Error("--emit-nvvm needs a blocc built with the GPU backend "
@@ -265,13 +275,19 @@ std::string emit_llvm(const ir::Function &f, const Options &options) {
 #endif
 }
 
-/// The GPU backend's PTX for `f`, or its LLVM IR with --emit-nvvm.
+/// The GPU backend's PTX for `f`, or its LLVM IR with --emit-nvvm, or its
+/// layouts stage with --emit-layouts.
 std::string emit_ptx(const ir::Function &f, const Options &options) {
 #ifdef BLOCC_HAVE_NVPTX_BACKEND
   nvptx::CompileOptions gpu;
   gpu.arch = nvptx::GpuArch::parse(options.gpu_arch);
   gpu.num_warps = options.num_warps;
   gpu.num_stages = options.num_stages;
+  if (options.emit_layouts) {
+    nvptx::InspectionRequest request;
+    request.layouts = true;
+    return nvptx::inspect(f, gpu, request).layouts;
+  }
   if (options.emit_nvvm)
     return nvptx::llvm_ir(f, gpu, options.emit_nvvm_optimized);
   return nvptx::ptx_of(*nvptx::compile(f, gpu));
@@ -315,7 +331,7 @@ std::string process(const Options &options, const std::string &text,
       out += "\n";
     if (options.print_axis_info)
       out += as_comment(ir::print_axis_info(f));
-    if (options.emit_ptx || options.emit_nvvm)
+    if (options.emit_ptx || options.emit_nvvm || options.emit_layouts)
       out += emit_ptx(f, options);
     else if (options.emit_llvm)
       out += emit_llvm(f, options);

@@ -250,6 +250,11 @@ private:
   /// Notes that shared memory is used up to byte `end`; throws where that
   /// is more than the architecture allows a CTA.
   void claim_shared_bytes(int64_t end);
+  /// Address of element `index` of a `count`-element `type` array
+  /// starting `offset` bytes from the start of shared memory, claiming
+  /// those bytes.
+  llvm::Value *shared_address(int64_t offset, int64_t count, llvm::Type *type,
+                              llvm::Value *index);
   void compute_thread_positions();
   void lower_op(const ir::Operation &op);
   int layout_id(const Layout &layout);

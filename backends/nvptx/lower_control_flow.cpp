@@ -20,25 +20,11 @@
 #include "backends/nvptx/loop_pipeline.h"
 
 #include "ir/error.h"
+#include "ir/passes/side_effects.h"
 
 namespace blocc::nvptx {
 
-namespace {
-
-bool stores_in(const ir::Block &block) {
-  for (const auto &op : block.ops()) {
-    if (op->code() == ir::OpCode::Store ||
-        op->code() == ir::OpCode::AtomicRmw ||
-        op->code() == ir::OpCode::AtomicCas)
-      return true;
-    for (size_t i = 0; i < op->num_regions(); ++i)
-      if (stores_in(*op->region(i)))
-        return true;
-  }
-  return false;
-}
-
-} // namespace
+namespace {} // namespace
 
 const ir::Operation *KernelLowering::lower_region(const ir::Block &block) {
   for (const auto &op : block.ops()) {
@@ -139,7 +125,7 @@ void KernelLowering::lower_for(const ir::Operation &op) {
 
   builder.SetInsertPoint(loop);
   // The body follows the code before the loop or its own last iteration.
-  const bool body_stores = stores_in(body);
+  const bool body_stores = ir::writes_memory(body);
   const bool stored_before = barrier_state().first;
   set_barrier_state({stored_before || body_stores, true});
   if (pipeline)

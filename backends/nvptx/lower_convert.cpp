@@ -69,7 +69,12 @@ void KernelLowering::after_shared_write() {
 llvm::Value *KernelLowering::shared_element(int64_t offset, int64_t count,
                                             llvm::Type *type,
                                             llvm::Value *index) {
-  offset += shared_reserved_;
+  return shared_address(shared_reserved_ + offset, count, type, index);
+}
+
+llvm::Value *KernelLowering::shared_address(int64_t offset, int64_t count,
+                                            llvm::Type *type,
+                                            llvm::Value *index) {
   int64_t bytes = static_cast<int64_t>(
       module.getDataLayout().getTypeAllocSize(type).getFixedValue());
   claim_shared_bytes(offset + count * bytes);
@@ -102,11 +107,7 @@ void KernelLowering::reserve_shared_bytes(int64_t bytes) {
 
 llvm::Value *KernelLowering::reserved_shared_element(llvm::Type *type,
                                                      llvm::Value *index) {
-  int64_t saved = shared_reserved_;
-  shared_reserved_ = 0;
-  llvm::Value *address = shared_element(0, 0, type, index);
-  shared_reserved_ = saved;
-  return address;
+  return shared_address(0, 0, type, index);
 }
 
 void KernelLowering::define_shared_buffer() {

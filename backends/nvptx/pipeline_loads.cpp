@@ -1,5 +1,7 @@
 #include "backends/nvptx/pipeline_loads.h"
 
+#include "ir/passes/side_effects.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -66,18 +68,6 @@ bool is_positive_zero(const ir::Value *v) {
     return *real == 0.0 && !std::signbit(*real);
   const auto *integer = std::get_if<int64_t>(&value);
   return integer && *integer == 0;
-}
-
-bool stores_in(const ir::Block &block) {
-  for (const auto &op : block.ops()) {
-    if (op->code() == OpCode::Store || op->code() == OpCode::AtomicRmw ||
-        op->code() == OpCode::AtomicCas)
-      return true;
-    for (size_t i = 0; i < op->num_regions(); ++i)
-      if (stores_in(*op->region(i)))
-        return true;
-  }
-  return false;
 }
 
 /// The ops of `body` that compute `roots`, closed over carried values: a
@@ -193,7 +183,7 @@ public:
   std::optional<PipelinedLoop> plan(const ir::Operation &loop, int num_stages,
                                     const GpuArch &arch) const {
     const ir::Block &body = *loop.region(0);
-    if (stores_in(body))
+    if (ir::writes_memory(body))
       return std::nullopt;
     PipelinedLoop plan;
     AddressSlice all;

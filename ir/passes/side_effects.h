@@ -32,4 +32,18 @@ inline bool is_removable_when_unused(const Operation &op) {
   return true;
 }
 
+/// True when an op of `block`, or of a region nested in it, stores or runs
+/// an atomic: the block writes memory.
+inline bool writes_memory(const Block &block) {
+  for (const auto &op : block.ops()) {
+    if (op->code() == OpCode::Store || op->code() == OpCode::AtomicRmw ||
+        op->code() == OpCode::AtomicCas)
+      return true;
+    for (size_t i = 0; i < op->num_regions(); ++i)
+      if (writes_memory(*op->region(i)))
+        return true;
+  }
+  return false;
+}
+
 } // namespace blocc::ir

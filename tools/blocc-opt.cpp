@@ -4,7 +4,12 @@
 //
 //   blocc-opt --pass=canonicalize --pass=cse kernel.bir
 //   blocc-opt --pipeline=default --print-after-all kernel.bir
+//   blocc-opt --pipeline=gpu --num-warps=8 --arch=sm_89 kernel.bir
 //   blocc-opt --list-passes
+//
+// The GPU backend's passes (backends/nvptx/gpu_passes.h: gpu-*, in GPU
+// backend builds) turn block IR into GPU IR, whose attributes carry their
+// decisions; --emit-ptx lowers GPU IR as its attributes say.
 //
 // The input is verified before the first pass and after every pass, so a
 // pass that breaks the IR is named in the message. Every error goes to
@@ -19,6 +24,7 @@
 #endif
 #ifdef BLOCC_HAVE_NVPTX_BACKEND
 #include "backends/nvptx/gpu_backend.h"
+#include "backends/nvptx/gpu_passes.h"
 #endif
 #include "ir/axis_info.h"
 #include "ir/error.h"
@@ -47,8 +53,17 @@ constexpr bool kHaveNvptxBackend = true;
 constexpr bool kHaveNvptxBackend = false;
 #endif
 
+/// A pass of the block IR (ir/passes.h) or of the GPU IR (gpu_passes.h).
+struct Pass {
+  std::string name;
+  const ir::PassInfo *block_pass = nullptr;
+#ifdef BLOCC_HAVE_NVPTX_BACKEND
+  const nvptx::GpuPassInfo *gpu_pass = nullptr;
+#endif
+};
+
 struct Options {
-  std::vector<const ir::PassInfo *> passes;
+  std::vector<Pass> passes;
   // --print-before-all / --print-after-all: the IR around every pass, on
   // stderr (stdout keeps the result alone, as in mlir-opt).
   bool print_before_all = false;
@@ -61,8 +76,8 @@ struct Options {
   // --check=bounds|races: the checked variant (BLOCC_CHECK).
   bool check_bounds = false;
   bool detect_races = false;
-  // --emit-ptx[=ARCH], --num-warps=N and --num-stages=N (GPU backend
-  // builds).
+  // --emit-ptx[=ARCH], --arch=ARCH, --num-warps=N and --num-stages=N
+  // (GPU backend builds; also what the GPU passes decide for).
   bool emit_ptx = false;
   // --emit-nvvm[=unoptimized]: the GPU backend's LLVM IR instead of PTX.
   bool emit_nvvm = false;
@@ -79,7 +94,7 @@ struct Options {
 };
 
 void usage(std::ostream &os) {
-  os << "usage: blocc-opt [--pass=NAME]... [--pipeline=default] "
+  os << "usage: blocc-opt [--pass=NAME]... [--pipeline=default|gpu] "
         "[--print-after-all]\n"
         "                 [--print-axis-info] [file|-]\n"
         "       blocc-opt --list-passes\n"
@@ -92,6 +107,9 @@ void usage(std::ostream &os) {
         "  --pipeline=default run the passes the compiler runs on every\n"
         "                     traced kernel, in its order (at this place\n"
         "                     among the --pass options)\n"
+        "  --pipeline=gpu     run the GPU backend's passes (gpu-*), which\n"
+        "                     annotate the IR with its decisions for\n"
+        "                     --arch, --num-warps and --num-stages\n"
         "  --print-before-all print the IR before every pass (stderr)\n"
         "  --print-after-all  print the IR after every pass (stderr)\n"
         "  --print-axis-info  print each function's axis info (as // "
@@ -107,7 +125,10 @@ void usage(std::ostream &os) {
         "  --check=MODE       with --emit-llvm: the checked variant, as\n"
         "                     BLOCC_CHECK=MODE compiles it (bounds, races)\n"
         "  --emit-ptx[=ARCH]  print the GPU backend's PTX for ARCH (sm_80,\n"
-        "                     sm_86, sm_89, sm_90 (default), sm_90a)\n"
+        "                     sm_86, sm_89, sm_90 (default), sm_90a); GPU\n"
+        "                     IR (the gpu-* passes' output) is lowered as\n"
+        "                     its attributes say\n"
+        "  --arch=ARCH        the GPU architecture, as --emit-ptx=ARCH\n"
         "  --emit-nvvm        print the GPU backend's LLVM IR (NVVM) for the\n"
         "                     --emit-ptx architecture, after -O3\n"
         "                     (=unoptimized: as lowered)\n"
@@ -122,14 +143,43 @@ void usage(std::ostream &os) {
         "  --help             print this message\n";
 }
 
-const ir::PassInfo &find_pass(const std::string &name) {
+Pass find_pass(const std::string &name) {
   std::string known;
   for (const ir::PassInfo &p : ir::all_passes()) {
     if (p.name == name)
-      return p;
+      return {p.name, &p};
     known += (known.empty() ? "" : ", ") + p.name;
   }
+#ifdef BLOCC_HAVE_NVPTX_BACKEND
+  for (const nvptx::GpuPassInfo &p : nvptx::gpu_passes()) {
+    if (p.name == name)
+      return {p.name, nullptr, &p};
+    known += ", " + p.name;
+  }
+#endif
   throw Error("unknown pass '" + name + "'; known passes: " + known);
+}
+
+/// The passes of --pipeline=NAME.
+std::vector<Pass> pipeline(const std::string &name) {
+  std::vector<Pass> passes;
+  if (name == "default") {
+    for (const ir::PassInfo *pass : ir::default_pipeline())
+      passes.push_back({pass->name, pass});
+    return passes;
+  }
+  if (name != "gpu")
+    throw Error("unknown pipeline '" + name +
+                "'; the pipelines are 'default' (the compiler's) and 'gpu' "
+                "(the GPU backend's)");
+#ifdef BLOCC_HAVE_NVPTX_BACKEND
+  for (const nvptx::GpuPassInfo &pass : nvptx::gpu_passes())
+    passes.push_back({pass.name, nullptr, &pass});
+  return passes;
+#else
+  throw Error("--pipeline=gpu needs a blocc built with the GPU backend "
+              "(-DBLOCC_NVPTX_BACKEND=ON)");
+#endif
 }
 
 Options parse_options(int argc, char **argv) {
@@ -138,17 +188,14 @@ Options parse_options(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.rfind("--pass=", 0) == 0) {
-      options.passes.push_back(&find_pass(arg.substr(7)));
+      options.passes.push_back(find_pass(arg.substr(7)));
     } else if (arg == "--pass") {
       if (i + 1 == argc)
         throw Error("--pass needs a pass name (--pass=NAME)");
-      options.passes.push_back(&find_pass(argv[++i]));
+      options.passes.push_back(find_pass(argv[++i]));
     } else if (arg.rfind("--pipeline=", 0) == 0) {
-      if (arg != "--pipeline=default")
-        throw Error("unknown pipeline '" + arg.substr(11) +
-                    "'; the one pipeline is 'default' (the compiler's)");
-      for (const ir::PassInfo *pass : ir::default_pipeline())
-        options.passes.push_back(pass);
+      for (Pass &pass : pipeline(arg.substr(11)))
+        options.passes.push_back(std::move(pass));
     } else if (arg == "--print-before-all") {
       options.print_before_all = true;
     } else if (arg == "--print-after-all") {
@@ -179,6 +226,8 @@ Options parse_options(int argc, char **argv) {
       options.emit_ptx = true;
       if (arg.size() > 10)
         options.gpu_arch = arg.substr(11);
+    } else if (arg.rfind("--arch=", 0) == 0) {
+      options.gpu_arch = arg.substr(7);
     } else if (arg == "--emit-layouts") {
       if (!kHaveNvptxBackend)
         throw Error("--emit-layouts needs a blocc built with the GPU backend "
@@ -298,6 +347,20 @@ std::string emit_ptx(const ir::Function &f, const Options &options) {
 #endif
 }
 
+void run_pass(const Pass &pass, ir::Function &f, const Options &options) {
+  if (pass.block_pass) {
+    pass.block_pass->run(f);
+    return;
+  }
+#ifdef BLOCC_HAVE_NVPTX_BACKEND
+  nvptx::GpuPassOptions gpu;
+  gpu.arch = nvptx::GpuArch::parse(options.gpu_arch);
+  gpu.num_warps = options.num_warps;
+  gpu.num_stages = options.num_stages;
+  pass.gpu_pass->run(f, gpu);
+#endif
+}
+
 /// Parses, verifies, transforms and prints one piece of input; throws
 /// blocc::Error on the first problem.
 std::string process(const Options &options, const std::string &text,
@@ -317,15 +380,15 @@ std::string process(const Options &options, const std::string &text,
   for (size_t i = 0; i < functions.size(); ++i) {
     ir::Function &f = *functions[i];
     verify_after(f, "as read");
-    for (const ir::PassInfo *pass : options.passes) {
+    for (const Pass &pass : options.passes) {
       if (options.print_before_all || options.print_after_all)
         std::cout.flush(); // earlier pieces' output first
       if (options.print_before_all)
-        std::cerr << "// ----- before " << pass->name << "\n" << ir::print(f);
-      pass->run(f);
-      verify_after(f, "after pass '" + pass->name + "'");
+        std::cerr << "// ----- before " << pass.name << "\n" << ir::print(f);
+      run_pass(pass, f, options);
+      verify_after(f, "after pass '" + pass.name + "'");
       if (options.print_after_all)
-        std::cerr << "// ----- after " << pass->name << "\n" << ir::print(f);
+        std::cerr << "// ----- after " << pass.name << "\n" << ir::print(f);
     }
     if (i)
       out += "\n";
@@ -399,6 +462,10 @@ int main(int argc, char **argv) {
     if (options.list_passes) {
       for (const blocc::ir::PassInfo &p : blocc::ir::all_passes())
         std::cout << p.name << "  " << p.description << "\n";
+#ifdef BLOCC_HAVE_NVPTX_BACKEND
+      for (const blocc::nvptx::GpuPassInfo &p : blocc::nvptx::gpu_passes())
+        std::cout << p.name << "  " << p.description << "\n";
+#endif
       return 0;
     }
     return run(options);

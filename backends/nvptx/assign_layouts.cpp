@@ -1,5 +1,6 @@
 #include "backends/nvptx/assign_layouts.h"
 
+#include "backends/nvptx/gpu_ir.h"
 #include "backends/nvptx/mma_layouts.h"
 
 #include "backends/llvm/llvm_types.h"
@@ -233,14 +234,14 @@ std::optional<Layout> LayoutAssignment::tensor_core_layout(const ir::Value *v) {
   const ir::Operation *dot = v->defining_op();
   if (!dot || dot->code() != OpCode::Dot)
     return std::nullopt;
-  std::optional<BlockedLayout> mma = mma_accumulator_layout(*dot, num_warps_);
+  std::optional<BlockedLayout> mma = accumulator_layout(*dot);
   if (!mma)
     return std::nullopt;
   return Layout{intern(*mma), {0, 1}, mma->shape};
 }
 
 bool LayoutAssignment::on_tensor_cores(const ir::Operation &dot) const {
-  std::optional<BlockedLayout> mma = mma_accumulator_layout(dot, num_warps_);
+  std::optional<BlockedLayout> mma = accumulator_layout(dot);
   const Layout *result = home(dot.result());
   return mma && result && parent(*result) == *mma &&
          result->dims == std::vector<int>{0, 1};
@@ -258,7 +259,7 @@ void LayoutAssignment::visit_dot(const ir::Operation &op) {
   }
   require(op.operand(2), *home(result));
   // A chained dot's A is computed where its fragments already are.
-  if (std::optional<BlockedLayout> a = mma_operand_a_layout(op, num_warps_))
+  if (std::optional<BlockedLayout> a = registers_a_layout(op))
     if (on_tensor_cores(op))
       require(op.operand(0), Layout{intern(*a), {0, 1}, a->shape});
   for (const ir::Value *input : {op.operand(0), op.operand(1)})

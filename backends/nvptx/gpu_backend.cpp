@@ -1,11 +1,14 @@
 #include "backends/nvptx/gpu_backend.h"
 
 #include "backends/llvm/optimize.h"
+#include "backends/nvptx/gpu_ir.h"
+#include "backends/nvptx/gpu_passes.h"
 #include "backends/nvptx/kernel_abi.h"
 #include "backends/nvptx/kernel_lowering.h"
 #include "backends/nvptx/print_layouts.h"
 #include "backends/nvptx/ptx_codegen.h"
 #include "backends/nvptx/ptx_disk_cache.h"
+#include "ir/clone.h"
 #include "ir/error.h"
 #include "ir/printer.h"
 #include "runtime/cpu/compile_cache.h"
@@ -87,6 +90,7 @@ void check_options(const ir::Function &function, const CompileOptions &o) {
 }
 
 struct Generated {
+  std::unique_ptr<ir::Function> gpu_ir; // what was lowered (gpu_ir.h)
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
   std::unique_ptr<llvm::TargetMachine> machine;
@@ -94,16 +98,28 @@ struct Generated {
   std::vector<FaultSite> faults;
 };
 
-Generated generate_in_stages(const ir::Function &function,
-                             const CompileOptions &o, int num_stages) {
+/// `function` at the GPU level of the IR: a copy that the GPU passes have
+/// annotated, with loops of at most `num_stages` stages; or a copy as it
+/// is where it is GPU IR already (blocc-opt reading a pass's output).
+std::unique_ptr<ir::Function> to_gpu_ir(const ir::Function &function,
+                                        const CompileOptions &o,
+                                        int num_stages) {
+  std::unique_ptr<ir::Function> gpu = ir::clone(function);
+  if (!is_gpu_ir(function))
+    run_gpu_pipeline(*gpu, {o.num_warps, num_stages, o.arch});
+  return gpu;
+}
+
+Generated lower(std::unique_ptr<ir::Function> gpu_ir, const CompileOptions &o) {
   Generated g;
+  g.gpu_ir = std::move(gpu_ir);
   g.context = std::make_unique<llvm::LLVMContext>();
   g.module =
-      std::make_unique<llvm::Module>("blocc." + function.name(), *g.context);
+      std::make_unique<llvm::Module>("blocc." + g.gpu_ir->name(), *g.context);
   g.machine = make_target_machine(o.arch);
   prepare_module(*g.module, *g.machine);
-  KernelLowering lowering(function, *g.module, o.num_warps, o.arch, num_stages);
-  lowering.lower(symbol_for(function.name()));
+  KernelLowering lowering(*g.gpu_ir, *g.module, o.num_warps, o.arch);
+  lowering.lower(symbol_for(g.gpu_ir->name()));
   g.dynamic_shared_bytes = lowering.dynamic_shared_bytes();
   g.faults = lowering.fault_sites();
   return g;
@@ -112,14 +128,14 @@ Generated generate_in_stages(const ir::Function &function,
 Generated generate(const ir::Function &function, const CompileOptions &o) {
   check_options(function, o);
   try {
-    return generate_in_stages(function, o, o.num_stages);
-  } catch (const Error &e) {
+    return lower(to_gpu_ir(function, o, o.num_stages), o);
+  } catch (const SharedMemoryExhausted &) {
     // Pipelined loops keep their stages in shared memory; where that
-    // leaves too little for the kernel's other users, it runs unpipelined.
-    if (o.num_stages == 1 ||
-        std::string(e.what()).find("shared memory") == std::string::npos)
+    // leaves too little for the kernel's other users, it runs unpipelined
+    // — unless the IR chose its stages itself.
+    if (o.num_stages == 1 || is_gpu_ir(function))
       throw;
-    return generate_in_stages(function, o, 1);
+    return lower(to_gpu_ir(function, o, 1), o);
   }
 }
 
@@ -252,15 +268,14 @@ std::string llvm_ir(const ir::Function &function, const CompileOptions &options,
 
 Inspection inspect(const ir::Function &function, const CompileOptions &options,
                    const InspectionRequest &request) {
-  check_options(function, options);
   Inspection inspection;
+  // One lowering for every stage: the layouts printed are those of the GPU
+  // IR lowered, and the PTX is generated from the LLVM IR printed.
+  Generated g = generate(function, options);
   if (request.layouts)
-    inspection.layouts = print_layouts(function, options.num_warps,
-                                       options.num_stages, options.arch);
+    inspection.layouts = print_layouts(*g.gpu_ir, options.num_warps);
   if (!request.llvm_ir && !request.ptx)
     return inspection;
-  // One module for both: the PTX is generated from the IR printed.
-  Generated g = generate(function, options);
   optimize_for_gpu(*g.module, *g.machine);
   if (request.llvm_ir) {
     llvm::raw_string_ostream os(inspection.llvm_ir);

@@ -2,6 +2,7 @@
 
 #include "backends/llvm/llvm_types.h"
 #include "backends/llvm/narrow_float.h"
+#include "backends/nvptx/gpu_ir.h"
 #include "backends/nvptx/kernel_abi.h"
 #include "backends/nvptx/shape_layouts.h"
 #include "backends/nvptx/unobserved_zero_signs.h"
@@ -16,19 +17,18 @@ using ir::OpCode;
 using ir::Scalar;
 
 KernelLowering::KernelLowering(const ir::Function &kernel, llvm::Module &module,
-                               int num_warps, const GpuArch &arch,
-                               int num_stages)
+                               int num_warps, const GpuArch &arch)
     : kernel(kernel), module(module), context(module.getContext()),
       builder(module.getContext()),
       axis_info(const_cast<ir::Function &>(kernel)), num_warps(num_warps),
-      arch(arch), num_stages(num_stages) {
+      arch(arch) {
   check_supported(kernel, axis_info);
+  verify_gpu_ir(kernel, num_warps);
   layouts_ = std::make_unique<LayoutAssignment>(kernel, axis_info, num_warps);
   nan_bits_unobserved_ = results_with_unobserved_nan_bits(kernel);
   narrows_of_hardware_nans_ = narrows_of_hardware_nans(kernel);
   zero_signs_unobserved_ = results_with_unobserved_zero_signs(kernel);
-  pipelined_loops_ =
-      plan_pipelined_loops(kernel, *layouts_, axis_info, num_stages, arch);
+  pipelined_loops_ = plan_pipelined_loops(kernel, *layouts_, axis_info);
 }
 
 const PipelinedLoop *
@@ -287,7 +287,10 @@ void KernelLowering::lower_op(const ir::Operation &op) {
     if (message.rfind(op.describe(), 0) == 0 ||
         message.rfind("internal:", 0) == 0)
       throw;
-    throw Error(op.describe() + ": " + message);
+    message = op.describe() + ": " + message;
+    if (dynamic_cast<const SharedMemoryExhausted *>(&e))
+      throw SharedMemoryExhausted(message);
+    throw Error(message);
   }
 }
 

@@ -51,6 +51,7 @@
 #include "backends/nvptx/nan_blind_uses.h"
 #include "backends/nvptx/pipeline_loads.h"
 #include "ir/axis_info.h"
+#include "ir/error.h"
 #include "ir/function.h"
 
 #include <llvm/IR/GlobalVariable.h>
@@ -74,6 +75,14 @@ constexpr unsigned kSharedAddressSpace = 3;
 /// buffer is static, beyond it dynamic (GpuArch::max_shared_bytes() caps).
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
+/// What the lowering throws when a kernel needs more shared memory than
+/// the architecture gives a CTA: the backend then tries the kernel again
+/// without pipelined loops, whose stages may be what filled it.
+class SharedMemoryExhausted : public Error {
+public:
+  using Error::Error;
+};
+
 /// Throws blocc::Error naming the first op (in program order, regions
 /// included) that the GPU backend cannot lower yet.
 void check_supported(const ir::Function &function,
@@ -81,10 +90,12 @@ void check_supported(const ir::Function &function,
 
 class KernelLowering {
 public:
-  /// `arch` bounds the shared memory the kernel may use; loops feeding
-  /// dots on tensor cores are pipelined in `num_stages` stages (1: not).
+  /// `kernel` is GPU IR (gpu_ir.h: the GPU passes have annotated it; a
+  /// kernel without dots and loops needs nothing); `arch` bounds the shared
+  /// memory the kernel may use. Throws blocc::Error naming the op for IR
+  /// the backend cannot lower or GPU attributes that cannot be followed.
   KernelLowering(const ir::Function &kernel, llvm::Module &module,
-                 int num_warps, const GpuArch &arch = {}, int num_stages = 1);
+                 int num_warps, const GpuArch &arch = {});
 
   /// Builds the kernel entry `symbol` in the module.
   llvm::Function *lower(const std::string &symbol);
@@ -240,7 +251,6 @@ public:
   ir::AxisInfoAnalysis axis_info;
   int num_warps;
   GpuArch arch;
-  int num_stages;
 
 private:
   void bind_arguments(llvm::Function *f);

@@ -93,10 +93,11 @@ llvm::Value *KernelLowering::shared_address(int64_t offset, int64_t count,
 
 void KernelLowering::claim_shared_bytes(int64_t end) {
   if (end > arch.max_shared_bytes())
-    throw Error("needs " + std::to_string(end) +
-                " bytes of shared memory per program, more than the " +
-                std::to_string(arch.max_shared_bytes()) + " bytes " +
-                arch.name() + " allows a CTA; use a smaller block");
+    throw SharedMemoryExhausted(
+        "needs " + std::to_string(end) +
+        " bytes of shared memory per program, more than the " +
+        std::to_string(arch.max_shared_bytes()) + " bytes " + arch.name() +
+        " allows a CTA; use a smaller block");
   shared_bytes_ = std::max(shared_bytes_, end);
 }
 

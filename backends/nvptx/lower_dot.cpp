@@ -52,6 +52,7 @@
 // kept as bytes with K fastest, a group of four is one 32-bit word, and
 // dp4a adds the four products to the accumulator in one instruction —
 // exact, since integer sums wrap alike in any order.
+#include "backends/nvptx/gpu_ir.h"
 #include "backends/nvptx/kernel_lowering.h"
 #include "backends/nvptx/mma_layouts.h"
 
@@ -274,12 +275,13 @@ private:
   /// the architecture allows a CTA.
   [[noreturn]] void too_much_shared_memory(int64_t bytes) const {
     const ir::Type &a = op_.operand(0)->type(), &b = op_.operand(1)->type();
-    throw Error("a dot of " + a.str() + " by " + b.str() + " needs " +
-                std::to_string(bytes) +
-                " bytes of shared memory for its inputs, more than the " +
-                std::to_string(k_.arch.max_shared_bytes()) + " bytes " +
-                k_.arch.name() +
-                " allows a CTA; use smaller blocks (a smaller BLOCK_K)");
+    throw SharedMemoryExhausted(
+        "a dot of " + a.str() + " by " + b.str() + " needs " +
+        std::to_string(bytes) +
+        " bytes of shared memory for its inputs, more than the " +
+        std::to_string(k_.arch.max_shared_bytes()) + " bytes " +
+        k_.arch.name() +
+        " allows a CTA; use smaller blocks (a smaller BLOCK_K)");
   }
 
   llvm::Value *convert(llvm::Value *v, Scalar from, Scalar to) {
@@ -608,12 +610,11 @@ private:
     k_.after_shared_write();
   }
 
-  /// Where A was computed in the layout of its fragments
-  /// (mma_operand_a_layout) and K's steps are straight-line code: its
+  /// Where A was computed in the layout of its fragments (the GPU IR's
+  /// mma_a_in_registers) and K's steps are straight-line code: its
   /// registers, read as fragments without shared memory.
   void find_a_in_registers() {
-    std::optional<BlockedLayout> fragments =
-        mma_operand_a_layout(op_, k_.num_warps);
+    std::optional<BlockedLayout> fragments = registers_a_layout(op_);
     if (!fragments || depth_ / 16 > kUnrolledMmaSteps)
       return;
     for (const Layout &layout : k_.layouts().layouts_of(op_.operand(0))) {

@@ -148,6 +148,11 @@ std::string why_not_on_tensor_cores(const ir::Operation &dot, int num_warps) {
   return "";
 }
 
+BlockedLayout mma_fragments_layout(int64_t rows, int64_t cols, int64_t along_m,
+                                   int64_t along_n) {
+  return BlockedLayout{{rows, cols}, {1, 2}, {8, 4}, {along_m, along_n}};
+}
+
 std::optional<BlockedLayout> mma_accumulator_layout(const ir::Operation &dot,
                                                     int num_warps) {
   if (!why_not_on_tensor_cores(dot, num_warps).empty())
@@ -155,8 +160,7 @@ std::optional<BlockedLayout> mma_accumulator_layout(const ir::Operation &dot,
   const ir::Type &c = dot.result()->type();
   auto [along_m, along_n] =
       *mma_warp_grid(c.dim(0), c.dim(1), num_warps, in_dot_chain(dot));
-  return BlockedLayout{
-      {c.dim(0), c.dim(1)}, {1, 2}, {8, 4}, {along_m, along_n}};
+  return mma_fragments_layout(c.dim(0), c.dim(1), along_m, along_n);
 }
 
 FragmentTile fragment_tile(const ir::Operation &dot, int operand,
@@ -199,8 +203,8 @@ std::optional<BlockedLayout> mma_operand_a_layout(const ir::Operation &dot,
   if (!before_the_loop && !derives_from_a_dot(a, block, seen))
     return std::nullopt;
   const ir::Type &type = a->type();
-  return BlockedLayout{
-      {type.dim(0), type.dim(1)}, {1, 2}, {8, 4}, {mma->warps_per_cta[0], 1}};
+  return mma_fragments_layout(type.dim(0), type.dim(1), mma->warps_per_cta[0],
+                              1);
 }
 
 MmaFragmentElement mma_fragment_element(const BlockedLayout &layout,

@@ -61,6 +61,14 @@ bool in_dot_chain(const ir::Operation &dot);
 std::optional<BlockedLayout> mma_accumulator_layout(const ir::Operation &dot,
                                                     int num_warps);
 
+/// The blocked layout whose registers are m16n8k16 accumulator fragments
+/// (or, with `cols` along K, A's fragments: see below) of a rows x cols
+/// block over a grid of warps: two consecutive columns per thread, the
+/// lanes of a warp 8 rows by 4 column pairs, the tile repeated over the
+/// block.
+BlockedLayout mma_fragments_layout(int64_t rows, int64_t cols, int64_t along_m,
+                                   int64_t along_n);
+
 /// Where a dot of a chain takes its A from another dot's result (the
 /// result, cast or scaled, of softmax(Q K^T) as the A of its product with
 /// V): the blocked layout in which A's registers are already its m16n8k16

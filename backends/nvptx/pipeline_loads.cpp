@@ -1,5 +1,7 @@
 #include "backends/nvptx/pipeline_loads.h"
 
+#include "backends/nvptx/gpu_ir.h"
+#include "ir/error.h"
 #include "ir/passes/side_effects.h"
 
 #include <algorithm>
@@ -180,11 +182,66 @@ public:
     return p;
   }
 
-  std::optional<PipelinedLoop> plan(const ir::Operation &loop, int num_stages,
-                                    const GpuArch &arch) const {
+  /// The loop's plan in up to `num_stages` stages, as many as fit in half
+  /// of what `arch` gives a CTA, with every load that can be copied ahead;
+  /// nullopt where none can, or two stages do not fit.
+  std::optional<PipelinedLoop> choose(const ir::Operation &loop, int num_stages,
+                                      const GpuArch &arch) const {
     const ir::Block &body = *loop.region(0);
     if (ir::writes_memory(body))
       return std::nullopt;
+    std::optional<PipelinedLoop> plan =
+        collect(body, [](const auto &) { return true; });
+    if (!plan)
+      return std::nullopt;
+    // Half of what a CTA may have goes to the stages; the rest stays for
+    // the loop's other users (conversions, reductions, other inputs).
+    plan->stages = num_stages;
+    while (plan->stages > 1 &&
+           plan->stages * plan->stage_bytes + plan->invariant_bytes >
+               arch.max_shared_bytes() / 2)
+      --plan->stages;
+    if (plan->stages < 2)
+      return std::nullopt;
+    return plan;
+  }
+
+  /// The plan the GPU IR gives a loop: its num_stages, its loads marked
+  /// async_copy. Throws naming the op where the IR asks for what cannot
+  /// be done.
+  PipelinedLoop follow(const ir::Operation &loop) const {
+    const ir::Block &body = *loop.region(0);
+    if (ir::writes_memory(body))
+      throw Error("GPU IR: " + loop.describe() +
+                  ": num_stages on a loop that writes memory (copies issued "
+                  "ahead would read it before the iterations that write it)");
+    std::set<const ir::Operation *> copied;
+    for (const auto &op : body.ops())
+      if (op->code() == OpCode::Load && copied_ahead(*op))
+        copied.insert(op.get());
+    std::optional<PipelinedLoop> plan = collect(
+        body, [&](const ir::Operation &op) { return copied.erase(&op) != 0; });
+    if (!copied.empty())
+      throw Error("GPU IR: " + (*copied.begin())->describe() +
+                  ": async_copy on a load that cp.async cannot copy ahead "
+                  "(it must give f16 or bf16 to one dot on tensor cores, "
+                  "with no other value but 0, a mask alike over each copy, "
+                  "and addresses the loop can compute ahead)");
+    if (!plan)
+      throw Error("GPU IR: " + loop.describe() +
+                  ": num_stages = " + std::to_string(loop_stages(loop)) +
+                  " but none of its loads is marked async_copy");
+    plan->stages = loop_stages(loop);
+    return *plan;
+  }
+
+private:
+  /// The loads of `body` that `wanted` accepts and can be copied ahead,
+  /// with their address ops and the loop's invariant dot inputs; nullopt
+  /// where there are none.
+  std::optional<PipelinedLoop>
+  collect(const ir::Block &body,
+          const std::function<bool(const ir::Operation &)> &wanted) const {
     PipelinedLoop plan;
     AddressSlice all;
     for (const auto &op : body.ops()) {
@@ -193,7 +250,7 @@ public:
         continue;
       std::optional<AddressSlice> slice =
           address_slice(body, {op->operands().begin(), op->operands().end()});
-      if (!slice)
+      if (!slice || !wanted(*op))
         continue;
       all.ops.insert(slice->ops.begin(), slice->ops.end());
       all.carried.insert(slice->carried.begin(), slice->carried.end());
@@ -204,15 +261,6 @@ public:
     if (plan.loads.empty())
       return std::nullopt;
     find_invariant_operands(body, plan);
-    // Half of what a CTA may have goes to the stages; the rest stays for
-    // the loop's other users (conversions, reductions, other inputs).
-    plan.stages = num_stages;
-    while (plan.stages > 1 &&
-           plan.stages * plan.stage_bytes + plan.invariant_bytes >
-               arch.max_shared_bytes() / 2)
-      --plan.stages;
-    if (plan.stages < 2)
-      return std::nullopt;
     for (const auto &op : body.ops())
       if (all.ops.count(op.get()))
         plan.address_ops.push_back(op.get());
@@ -220,7 +268,6 @@ public:
     return plan;
   }
 
-private:
   /// Inputs of the body's dots on tensor cores defined before the loop and
   /// used by nothing else in it.
   void find_invariant_operands(const ir::Block &body,
@@ -230,7 +277,7 @@ private:
         continue;
       for (int operand = 0; operand < 2; ++operand) {
         const ir::Value *v = op->operand(static_cast<size_t>(operand));
-        if (operand == 0 && mma_operand_a_layout(*op, layouts_.num_warps()))
+        if (operand == 0 && registers_a_layout(*op))
           continue; // A's fragments stay in registers
         if (v->owner_block() == &body || users(body, v).first != 1 ||
             layouts_.layouts_of(v).empty())
@@ -266,18 +313,31 @@ void find_loops(const ir::Block &block,
 } // namespace
 
 std::map<const ir::Operation *, PipelinedLoop>
-plan_pipelined_loops(const ir::Function &function,
-                     const LayoutAssignment &layouts,
-                     const ir::AxisInfoAnalysis &axis_info, int num_stages,
-                     const GpuArch &arch) {
+choose_pipelined_loops(const ir::Function &function,
+                       const LayoutAssignment &layouts,
+                       const ir::AxisInfoAnalysis &axis_info, int num_stages,
+                       const GpuArch &arch) {
   std::map<const ir::Operation *, PipelinedLoop> loops;
   if (num_stages < 2)
     return loops;
   LoopPlanner planner(layouts, axis_info);
   find_loops(function.body(), [&](const ir::Operation &loop) {
     if (std::optional<PipelinedLoop> plan =
-            planner.plan(loop, num_stages, arch))
+            planner.choose(loop, num_stages, arch))
       loops.emplace(&loop, std::move(*plan));
+  });
+  return loops;
+}
+
+std::map<const ir::Operation *, PipelinedLoop>
+plan_pipelined_loops(const ir::Function &function,
+                     const LayoutAssignment &layouts,
+                     const ir::AxisInfoAnalysis &axis_info) {
+  std::map<const ir::Operation *, PipelinedLoop> loops;
+  LoopPlanner planner(layouts, axis_info);
+  find_loops(function.body(), [&](const ir::Operation &loop) {
+    if (loop_stages(loop) >= 2)
+      loops.emplace(&loop, planner.follow(loop));
   });
   return loops;
 }

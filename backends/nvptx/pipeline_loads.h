@@ -70,10 +70,19 @@ struct PipelinedLoop {
   std::vector<size_t> carried;
 };
 
-/// The loops of `function` to pipeline with up to `num_stages` stages, by
-/// their for op (none where num_stages is 1).
-std::map<const ir::Operation *, PipelinedLoop> plan_pipelined_loops(
+/// The loops of `function` worth pipelining with up to `num_stages`
+/// stages, by their for op (none where num_stages is 1): what the
+/// gpu-pipeline-loops pass (gpu_passes.h) writes into the GPU IR.
+std::map<const ir::Operation *, PipelinedLoop> choose_pipelined_loops(
     const ir::Function &function, const LayoutAssignment &layouts,
     const ir::AxisInfoAnalysis &axis_info, int num_stages, const GpuArch &arch);
+
+/// The plans of the loops the GPU IR pipelines (gpu_ir.h: num_stages,
+/// async_copy), for the lowering. Throws blocc::Error naming the op where
+/// a loop or load marked so cannot be pipelined.
+std::map<const ir::Operation *, PipelinedLoop>
+plan_pipelined_loops(const ir::Function &function,
+                     const LayoutAssignment &layouts,
+                     const ir::AxisInfoAnalysis &axis_info);
 
 } // namespace blocc::nvptx

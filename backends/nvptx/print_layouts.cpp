@@ -1,6 +1,7 @@
 #include "backends/nvptx/print_layouts.h"
 
 #include "backends/nvptx/assign_layouts.h"
+#include "backends/nvptx/gpu_ir.h"
 #include "backends/nvptx/kernel_lowering.h"
 #include "backends/nvptx/mma_layouts.h"
 #include "ir/printer.h"
@@ -113,11 +114,14 @@ public:
 private:
   /// Which units a dot runs on, and why not on tensor cores.
   std::string dot_units(const ir::Operation &dot) const {
-    std::string refusal = why_not_on_tensor_cores(dot, num_warps_);
-    if (!refusal.empty())
-      return "on CUDA cores: " + refusal;
+    std::optional<BlockedLayout> accumulator = accumulator_layout(dot);
+    if (!accumulator) {
+      std::string refusal = why_not_on_tensor_cores(dot, num_warps_);
+      return "on CUDA cores: " +
+             (refusal.empty() ? "as its engine says" : refusal);
+    }
     const ir::Type &c = dot.result()->type();
-    BlockedLayout mma = *mma_accumulator_layout(dot, num_warps_);
+    const BlockedLayout &mma = *accumulator;
     int64_t along_m = mma.warps_per_cta[0], along_n = mma.warps_per_cta[1];
     int64_t tiles = c.dim(0) / (16 * along_m) * (c.dim(1) / (8 * along_n));
     std::string type =
@@ -143,14 +147,13 @@ private:
 
 } // namespace
 
-std::string print_layouts(const ir::Function &function, int num_warps,
-                          int num_stages, const GpuArch &arch) {
+std::string print_layouts(const ir::Function &function, int num_warps) {
   ir::AxisInfoAnalysis axis_info(const_cast<ir::Function &>(function));
   check_supported(function, axis_info);
+  verify_gpu_ir(function, num_warps);
   LayoutAssignment layouts(function, axis_info, num_warps);
-  LayoutNotes notes(
-      layouts, num_warps,
-      plan_pipelined_loops(function, layouts, axis_info, num_stages, arch));
+  LayoutNotes notes(layouts, num_warps,
+                    plan_pipelined_loops(function, layouts, axis_info));
   std::string out = "// layouts of " + function.name() + " for " +
                     std::to_string(num_warps) +
                     (num_warps == 1 ? " warp:\n" : " warps:\n");

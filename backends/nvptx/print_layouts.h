@@ -1,5 +1,6 @@
 // The GPU backend's `layouts` stage (BLOCC_DUMP=layouts, blocc::Stage::
-// Layouts): the block IR with the layout assign_layouts.h chose for each
+// Layouts): the GPU IR lowered (gpu_ir.h: the block IR with the GPU passes'
+// decisions as attributes) with the layout assign_layouts.h chose for each
 // block value, as comments, in the spirit of Triton's TritonGPU IR
 // (ttgir). The layouts (layout.h) are listed first, then the IR:
 //
@@ -29,15 +30,14 @@
 // The comments leave valid IR: the text reads back into the same function.
 #pragma once
 
-#include "backends/nvptx/gpu_arch.h"
 #include "ir/function.h"
 
 #include <string>
 
 namespace blocc::nvptx {
 
-/// Throws blocc::Error naming the op for IR the backend cannot lower.
-std::string print_layouts(const ir::Function &function, int num_warps,
-                          int num_stages = 1, const GpuArch &arch = GpuArch{});
+/// `function` is GPU IR. Throws blocc::Error naming the op for IR the
+/// backend cannot lower.
+std::string print_layouts(const ir::Function &function, int num_warps);
 
 } // namespace blocc::nvptx

@@ -5,6 +5,7 @@
 // that the parsed copy still verifies. The other tests pin the text of
 // details (names, floats, locations) and the parser's error messages.
 #include "ir/builder.h"
+#include "ir/clone.h"
 #include "ir/error.h"
 #include "ir/parser.h"
 #include "ir/passes.h"
@@ -350,6 +351,45 @@ TEST(PrinterParserTest, EveryOpcodeRoundTripsAndVerifies) {
   EXPECT_NE(text.find("tensor<2x4x8xi16>"), std::string::npos);
   EXPECT_NE(text.find("\"weird key!\" = []"), std::string::npos);
   EXPECT_NE(text.find(":2 = split"), std::string::npos);
+}
+
+// A clone (ir/clone.h) prints as the original, keeps the full paths of
+// locations and the argument facts, verifies, and shares no object with it.
+TEST(PrinterParserTest, CloneIsTheSameFunctionInNewObjects) {
+  EveryOpBuilder builder;
+  std::unique_ptr<Function> f = builder.build();
+  std::unique_ptr<Function> copy = clone(*f);
+  EXPECT_EQ(print(*copy), print(*f));
+  EXPECT_NO_THROW(verify(*copy));
+  EXPECT_EQ(copy->name(), f->name());
+  EXPECT_NE(copy->unique_id(), f->unique_id());
+  ASSERT_EQ(copy->num_arguments(), f->num_arguments());
+  for (size_t i = 0; i < f->num_arguments(); ++i) {
+    EXPECT_NE(copy->argument(i), f->argument(i));
+    EXPECT_EQ(copy->argument_info(i).divisibility,
+              f->argument_info(i).divisibility);
+  }
+  std::set<const Value *> originals;
+  f->walk([&](Operation &op) {
+    for (const Value *r : op.results())
+      originals.insert(r);
+  });
+  std::vector<Location> locations;
+  f->walk([&](Operation &op) { locations.push_back(op.loc()); });
+  size_t i = 0;
+  copy->walk([&](Operation &op) {
+    for (const Value *operand : op.operands())
+      EXPECT_FALSE(originals.count(operand)) << op.describe();
+    ASSERT_LT(i, locations.size());
+    EXPECT_EQ(op.loc().file, locations[i].file);
+    EXPECT_EQ(op.loc().line, locations[i].line);
+    ++i;
+  });
+  EXPECT_EQ(i, locations.size());
+  // Changing the copy leaves the original as it was.
+  std::string before = print(*f);
+  copy->walk([](Operation &op) { op.set_attr("gpu_note", int64_t{1}); });
+  EXPECT_EQ(print(*f), before);
 }
 
 TEST(PrinterParserTest, ParsedAttributesAreBitExact) {

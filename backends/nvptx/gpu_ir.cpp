@@ -1,0 +1,137 @@
+#include "backends/nvptx/gpu_ir.h"
+
+#include "backends/nvptx/mma_layouts.h"
+#include "ir/error.h"
+
+#include <string>
+#include <variant>
+
+namespace blocc::nvptx {
+
+using ir::OpCode;
+
+namespace {
+
+[[noreturn]] void invalid(const ir::Operation &op, const std::string &why) {
+  throw Error("GPU IR: " + op.describe() + ": " + why);
+}
+
+/// The (warps along M, warps along N) of a dot on tensor cores.
+std::pair<int64_t, int64_t> mma_warps(const ir::Operation &dot) {
+  const std::vector<int64_t> &grid = dot.ints_attr(gpu_attr::kMmaWarps);
+  return {grid.at(0), grid.at(1)};
+}
+
+void verify_dot(const ir::Operation &dot, int num_warps) {
+  auto engine = dot.attributes().find(gpu_attr::kEngine);
+  if (engine == dot.attributes().end())
+    invalid(dot, "has no engine (\"mma.sync\" or \"fma\")");
+  const std::string *name = std::get_if<std::string>(&engine->second);
+  if (!name || (*name != gpu_attr::kMma && *name != gpu_attr::kFma))
+    invalid(dot, "engine must be \"mma.sync\" or \"fma\"");
+  if (*name == gpu_attr::kFma) {
+    if (dot.has_attr(gpu_attr::kMmaWarps) ||
+        dot.has_attr(gpu_attr::kMmaAInRegisters))
+      invalid(dot, "mma_warps and mma_a_in_registers need engine "
+                   "\"mma.sync\"");
+    return;
+  }
+  std::string refusal = why_not_on_tensor_cores(dot, num_warps);
+  if (!refusal.empty())
+    invalid(dot, "cannot run on tensor cores: " + refusal);
+  auto grid = dot.attributes().find(gpu_attr::kMmaWarps);
+  const auto *warps = grid == dot.attributes().end()
+                          ? nullptr
+                          : std::get_if<std::vector<int64_t>>(&grid->second);
+  if (!warps || warps->size() != 2)
+    invalid(dot, "mma_warps must be [warps along M, warps along N]");
+  auto [along_m, along_n] = mma_warps(dot);
+  const ir::Type &c = dot.result()->type();
+  if (along_m < 1 || along_n < 1 || along_m * along_n != num_warps ||
+      c.dim(0) % (16 * along_m) != 0 || c.dim(1) % (8 * along_n) != 0)
+    invalid(dot, "mma_warps [" + std::to_string(along_m) + ", " +
+                     std::to_string(along_n) + "] does not split " +
+                     std::to_string(c.dim(0)) + " x " +
+                     std::to_string(c.dim(1)) + " into 16 x 8 tiles over " +
+                     std::to_string(num_warps) + " warps");
+  if (dot.has_attr(gpu_attr::kMmaAInRegisters) && along_n != 1)
+    invalid(dot, "mma_a_in_registers needs warps that split M alone "
+                 "(mma_warps [" +
+                     std::to_string(num_warps) + ", 1])");
+}
+
+void verify_stages(const ir::Operation &op) {
+  const ir::Attribute &stages = op.attributes().at(gpu_attr::kNumStages);
+  const int64_t *count = std::get_if<int64_t>(&stages);
+  if (op.code() != OpCode::For)
+    invalid(op, "num_stages belongs on loops");
+  if (!count || *count < 1 || *count > 8)
+    invalid(op, "num_stages must be from 1 to 8");
+}
+
+void verify_async_copy(const ir::Operation &op) {
+  const ir::Operation *loop = op.parent_op();
+  if (op.code() != OpCode::Load || !loop || loop->code() != OpCode::For ||
+      loop_stages(*loop) < 2)
+    invalid(op, "async_copy belongs on loads in the body of a loop of 2 "
+                "stages or more");
+}
+
+} // namespace
+
+bool is_gpu_ir(const ir::Function &function) {
+  bool annotated = false;
+  const_cast<ir::Function &>(function).walk([&](ir::Operation &op) {
+    annotated = annotated || op.has_attr(gpu_attr::kEngine) ||
+                op.has_attr(gpu_attr::kNumStages);
+  });
+  return annotated;
+}
+
+bool runs_on_tensor_cores(const ir::Operation &dot) {
+  return dot.code() == OpCode::Dot &&
+         dot.string_attr_or(gpu_attr::kEngine, "") == gpu_attr::kMma;
+}
+
+std::optional<BlockedLayout> accumulator_layout(const ir::Operation &dot) {
+  if (!runs_on_tensor_cores(dot))
+    return std::nullopt;
+  const ir::Type &c = dot.result()->type();
+  auto [along_m, along_n] = mma_warps(dot);
+  return mma_fragments_layout(c.dim(0), c.dim(1), along_m, along_n);
+}
+
+std::optional<BlockedLayout> registers_a_layout(const ir::Operation &dot) {
+  if (!runs_on_tensor_cores(dot) || !dot.has_attr(gpu_attr::kMmaAInRegisters))
+    return std::nullopt;
+  const ir::Type &a = dot.operand(0)->type();
+  return mma_fragments_layout(a.dim(0), a.dim(1), mma_warps(dot).first, 1);
+}
+
+int loop_stages(const ir::Operation &loop) {
+  auto it = loop.attributes().find(gpu_attr::kNumStages);
+  const int64_t *stages =
+      it == loop.attributes().end() ? nullptr : std::get_if<int64_t>(&it->second);
+  return stages ? static_cast<int>(*stages) : 1;
+}
+
+bool copied_ahead(const ir::Operation &load) {
+  return load.has_attr(gpu_attr::kAsyncCopy);
+}
+
+void verify_gpu_ir(const ir::Function &function, int num_warps) {
+  const_cast<ir::Function &>(function).walk([&](ir::Operation &op) {
+    if (op.code() == OpCode::Dot)
+      verify_dot(op, num_warps);
+    else if (op.has_attr(gpu_attr::kEngine) ||
+             op.has_attr(gpu_attr::kMmaWarps) ||
+             op.has_attr(gpu_attr::kMmaAInRegisters))
+      invalid(op, "engine, mma_warps and mma_a_in_registers belong on dots");
+    if (op.has_attr(gpu_attr::kNumStages))
+      verify_stages(op);
+    if (op.has_attr(gpu_attr::kAsyncCopy))
+      verify_async_copy(op);
+  });
+}
+
+} // namespace blocc::nvptx

@@ -1,0 +1,75 @@
+// The GPU level of the IR: the block IR with the GPU backend's decisions
+// written on its ops as attributes, so that each decision is made by one
+// pass (gpu_passes.h), printed and parsed with the IR, and read by the
+// passes after it and by the lowering, which decides nothing these
+// attributes say:
+//
+//   %acc2 = dot %a, %b, %acc {engine = "mma.sync", mma_warps = [2, 2]}
+//   %p = dot %s, %v, %z {engine = "mma.sync", mma_a_in_registers = 1,
+//                        mma_warps = [4, 1]}
+//   %d = dot %x, %y, %z {engine = "fma"}
+//   %r = for %lb, %ub, %step, %acc {num_stages = 3} : ...
+//     %t = load %ptrs {async_copy = 1} : tensor<128x32xf16>
+//
+//   - engine (every dot): "mma.sync", the tensor cores' warp-level MMA with
+//     the accumulator's 16 x 8 tiles split over the warps as mma_warps
+//     says (warps along M, along N); or "fma", fused multiply-adds on the
+//     CUDA cores (lower_dot.cpp).
+//   - mma_a_in_registers (a dot on tensor cores whose warps split M
+//     alone): A is computed in registers that are already its fragments
+//     (mma_layouts.h: mma_operand_a_layout), not read from shared memory.
+//   - num_stages (a for): its loads marked async_copy are copied into
+//     shared memory with cp.async that many iterations at a time, the
+//     next ones in flight while one is used (pipeline_loads.h).
+//
+// Which warps hold which elements of every other value follows from these
+// and the IR (assign_layouts.h), so the layouts stage prints it beside the
+// ops rather than as attributes.
+#pragma once
+
+#include "backends/nvptx/layout.h"
+#include "ir/function.h"
+
+#include <optional>
+
+namespace blocc::nvptx {
+
+namespace gpu_attr {
+inline constexpr const char *kEngine = "engine";
+inline constexpr const char *kMma = "mma.sync";
+inline constexpr const char *kFma = "fma";
+inline constexpr const char *kMmaWarps = "mma_warps";
+inline constexpr const char *kMmaAInRegisters = "mma_a_in_registers";
+inline constexpr const char *kNumStages = "num_stages";
+inline constexpr const char *kAsyncCopy = "async_copy";
+} // namespace gpu_attr
+
+/// Whether the GPU passes have annotated `function` (a dot has an engine,
+/// or a loop its stages): then its attributes stand, and the backend runs
+/// no pass again.
+bool is_gpu_ir(const ir::Function &function);
+
+/// Whether `dot` runs on tensor cores (engine "mma.sync").
+bool runs_on_tensor_cores(const ir::Operation &dot);
+
+/// The accumulator layout of a dot on tensor cores (the m16n8k16 tiles in
+/// its mma_warps grid; mma_layouts.h), nullopt for the others.
+std::optional<BlockedLayout> accumulator_layout(const ir::Operation &dot);
+
+/// The layout in which a dot marked mma_a_in_registers takes A: its
+/// registers are A's fragments. nullopt for the others.
+std::optional<BlockedLayout> registers_a_layout(const ir::Operation &dot);
+
+/// The stages of a loop (its num_stages; 1: not pipelined).
+int loop_stages(const ir::Operation &loop);
+
+/// Whether a pipelined loop copies `load` ahead (async_copy).
+bool copied_ahead(const ir::Operation &load);
+
+/// Checks the GPU attributes of `function` for `num_warps` warps: known
+/// engines, a dot on tensor cores that tensor cores can take in its warp
+/// grid, stages from 1 to 8 on loops only, async_copy on loads of
+/// pipelined loops only. Throws blocc::Error naming the op.
+void verify_gpu_ir(const ir::Function &function, int num_warps);
+
+} // namespace blocc::nvptx

@@ -1,0 +1,27 @@
+#include "backends/nvptx/gpu_passes.h"
+
+#include "backends/nvptx/gpu_ir.h"
+
+namespace blocc::nvptx {
+
+const std::vector<GpuPassInfo> &gpu_passes() {
+  static const std::vector<GpuPassInfo> passes = {
+      {"gpu-accelerate-dot",
+       "dots on tensor cores (mma.sync) where they fit, with their warp grid "
+       "and A's path; the others on CUDA cores",
+       accelerate_dot},
+      {"gpu-pipeline-loops",
+       "loops that load the tiles of dots on tensor cores copy them ahead "
+       "(cp.async) in num_stages stages",
+       pipeline_loops},
+  };
+  return passes;
+}
+
+void run_gpu_pipeline(ir::Function &function, const GpuPassOptions &options) {
+  for (const GpuPassInfo &pass : gpu_passes())
+    pass.run(function, options);
+  verify_gpu_ir(function, options.num_warps);
+}
+
+} // namespace blocc::nvptx

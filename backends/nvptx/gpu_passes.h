@@ -1,0 +1,54 @@
+// The GPU backend's passes over the GPU level of the IR (gpu_ir.h): each
+// makes one kind of decision and writes it on the ops as attributes, for
+// the passes after it and the lowering to read. blocc-opt runs them by
+// name (--pass=gpu-accelerate-dot) or all of them (--pipeline=gpu), so
+// that each has golden tests of its own (tests/lit/nvptx/gpu_*.bir).
+//
+//   gpu-accelerate-dot  which dots run on tensor cores, in which warp grid,
+//                       and which take A from registers (accelerate_dot.cpp)
+//   gpu-pipeline-loops  which loops copy the tiles of their dots ahead, in
+//                       how many stages (pipeline_loops.cpp)
+//
+// A pass leaves what the IR already says: an op that carries its
+// attributes keeps them, so a hand-written decision stands.
+#pragma once
+
+#include "backends/nvptx/gpu_arch.h"
+#include "ir/function.h"
+
+#include <string>
+#include <vector>
+
+namespace blocc::nvptx {
+
+/// What the GPU passes decide for.
+struct GpuPassOptions {
+  int num_warps = 4;
+  /// The most stages a pipelined loop may have (1: none).
+  int num_stages = 3;
+  GpuArch arch;
+};
+
+/// Gives every dot its engine: tensor cores (mma.sync) where the dot's
+/// types and shape and the warps allow, with the warp grid of
+/// mma_layouts.h and A in registers for chained dots; else the CUDA cores.
+void accelerate_dot(ir::Function &function, const GpuPassOptions &options);
+
+/// Marks the loops worth pipelining (pipeline_loads.h) with their stages
+/// and the loads they copy ahead. Reads the dots' engines: run
+/// accelerate_dot first.
+void pipeline_loops(ir::Function &function, const GpuPassOptions &options);
+
+struct GpuPassInfo {
+  std::string name; // as blocc-opt's --pass names it
+  std::string description;
+  void (*run)(ir::Function &, const GpuPassOptions &);
+};
+/// Every GPU pass, in pipeline order.
+const std::vector<GpuPassInfo> &gpu_passes();
+
+/// Runs every GPU pass on `function`, in order, and checks the result
+/// (verify_gpu_ir).
+void run_gpu_pipeline(ir::Function &function, const GpuPassOptions &options);
+
+} // namespace blocc::nvptx

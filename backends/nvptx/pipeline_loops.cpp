@@ -1,0 +1,26 @@
+// The gpu-pipeline-loops pass (gpu_passes.h): the loops pipeline_loads.h
+// chooses, written on them and their loads (gpu_ir.h).
+#include "backends/nvptx/assign_layouts.h"
+#include "backends/nvptx/gpu_ir.h"
+#include "backends/nvptx/gpu_passes.h"
+#include "backends/nvptx/pipeline_loads.h"
+
+namespace blocc::nvptx {
+
+void pipeline_loops(ir::Function &function, const GpuPassOptions &options) {
+  ir::AxisInfoAnalysis axis_info(function);
+  LayoutAssignment layouts(function, axis_info, options.num_warps);
+  for (auto &[loop, plan] :
+       choose_pipelined_loops(function, layouts, axis_info, options.num_stages,
+                              options.arch)) {
+    if (loop->has_attr(gpu_attr::kNumStages))
+      continue; // decided already
+    auto &annotated = const_cast<ir::Operation &>(*loop);
+    annotated.set_attr(gpu_attr::kNumStages, int64_t{plan.stages});
+    for (const PipelinedLoad &load : plan.loads)
+      const_cast<ir::Operation *>(load.load)->set_attr(gpu_attr::kAsyncCopy,
+                                                       int64_t{1});
+  }
+}
+
+} // namespace blocc::nvptx

@@ -31,8 +31,9 @@ private:
     std::vector<Type> result_types;
     for (size_t i = 0; i < op.num_results(); ++i)
       result_types.push_back(op.result(i)->type());
-    auto copy = std::make_unique<Operation>(
-        op.code(), std::move(operands), result_types, op.attributes(), op.loc());
+    auto copy =
+        std::make_unique<Operation>(op.code(), std::move(operands),
+                                    result_types, op.attributes(), op.loc());
     for (size_t i = 0; i < op.num_results(); ++i)
       mapped_[op.result(i)] = copy->result(i);
     for (size_t i = 0; i < op.num_regions(); ++i)

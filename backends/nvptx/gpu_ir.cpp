@@ -110,8 +110,9 @@ std::optional<BlockedLayout> registers_a_layout(const ir::Operation &dot) {
 
 int loop_stages(const ir::Operation &loop) {
   auto it = loop.attributes().find(gpu_attr::kNumStages);
-  const int64_t *stages =
-      it == loop.attributes().end() ? nullptr : std::get_if<int64_t>(&it->second);
+  const int64_t *stages = it == loop.attributes().end()
+                              ? nullptr
+                              : std::get_if<int64_t>(&it->second);
   return stages ? static_cast<int>(*stages) : 1;
 }
 

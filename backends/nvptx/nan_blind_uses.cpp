@@ -77,11 +77,22 @@ bool combines_by_passing_or_arithmetic(const ir::Operation &op) {
   });
 }
 
+/// A cast between float types: a NaN stays a NaN of the same sign, its
+/// payload quieted or cut, so its bits depend on the operand's.
+bool is_float_to_float_cast(const ir::Operation &op) {
+  return op.code() == OpCode::Cast &&
+         ir::is_float(op.operand(0)->type().element()) &&
+         ir::is_float(op.result()->type().element());
+}
+
 UseEffect nan_bits_use(const ir::Operation &user, size_t) {
-  if (user.code() == OpCode::Cmp || is_nan_blind_arithmetic(user.code()) ||
-      is_nan_blind_reduce(user))
+  // A dot's NaN is the hardware's (mma.sync and fma.rn give the canonical
+  // NaN whatever their operands' bits).
+  if (user.code() == OpCode::Cmp || user.code() == OpCode::Dot ||
+      is_nan_blind_arithmetic(user.code()) || is_nan_blind_reduce(user))
     return UseEffect::Hides;
-  if (passes_bits_on(user.code()) || combines_by_passing_or_arithmetic(user))
+  if (passes_bits_on(user.code()) || is_float_to_float_cast(user) ||
+      combines_by_passing_or_arithmetic(user))
     return UseEffect::PassesOn;
   const ir::Operation *parent = user.parent_op();
   if (user.code() == OpCode::Yield && parent &&

@@ -3,10 +3,15 @@
 // the kernel does. The question follows the value's uses: a rule says, per
 // use, whether the user hides the detail (its result is the same either
 // way), passes it on (its results differ in that detail only) or observes
-// it. A Yield that passes a detail on hands it to its parent's result of
-// the same index; a region's other values are the rule's to judge through
-// their users (a reduction that combines only by ops passing the detail on
-// passes it on).
+// it. Control flow passes every detail on, whatever the rule: a loop's
+// init and yielded values become its result and the body's argument for
+// the next iteration, an if's yielded values its results. A Yield of any
+// other region that the rule lets pass a detail on hands it to its
+// parent's result of the same index; a region's other values are the
+// rule's to judge through their users (a reduction that combines only by
+// ops passing the detail on passes it on). Values that feed themselves
+// through a loop are settled by reachability: a detail is observed when
+// some chain of uses leads to an op that observes it.
 //
 // nan_blind_uses.cpp and unobserved_zero_signs.cpp are the two rules.
 #pragma once
@@ -15,6 +20,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <vector>
 
 namespace blocc::nvptx {
@@ -27,21 +33,13 @@ using UseRule =
 
 class ObservedUses {
 public:
-  ObservedUses(const ir::Function &function, UseRule rule);
+  ObservedUses(const ir::Function &function, const UseRule &rule);
 
   /// Whether anything the kernel does depends on v's detail.
-  bool observed(const ir::Value *v);
+  bool observed(const ir::Value *v) const { return observed_.count(v) != 0; }
 
 private:
-  bool observes(const ir::Operation &user, size_t operand);
-
-  struct Use {
-    const ir::Operation *user;
-    size_t operand;
-  };
-  UseRule rule_;
-  std::map<const ir::Value *, std::vector<Use>> users_;
-  std::map<const ir::Value *, bool> memo_;
+  std::set<const ir::Value *> observed_;
 };
 
 /// A one-operand reduction whose combine is made of ops `allowed` accepts.

@@ -71,8 +71,8 @@ int64_t access_vector_width(const ir::Operation &op,
 
 LayoutAssignment::LayoutAssignment(const ir::Function &function,
                                    const ir::AxisInfoAnalysis &axis_info,
-                                   int num_warps)
-    : axis_info_(axis_info), num_warps_(num_warps) {
+                                   int num_warps, const GpuArch &arch)
+    : axis_info_(axis_info), num_warps_(num_warps), arch_(arch) {
   // The vector width of each anchor shape: the widest access of that shape.
   for_each_op(function.body(), [&](const ir::Operation &op) {
     if (op.code() != OpCode::Load && op.code() != OpCode::Store)
@@ -233,14 +233,16 @@ std::optional<Layout> LayoutAssignment::tensor_core_layout(const ir::Value *v) {
   const ir::Operation *dot = v->defining_op();
   if (!dot || dot->code() != OpCode::Dot)
     return std::nullopt;
-  std::optional<BlockedLayout> mma = mma_accumulator_layout(*dot, num_warps_);
+  std::optional<BlockedLayout> mma =
+      mma_accumulator_layout(*dot, num_warps_, arch_);
   if (!mma)
     return std::nullopt;
   return Layout{intern(*mma), {0, 1}, mma->shape};
 }
 
 bool LayoutAssignment::on_tensor_cores(const ir::Operation &dot) const {
-  std::optional<BlockedLayout> mma = mma_accumulator_layout(dot, num_warps_);
+  std::optional<BlockedLayout> mma =
+      mma_accumulator_layout(dot, num_warps_, arch_);
   const Layout *result = home(dot.result());
   return mma && result && parent(*result) == *mma &&
          result->dims == std::vector<int>{0, 1};
@@ -258,7 +260,8 @@ void LayoutAssignment::visit_dot(const ir::Operation &op) {
   }
   require(op.operand(2), *home(result));
   // A chained dot's A is computed where its fragments already are.
-  if (std::optional<BlockedLayout> a = mma_operand_a_layout(op, num_warps_))
+  if (std::optional<BlockedLayout> a =
+          mma_operand_a_layout(op, num_warps_, arch_))
     if (on_tensor_cores(op))
       require(op.operand(0), Layout{intern(*a), {0, 1}, a->shape});
   for (const ir::Value *input : {op.operand(0), op.operand(1)})

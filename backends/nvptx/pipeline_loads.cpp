@@ -230,7 +230,8 @@ private:
         continue;
       for (int operand = 0; operand < 2; ++operand) {
         const ir::Value *v = op->operand(static_cast<size_t>(operand));
-        if (operand == 0 && mma_operand_a_layout(*op, layouts_.num_warps()))
+        if (operand == 0 &&
+            mma_operand_a_layout(*op, layouts_.num_warps(), layouts_.arch()))
           continue; // A's fragments stay in registers
         if (v->owner_block() == &body || users(body, v).first != 1 ||
             layouts_.layouts_of(v).empty())
@@ -239,9 +240,10 @@ private:
         InvariantOperand invariant;
         invariant.dot = op.get();
         invariant.operand = operand;
-        invariant.tile = fragment_tile(
-            *op, operand,
-            operand_runs_along_k(layouts_.parent(layout), layout, operand));
+        invariant.tile =
+            fragment_tile(*op, operand,
+                          fragment_tile_k_fastest(*op, layouts_.parent(layout),
+                                                  layout, operand));
         invariant.offset = plan.invariant_bytes / invariant.tile.element_bytes;
         plan.invariant_bytes += (invariant.tile.bytes() + 15) / 16 * 16;
         plan.invariants.push_back(invariant);

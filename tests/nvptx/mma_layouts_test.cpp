@@ -263,6 +263,18 @@ TEST(MmaInstruction, F32RunsAsTf32WhereItsPrecisionAsks) {
   EXPECT_EQ(instruction_for(Scalar::F32, Scalar::F32, Scalar::F32, 12, "tf32"),
             "");
   EXPECT_EQ(instruction_for(Scalar::F64, Scalar::F64, Scalar::F64, 32), "");
+}
+
+TEST(MmaInstruction, BytesIntoInt32AreM16n8k32OfEitherSignedness) {
+  using blocc::ir::Scalar;
+  EXPECT_EQ(instruction_for(Scalar::I8, Scalar::I8, Scalar::I32, 32),
+            "mma.sync m16n8k32 s8 into i32");
+  EXPECT_EQ(instruction_for(Scalar::U8, Scalar::I8, Scalar::I32, 64),
+            "mma.sync m16n8k32 u8 by s8 into i32");
+  EXPECT_EQ(instruction_for(Scalar::U8, Scalar::U8, Scalar::U32, 32),
+            "mma.sync m16n8k32 u8 into i32");
+  // K in 32s, else dp4a on the CUDA cores.
+  EXPECT_EQ(instruction_for(Scalar::I8, Scalar::I8, Scalar::I32, 48), "");
   DotOf ieee(Scalar::F32, Scalar::F32, Scalar::F32, 64, 64, 32, "ieee");
   EXPECT_EQ(why_not_on_tensor_cores(*ieee.dot, 4, kSm90),
             "tensor<64x32xf32> by tensor<32x64xf32> into f32 with "
@@ -302,7 +314,8 @@ TEST(MmaAccumulatorLayout, OnlyForTensorCoreTypesOnWholeTiles) {
   // Other types, and tiles the warps' MMAs do not cover whole.
   EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F16, 128, 64, 32, 4));
   EXPECT_FALSE(layout_for(Scalar::F32, Scalar::F32, 128, 64, 32, 4));
-  EXPECT_FALSE(layout_for(Scalar::I8, Scalar::I32, 128, 64, 32, 4));
+  EXPECT_TRUE(layout_for(Scalar::I8, Scalar::I32, 128, 64, 32, 4));
+  EXPECT_FALSE(layout_for(Scalar::I8, Scalar::I32, 128, 64, 16, 4));
   EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F32, 8, 64, 32, 4));
   EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F32, 16, 16, 32, 4));
   EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F32, 128, 64, 8, 4));

@@ -94,13 +94,32 @@ struct Generated {
   std::vector<FaultSite> faults;
 };
 
+/// Whether a dot of `block` (or of its regions) multiplies fp8 inputs on
+/// an architecture whose tensor cores take them: its PTX may then issue
+/// fp8 MMAs (a dot on the CUDA cores gets the newer PTX version too,
+/// harmlessly).
+bool may_issue_fp8_mma(const ir::Block &block, const GpuArch &arch) {
+  if (arch.sm < 89)
+    return false;
+  for (const auto &op : block.ops()) {
+    if (op->code() == ir::OpCode::Dot &&
+        ir::is_fp8(op->operand(0)->type().element()))
+      return true;
+    for (size_t i = 0; i < op->num_regions(); ++i)
+      if (may_issue_fp8_mma(*op->region(i), arch))
+        return true;
+  }
+  return false;
+}
+
 Generated generate_in_stages(const ir::Function &function,
                              const CompileOptions &o, int num_stages) {
   Generated g;
   g.context = std::make_unique<llvm::LLVMContext>();
   g.module =
       std::make_unique<llvm::Module>("blocc." + function.name(), *g.context);
-  g.machine = make_target_machine(o.arch);
+  g.machine =
+      make_target_machine(o.arch, may_issue_fp8_mma(function.body(), o.arch));
   prepare_module(*g.module, *g.machine);
   KernelLowering lowering(function, *g.module, o.num_warps, o.arch, num_stages);
   lowering.lower(symbol_for(function.name()));

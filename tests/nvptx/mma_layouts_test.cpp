@@ -263,6 +263,14 @@ TEST(MmaInstruction, F32RunsAsTf32WhereItsPrecisionAsks) {
   EXPECT_EQ(instruction_for(Scalar::F32, Scalar::F32, Scalar::F32, 12, "tf32"),
             "");
   EXPECT_EQ(instruction_for(Scalar::F64, Scalar::F64, Scalar::F64, 32), "");
+  DotOf ieee(Scalar::F32, Scalar::F32, Scalar::F32, 64, 64, 32, "ieee");
+  EXPECT_EQ(why_not_on_tensor_cores(*ieee.dot, 4, kSm90),
+            "tensor<64x32xf32> by tensor<32x64xf32> into f32 with "
+            "input_precision ieee (tensor cores round f32 inputs to tf32)");
+  DotOf odd(Scalar::F32, Scalar::F32, Scalar::F32, 64, 64, 20, "tf32");
+  EXPECT_EQ(why_not_on_tensor_cores(*odd.dot, 4, kSm90),
+            "M = 64, K = 20 (tensor cores take M in 16s and K in 8s for "
+            "tf32)");
 }
 
 TEST(MmaInstruction, BytesIntoInt32AreM16n8k32OfEitherSignedness) {
@@ -274,15 +282,31 @@ TEST(MmaInstruction, BytesIntoInt32AreM16n8k32OfEitherSignedness) {
   EXPECT_EQ(instruction_for(Scalar::U8, Scalar::U8, Scalar::U32, 32),
             "mma.sync m16n8k32 u8 into i32");
   // K in 32s, else dp4a on the CUDA cores.
+  EXPECT_EQ(instruction_for(Scalar::I8, Scalar::I8, Scalar::I32, 16), "");
   EXPECT_EQ(instruction_for(Scalar::I8, Scalar::I8, Scalar::I32, 48), "");
-  DotOf ieee(Scalar::F32, Scalar::F32, Scalar::F32, 64, 64, 32, "ieee");
-  EXPECT_EQ(why_not_on_tensor_cores(*ieee.dot, 4, kSm90),
-            "tensor<64x32xf32> by tensor<32x64xf32> into f32 with "
-            "input_precision ieee (tensor cores round f32 inputs to tf32)");
-  DotOf odd(Scalar::F32, Scalar::F32, Scalar::F32, 64, 64, 20, "tf32");
-  EXPECT_EQ(why_not_on_tensor_cores(*odd.dot, 4, kSm90),
-            "M = 64, K = 20 (tensor cores take M in 16s and K in 8s for "
-            "tf32)");
+}
+
+// fp8 MMAs exist from sm_89 (Ada) on; sm_80 multiplies fp8 on the CUDA
+// cores. The two formats may be mixed. Into f16, the CUDA cores.
+TEST(MmaInstruction, Fp8IntoF32FromSm89On) {
+  using blocc::ir::Scalar;
+  EXPECT_EQ(instruction_for(Scalar::F8E4M3, Scalar::F8E5M2, Scalar::F32, 32, "",
+                            GpuArch{89, false}),
+            "mma.sync m16n8k32 e4m3 by e5m2 into f32");
+  EXPECT_EQ(instruction_for(Scalar::F8E5M2, Scalar::F8E5M2, Scalar::F32, 64),
+            "mma.sync m16n8k32 e5m2 into f32");
+  EXPECT_EQ(instruction_for(Scalar::F8E4M3, Scalar::F8E4M3, Scalar::F32, 32, "",
+                            GpuArch{80, false}),
+            "");
+  EXPECT_EQ(instruction_for(Scalar::F8E4M3, Scalar::F8E4M3, Scalar::F32, 32, "",
+                            GpuArch{86, false}),
+            "");
+  EXPECT_EQ(instruction_for(Scalar::F8E4M3, Scalar::F8E4M3, Scalar::F16, 32),
+            "");
+  DotOf fp8(Scalar::F8E4M3, Scalar::F8E5M2, Scalar::F32, 64, 64, 32);
+  EXPECT_EQ(why_not_on_tensor_cores(*fp8.dot, 4, GpuArch{80, false}),
+            "tensor<64x32xf8e4m3> by tensor<32x64xf8e5m2> into f32 on sm_80 "
+            "(tensor cores take fp8 from sm_89)");
 }
 
 // Tiles of elements other than 16 bits are kept K fastest whatever their

@@ -160,12 +160,14 @@ std::optional<MmaInstruction> mma_instruction(const ir::Operation &dot,
     if (arch.sm < 89)
       return refuse(types + " on " + arch.name() +
                     " (tensor cores take fp8 from sm_89)");
-  } else if (!(sixteen && c.element() == ir::Scalar::F32) &&
+  } else if (!(sixteen && (c.element() == ir::Scalar::F32 ||
+                           (c.element() == ir::Scalar::F16 &&
+                            a.element() == ir::Scalar::F16))) &&
              !(bytes && (c.element() == ir::Scalar::I32 ||
                          c.element() == ir::Scalar::U32))) {
-    return refuse(types + " (tensor cores take f16 by f16, bf16 by bf16, "
-                          "f32 (as tf32) or fp8 (sm_89 on) into f32, int8 by "
-                          "int8 into int32)");
+    return refuse(types + " (tensor cores take f16 by f16 into f16 or f32, "
+                          "bf16 by bf16, f32 (as tf32) or fp8 (sm_89 on) into "
+                          "f32, int8 by int8 into int32)");
   }
   if (bytes)
     mma.accumulator = ir::Scalar::I32; // s32: the same bits as u32

@@ -10,7 +10,8 @@
 // accumulates every element by fused multiply-adds in increasing k, as the
 // interpreter and the CPU backend do, so results must match the CPU
 // backend bit for bit (integers and floats alike); on tensor cores
-// (mma_layouts.h: f16 and bf16 into f32, f32 as tf32 or tf32x3, int8
+// (mma_layouts.h: f16 and bf16 into f32, f16 into f16 (within K + 2
+// roundings of f16 too), f32 as tf32 or tf32x3, int8
 // into int32 (exact: the bound is 0 and integer sums wrap alike), fp8 into
 // f32 on sm_89 and newer (sm_80 keeps them on the CUDA cores), on whole
 // 16 x 8 tiles per warp, K in 32 bytes) the sums come in the hardware's
@@ -177,7 +178,8 @@ Shape for_inputs(Shape s, size_t input_bytes) {
 }
 
 /// The mma.sync the dot runs on for compute capability `sm` (the rules
-/// of mma_layouts.h, restated): f16 or bf16 inputs into f32 (m16n8k16),
+/// of mma_layouts.h, restated): f16 or bf16 inputs into f32, f16 into
+/// f16 (m16n8k16),
 /// f32 as tf32 unless IEEE (m16n8k8), int8 into int32 and fp8 into f32
 /// from sm_89 on (m16n8k32); M in 16s, K in the instruction's
 /// K, warps splitting the tile into whole 16 x 8 tiles. "" on CUDA cores.
@@ -198,6 +200,9 @@ std::string tensor_core_mma(const Combo &combo, const Shape &s, int sm) {
   } else if (half_inputs && f32_out) {
     const char *in = std::is_same_v<In, bl::half> ? "f16" : "bf16";
     types = std::string("f32.") + in + "." + in + ".f32";
+    k = 16;
+  } else if (std::is_same_v<In, bl::half> && std::is_same_v<Out, bl::half>) {
+    types = "f16.f16.f16.f16";
     k = 16;
   } else if (std::is_same_v<In, float> &&
              combo.precision != bl::InputPrecision::IEEE) {

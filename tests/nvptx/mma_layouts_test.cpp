@@ -252,6 +252,8 @@ TEST(MmaInstruction, F32RunsAsTf32WhereItsPrecisionAsks) {
             "mma.sync m16n8k16 f16 into f32");
   EXPECT_EQ(instruction_for(Scalar::BF16, Scalar::BF16, Scalar::F32, 32),
             "mma.sync m16n8k16 bf16 into f32");
+  EXPECT_EQ(instruction_for(Scalar::F16, Scalar::F16, Scalar::F16, 16),
+            "mma.sync m16n8k16 f16 into f16");
   EXPECT_EQ(instruction_for(Scalar::F32, Scalar::F32, Scalar::F32, 8, "tf32"),
             "mma.sync m16n8k8 tf32 into f32");
   EXPECT_EQ(
@@ -336,7 +338,8 @@ TEST(MmaAccumulatorLayout, OnlyForTensorCoreTypesOnWholeTiles) {
   EXPECT_EQ(*l, (BlockedLayout{{128, 64}, {1, 2}, {8, 4}, {4, 1}}));
   EXPECT_TRUE(layout_for(Scalar::BF16, Scalar::F32, 16, 8, 16, 1));
   // Other types, and tiles the warps' MMAs do not cover whole.
-  EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F16, 128, 64, 32, 4));
+  EXPECT_TRUE(layout_for(Scalar::F16, Scalar::F16, 128, 64, 32, 4));
+  EXPECT_FALSE(layout_for(Scalar::BF16, Scalar::F16, 128, 64, 32, 4));
   EXPECT_FALSE(layout_for(Scalar::F32, Scalar::F32, 128, 64, 32, 4));
   EXPECT_TRUE(layout_for(Scalar::I8, Scalar::I32, 128, 64, 32, 4));
   EXPECT_FALSE(layout_for(Scalar::I8, Scalar::I32, 128, 64, 16, 4));

@@ -11,14 +11,14 @@ void accelerate_dot(ir::Function &function, const GpuPassOptions &options) {
     if (dot.code() != ir::OpCode::Dot || dot.has_attr(gpu_attr::kEngine))
       return;
     std::optional<BlockedLayout> mma =
-        mma_accumulator_layout(dot, options.num_warps);
+        mma_accumulator_layout(dot, options.num_warps, options.arch);
     if (!mma) {
       dot.set_attr(gpu_attr::kEngine, std::string(gpu_attr::kFma));
       return;
     }
     dot.set_attr(gpu_attr::kEngine, std::string(gpu_attr::kMma));
     dot.set_attr(gpu_attr::kMmaWarps, mma->warps_per_cta);
-    if (mma_operand_a_layout(dot, options.num_warps))
+    if (mma_operand_a_layout(dot, options.num_warps, options.arch))
       dot.set_attr(gpu_attr::kMmaAInRegisters, int64_t{1});
   });
 }

@@ -54,6 +54,7 @@
 // repeated until nothing changes.
 #pragma once
 
+#include "backends/nvptx/gpu_arch.h"
 #include "backends/nvptx/layout.h"
 #include "ir/axis_info.h"
 #include "ir/function.h"
@@ -67,9 +68,12 @@ namespace blocc::nvptx {
 
 class LayoutAssignment {
 public:
-  /// Assigns layouts to the block values of `function` (regions included).
+  /// Assigns layouts to the block values of `function` (regions included)
+  /// for `num_warps` warps of `arch` (whose tensor cores decide which dots
+  /// run on them).
   LayoutAssignment(const ir::Function &function,
-                   const ir::AxisInfoAnalysis &axis_info, int num_warps);
+                   const ir::AxisInfoAnalysis &axis_info, int num_warps,
+                   const GpuArch &arch);
 
   const std::vector<BlockedLayout> &parents() const { return parents_; }
   const BlockedLayout &parent(const Layout &l) const {
@@ -84,6 +88,7 @@ public:
   /// layout (mma_layouts.h), so that it runs on them.
   bool on_tensor_cores(const ir::Operation &dot) const;
   int num_warps() const { return num_warps_; }
+  const GpuArch &arch() const { return arch_; }
   /// The layout a store of a block writes from (its anchor).
   const Layout &store_layout(const ir::Operation &store) const;
   /// The layout a reduction reads its operands in.
@@ -142,6 +147,7 @@ private:
 
   const ir::AxisInfoAnalysis &axis_info_;
   int num_warps_;
+  GpuArch arch_;
   bool changed_ = false;
   std::map<std::vector<int64_t>, int64_t> vector_width_; // per anchor shape
   std::vector<BlockedLayout> parents_;

@@ -110,13 +110,24 @@ std::unique_ptr<ir::Function> to_gpu_ir(const ir::Function &function,
   return gpu;
 }
 
+/// Whether the GPU IR puts a dot of fp8 inputs on tensor cores: its PTX
+/// then issues fp8 MMAs, which need a newer PTX version.
+bool issues_fp8_mma(const ir::Function &gpu_ir) {
+  bool fp8 = false;
+  const_cast<ir::Function &>(gpu_ir).walk([&](ir::Operation &op) {
+    fp8 = fp8 || (runs_on_tensor_cores(op) &&
+                  ir::is_fp8(op.operand(0)->type().element()));
+  });
+  return fp8;
+}
+
 Generated lower(std::unique_ptr<ir::Function> gpu_ir, const CompileOptions &o) {
   Generated g;
   g.gpu_ir = std::move(gpu_ir);
   g.context = std::make_unique<llvm::LLVMContext>();
   g.module =
       std::make_unique<llvm::Module>("blocc." + g.gpu_ir->name(), *g.context);
-  g.machine = make_target_machine(o.arch);
+  g.machine = make_target_machine(o.arch, issues_fp8_mma(*g.gpu_ir));
   prepare_module(*g.module, *g.machine);
   KernelLowering lowering(*g.gpu_ir, *g.module, o.num_warps, o.arch);
   lowering.lower(symbol_for(g.gpu_ir->name()));
@@ -273,7 +284,7 @@ Inspection inspect(const ir::Function &function, const CompileOptions &options,
   // IR lowered, and the PTX is generated from the LLVM IR printed.
   Generated g = generate(function, options);
   if (request.layouts)
-    inspection.layouts = print_layouts(*g.gpu_ir, options.num_warps);
+    inspection.layouts = print_layouts(*g.gpu_ir, options.num_warps, options.arch);
   if (!request.llvm_ir && !request.ptx)
     return inspection;
   optimize_for_gpu(*g.module, *g.machine);

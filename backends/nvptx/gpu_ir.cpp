@@ -22,7 +22,7 @@ std::pair<int64_t, int64_t> mma_warps(const ir::Operation &dot) {
   return {grid.at(0), grid.at(1)};
 }
 
-void verify_dot(const ir::Operation &dot, int num_warps) {
+void verify_dot(const ir::Operation &dot, int num_warps, const GpuArch &arch) {
   auto engine = dot.attributes().find(gpu_attr::kEngine);
   if (engine == dot.attributes().end())
     invalid(dot, "has no engine (\"mma.sync\" or \"fma\")");
@@ -36,7 +36,7 @@ void verify_dot(const ir::Operation &dot, int num_warps) {
                    "\"mma.sync\"");
     return;
   }
-  std::string refusal = why_not_on_tensor_cores(dot, num_warps);
+  std::string refusal = why_not_on_tensor_cores(dot, num_warps, arch);
   if (!refusal.empty())
     invalid(dot, "cannot run on tensor cores: " + refusal);
   auto grid = dot.attributes().find(gpu_attr::kMmaWarps);
@@ -120,10 +120,11 @@ bool copied_ahead(const ir::Operation &load) {
   return load.has_attr(gpu_attr::kAsyncCopy);
 }
 
-void verify_gpu_ir(const ir::Function &function, int num_warps) {
+void verify_gpu_ir(const ir::Function &function, int num_warps,
+                   const GpuArch &arch) {
   const_cast<ir::Function &>(function).walk([&](ir::Operation &op) {
     if (op.code() == OpCode::Dot)
-      verify_dot(op, num_warps);
+      verify_dot(op, num_warps, arch);
     else if (op.has_attr(gpu_attr::kEngine) ||
              op.has_attr(gpu_attr::kMmaWarps) ||
              op.has_attr(gpu_attr::kMmaAInRegisters))

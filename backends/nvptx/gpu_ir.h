@@ -27,6 +27,7 @@
 // ops rather than as attributes.
 #pragma once
 
+#include "backends/nvptx/gpu_arch.h"
 #include "backends/nvptx/layout.h"
 #include "ir/function.h"
 
@@ -66,10 +67,12 @@ int loop_stages(const ir::Operation &loop);
 /// Whether a pipelined loop copies `load` ahead (async_copy).
 bool copied_ahead(const ir::Operation &load);
 
-/// Checks the GPU attributes of `function` for `num_warps` warps: known
+/// Checks the GPU attributes of `function` for `num_warps` warps on `arch`:
+/// known
 /// engines, a dot on tensor cores that tensor cores can take in its warp
 /// grid, stages from 1 to 8 on loops only, async_copy on loads of
 /// pipelined loops only. Throws blocc::Error naming the op.
-void verify_gpu_ir(const ir::Function &function, int num_warps);
+void verify_gpu_ir(const ir::Function &function, int num_warps,
+                   const GpuArch &arch);
 
 } // namespace blocc::nvptx

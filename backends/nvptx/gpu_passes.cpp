@@ -21,7 +21,7 @@ const std::vector<GpuPassInfo> &gpu_passes() {
 void run_gpu_pipeline(ir::Function &function, const GpuPassOptions &options) {
   for (const GpuPassInfo &pass : gpu_passes())
     pass.run(function, options);
-  verify_gpu_ir(function, options.num_warps);
+  verify_gpu_ir(function, options.num_warps, options.arch);
 }
 
 } // namespace blocc::nvptx

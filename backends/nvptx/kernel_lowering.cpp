@@ -23,8 +23,9 @@ KernelLowering::KernelLowering(const ir::Function &kernel, llvm::Module &module,
       axis_info(const_cast<ir::Function &>(kernel)), num_warps(num_warps),
       arch(arch) {
   check_supported(kernel, axis_info);
-  verify_gpu_ir(kernel, num_warps);
-  layouts_ = std::make_unique<LayoutAssignment>(kernel, axis_info, num_warps);
+  verify_gpu_ir(kernel, num_warps, arch);
+  layouts_ =
+      std::make_unique<LayoutAssignment>(kernel, axis_info, num_warps, arch);
   nan_bits_unobserved_ = results_with_unobserved_nan_bits(kernel);
   narrows_of_hardware_nans_ = narrows_of_hardware_nans(kernel);
   zero_signs_unobserved_ = results_with_unobserved_zero_signs(kernel);

@@ -2,18 +2,26 @@
 // cores where it can run there (below), else on the CUDA cores by fused
 // multiply-adds.
 //
-// Tensor cores (mma.sync m16n8k16, f16 x f16 or bf16 x bf16 into f32):
+// Tensor cores (mma.sync, mma_layouts.h: MmaInstruction — m16n8k16 for
+// f16 and bf16, m16n8k8 for f32 as tf32, m16n8k32 for int8 and fp8):
 // where the layout assignment homed the result in the MMA accumulator
 // layout (mma_layouts.h: each warp's registers are the fragments of its
 // part of the block), A and B are staged in shared memory in their own
 // type as they are multiplied, each in the orientation its registers run
-// (mma_layouts.h: FragmentTile), so that it is written in vectors — or a
-// pipelined loop has already copied them there (loop_pipeline.h) and
-// they are read in place; each step of 16 along K, a warp reads its
-// fragments with ldmatrix (.trans for a tile stored with K slowest) and
-// issues one MMA per 16 x 8 tile. The products are exact and the sums f32,
+// (mma_layouts.h: FragmentTile; K fastest for elements other than 16
+// bits), so that it is written in vectors — or a pipelined loop has
+// already copied them there (loop_pipeline.h) and they are read in place;
+// each step of 32 bytes along K, a warp reads its fragments with ldmatrix
+// (.trans for a 16-bit tile stored with K slowest; for other elements
+// stored so, plain loads of each lane's elements, since .trans moves
+// halves) and issues one MMA per 16 x 8 tile. In words the fragments of
+// every input type are alike (mma_layouts.h), so one addressing serves
+// them all. f32 inputs are rounded to tf32 (cvt.rna) as their fragments
+// are read; tf32x3 splits each into big = tf32(x) and small =
+// tf32(x - big) and adds small x big, big x small, then big x big. The
+// products are exact (but for tf32's rounding of the inputs) and the sums
 // in the tensor cores' order: results agree with the CPU backend within
-// the rounding of a sum, not bit for bit.
+// the rounding of a sum, not bit for bit (int8: exactly).
 //
 // The result is produced in its home layout (assign_layouts.h: the layout
 // its first user needs, so that a loop-carried accumulator converts
@@ -568,7 +576,8 @@ private:
     const ir::Value *x = op_.operand(operand);
     const Layout &layout = k_.layouts().layouts_of(x).front();
     FragmentTile tile = fragment_tile(
-        op_, operand, operand_runs_along_k(k_.parent(layout), layout, operand));
+        op_, operand,
+        fragment_tile_k_fastest(op_, k_.parent(layout), layout, operand));
     Staging s;
     s.input = s.element = x->type().element();
     s.k_fastest = tile.k_fastest;
@@ -653,8 +662,12 @@ private:
   }
 
   void lower_on_tensor_cores() {
+    mma_ = *mma_instruction(op_, k_.arch);
     find_a_in_registers();
     stage_fragment_inputs();
+    for (int side = 0; side < 2; ++side)
+      plain_[side] =
+          !staging_[side].k_fastest && staging_[side].element_bytes() != 2;
     m_tiles_ = m_ / (2 * parent_.tile(0));
     n_tiles_ = n_ / parent_.tile(1);
     const KernelLowering::Registers &init = k_.registers(op_.operand(2), home_);
@@ -663,16 +676,18 @@ private:
     for (int64_t r = 0; r < parent_.num_registers(); ++r)
       acc[fragment_slot(mma_fragment_element(parent_, r))] = init[r];
     find_row_addresses();
-    // Straight-line steps (up to a K of 128) let ptxas read the fragments
-    // of the next step while the tensor cores multiply this one's.
-    const int64_t steps = depth_ / 16;
+    // Straight-line steps (up to 256 bytes of K) let ptxas read the
+    // fragments of the next step while the tensor cores multiply this
+    // one's.
+    const int64_t steps = depth_ / mma_.k;
     if (steps <= kUnrolledMmaSteps) {
       for (int64_t step = 0; step < steps; ++step)
-        mma_step(i32(16 * step), acc, step);
+        mma_step(i32(mma_.k * step), acc, step);
     } else {
-      loop(steps, 16, acc, [&](llvm::Value *k0, std::vector<llvm::Value *> &a) {
-        mma_step(k0, a, -1);
-      });
+      loop(steps, mma_.k, acc,
+           [&](llvm::Value *k0, std::vector<llvm::Value *> &a) {
+             mma_step(k0, a, -1);
+           });
     }
     std::vector<llvm::Value *> by_register(parent_.num_registers());
     for (int64_t r = 0; r < parent_.num_registers(); ++r)
@@ -706,11 +721,13 @@ private:
   /// The row each lane hands ldmatrix.x4 (lanes 8i .. 8i + 7 the rows of
   /// matrix i), for the warp's first fragments at k = 0. A's matrices are
   /// the fragment's rows 0-7 and 8-15 (rows of C one layout tile apart)
-  /// at k 0-7, then both at k 8-15 (a0..a3); B's are k 0-7 and 8-15 of
-  /// the warp's first 8-column tile, then of its second (b0, b1 of two
-  /// tiles). A matrix is 8 rows of the tile as stored: of M or N where K
-  /// runs fastest, else of K (read with .trans). Warps are numbered along
-  /// N first.
+  /// at the first 16 bytes of K (k 0-7 of halves), then both at the next
+  /// 16 bytes (a0..a3); B's are the two 16 bytes of K of the warp's first
+  /// 8-column tile, then of its second (b0, b1 of two tiles). A matrix is
+  /// 8 rows of the tile as stored: of M or N where K runs fastest, else of
+  /// K (read with .trans). Warps are numbered along N first. A side read
+  /// by plain loads (plain_) gets instead the lane's own first element:
+  /// row or column lane / 4 and the word lane % 4 along K.
   void find_row_addresses() {
     llvm::Value *warps_along_n = i32(parent_.warps_per_cta[1]);
     llvm::Value *warp_m = b_.CreateUDiv(k_.warp, warps_along_n);
@@ -722,10 +739,19 @@ private:
     // Where each side's matrix starts, along M or N and along K.
     llvm::Value *mn[2] = {add(mul(warp_m, 8), mul(low_bit, parent_.tile(0))),
                           add(mul(warp_n, 8), mul(high_bit, parent_.tile(1)))};
-    llvm::Value *k[2] = {mul(high_bit, 8), mul(low_bit, 8)};
+    const int64_t half = 16 / mma_.input_bytes;
+    llvm::Value *k[2] = {mul(high_bit, half), mul(low_bit, half)};
+    llvm::Value *group = b_.CreateLShr(k_.lane, 2);
+    llvm::Value *word = mul(b_.CreateAnd(k_.lane, 3), per_word());
     for (int side = 0; side < 2; ++side) {
       if (side == 0 && a_registers_)
         continue;
+      if (plain_[side]) {
+        llvm::Value *first = side == 0 ? warp_m : warp_n;
+        row_address_[side] = tile_element(
+            side, tile_index(side, add(mul(first, 8), group), word));
+        continue;
+      }
       if (staging_[side].k_fastest)
         mn[side] = add(mn[side], row);
       else
@@ -768,55 +794,178 @@ private:
                                  s.k_fastest ? mn * s.pitch : mn);
   }
 
-  /// One step of 16 along K from k0 (the `step`th, where known): every
-  /// fragment of A and B the warp needs (ldmatrix, or A's registers), then
-  /// an MMA per 16 x 8 tile.
-  void mma_step(llvm::Value *k0, std::vector<llvm::Value *> &acc,
-                int64_t step) {
-    std::vector<std::array<llvm::Value *, 4>> a(m_tiles_);
-    for (int64_t t = 0; t < m_tiles_; ++t) {
-      if (a_registers_) {
-        a[t] = a_fragment_from_registers(t, step);
-        continue;
+  /// Elements of the inputs in a 32-bit word of a fragment.
+  int64_t per_word() const { return 4 / mma_.input_bytes; }
+
+  /// The fragment words a side's ldmatrix.x4 (x2 where `count` is 2)
+  /// would give, by plain loads of each lane's elements from a tile with
+  /// K slowest: word j of A is row g (+ 8 rows: j & 1) at word c (+ 4
+  /// words: j & 2) of K; of B, word c (+ 4: j & 1) of K at column g (next
+  /// tile: j & 2). A word's elements are consecutive k, the lowest in the
+  /// lowest bits.
+  std::vector<llvm::Value *> load_plain(int side, llvm::Value *at,
+                                        int64_t count) {
+    const Staging &s = staging_[side];
+    llvm::Type *type = k_.storage_type(s.element);
+    const int64_t half = 16 / s.element_bytes();
+    std::vector<llvm::Value *> words;
+    for (int64_t j = 0; j < count; ++j) {
+      int64_t dk = (side == 0 ? j >> 1 : j & 1) * half;
+      int64_t dmn = (side == 0 ? j & 1 : j >> 1) * parent_.tile(side);
+      llvm::Value *w = nullptr;
+      for (int64_t e = 0; e < per_word(); ++e) {
+        llvm::Value *v = b_.CreateLoad(
+            type, b_.CreateConstGEP1_64(type, at, (dk + e) * s.pitch + dmn));
+        if (per_word() == 1) {
+          w = b_.CreateBitCast(v, b_.getInt32Ty());
+          continue;
+        }
+        v = b_.CreateShl(b_.CreateZExt(v, b_.getInt32Ty()),
+                         8 * s.element_bytes() * e);
+        w = w ? b_.CreateOr(w, v) : v;
       }
-      std::vector<llvm::Value *> words = load_matrices(
-          tile_step(0, row_address_[0], k0, 2 * parent_.tile(0) * t),
-          !staging_[0].k_fastest, true);
-      std::copy(words.begin(), words.end(), a[t].begin());
+      words.push_back(w);
     }
-    std::vector<std::array<llvm::Value *, 2>> b(n_tiles_);
-    for (int64_t t = 0; t < n_tiles_; t += 2) {
-      bool pair = t + 1 < n_tiles_;
-      std::vector<llvm::Value *> words =
-          load_matrices(tile_step(1, row_address_[1], k0, parent_.tile(1) * t),
-                        !staging_[1].k_fastest, pair);
-      b[t] = {words[0], words[1]};
-      if (pair)
-        b[t + 1] = {words[2], words[3]};
-    }
-    for (int64_t tm = 0; tm < m_tiles_; ++tm)
-      for (int64_t tn = 0; tn < n_tiles_; ++tn)
-        mma(a[tm], b[tn], &acc[fragment_slot({tm, tn, 0})]);
+    return words;
   }
 
-  /// c[0..3] += A x B for one 16 x 8 x 16 tile.
+  /// A side's fragment words at `at`: ldmatrix, or plain loads.
+  std::vector<llvm::Value *> load_fragments(int side, llvm::Value *at,
+                                            bool four) {
+    if (plain_[side])
+      return load_plain(side, at, four ? 4 : 2);
+    return load_matrices(at, !staging_[side].k_fastest, four);
+  }
+
+  /// tf32 rounding (to nearest, ties away) of the f32 in a word.
+  llvm::Value *to_tf32(llvm::Value *word) {
+    llvm::Type *i32 = b_.getInt32Ty();
+    auto *type = llvm::FunctionType::get(i32, {i32}, false);
+    return b_.CreateCall(
+        llvm::InlineAsm::get(type, "cvt.rna.tf32.f32 $0, $1;", "=r,r", false),
+        {word});
+  }
+
+  /// The fragment words an MMA multiplies: f32 rounded to tf32, and for
+  /// tf32x3 the rounded remainders (small) too; other types as read.
+  template <size_t N> struct Words {
+    std::array<llvm::Value *, N> big{}, small{};
+  };
+  template <size_t N>
+  Words<N> as_mma_inputs(const std::array<llvm::Value *, N> &words) {
+    Words<N> out;
+    out.big = words;
+    if (mma_.a != "tf32")
+      return out;
+    for (size_t i = 0; i < N; ++i) {
+      out.big[i] = to_tf32(words[i]);
+      if (!mma_.split_tf32)
+        continue;
+      llvm::Type *f32 = b_.getFloatTy();
+      llvm::Value *rest = b_.CreateFSub(b_.CreateBitCast(words[i], f32),
+                                        b_.CreateBitCast(out.big[i], f32));
+      out.small[i] = to_tf32(b_.CreateBitCast(rest, b_.getInt32Ty()));
+    }
+    return out;
+  }
+
+  /// One step of 32 bytes along K from k0 (the `step`th, where known):
+  /// every fragment of A and B the warp needs (ldmatrix, plain loads, or
+  /// A's registers), then the MMAs of each 16 x 8 tile.
+  void mma_step(llvm::Value *k0, std::vector<llvm::Value *> &acc,
+                int64_t step) {
+    std::vector<Words<4>> a(m_tiles_);
+    for (int64_t t = 0; t < m_tiles_; ++t) {
+      if (a_registers_) {
+        a[t].big = a_fragment_from_registers(t, step);
+        continue;
+      }
+      std::vector<llvm::Value *> words = load_fragments(
+          0, tile_step(0, row_address_[0], k0, 2 * parent_.tile(0) * t), true);
+      std::array<llvm::Value *, 4> read;
+      std::copy(words.begin(), words.end(), read.begin());
+      a[t] = as_mma_inputs(read);
+    }
+    std::vector<Words<2>> b(n_tiles_);
+    for (int64_t t = 0; t < n_tiles_; t += 2) {
+      bool pair = t + 1 < n_tiles_;
+      std::vector<llvm::Value *> words = load_fragments(
+          1, tile_step(1, row_address_[1], k0, parent_.tile(1) * t), pair);
+      b[t] = as_mma_inputs(std::array<llvm::Value *, 2>{words[0], words[1]});
+      if (pair)
+        b[t + 1] =
+            as_mma_inputs(std::array<llvm::Value *, 2>{words[2], words[3]});
+    }
+    for (int64_t tm = 0; tm < m_tiles_; ++tm)
+      for (int64_t tn = 0; tn < n_tiles_; ++tn) {
+        llvm::Value **c = &acc[fragment_slot({tm, tn, 0})];
+        // tf32x3: the small products first, so that they are not lost
+        // below the big product's rounding.
+        if (mma_.split_tf32) {
+          mma(a[tm].small, b[tn].big, c);
+          mma(a[tm].big, b[tn].small, c);
+        }
+        mma(a[tm].big, b[tn].big, c);
+      }
+  }
+
+  /// c[0..3] += A x B for one 16 x 8 tile: f32 and s32 accumulators in
+  /// four registers, f16 in two (c0 c1 and c2 c3, the first in the low
+  /// half).
   void mma(const std::array<llvm::Value *, 4> &a,
            const std::array<llvm::Value *, 2> &b, llvm::Value **c) {
-    const char *type = staging_[0].element == Scalar::BF16 ? "bf16" : "f16";
-    llvm::Type *f32 = b_.getFloatTy(), *i32 = b_.getInt32Ty();
-    auto *result = llvm::StructType::get(k_.context, {f32, f32, f32, f32});
-    auto *signature = llvm::FunctionType::get(
-        result, {i32, i32, i32, i32, i32, i32, f32, f32, f32, f32}, false);
-    std::string text = std::string("mma.sync.aligned.m16n8k16.row.col.f32.") +
-                       type + "." + type +
-                       ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
-                       "{$10, $11, $12, $13};";
-    llvm::Value *d = b_.CreateCall(
-        llvm::InlineAsm::get(signature, text, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3",
-                             false),
-        {a[0], a[1], a[2], a[3], b[0], b[1], c[0], c[1], c[2], c[3]});
-    for (unsigned i = 0; i < 4; ++i)
-      c[i] = b_.CreateExtractValue(d, i);
+    llvm::Type *i32 = b_.getInt32Ty();
+    const bool f16 = mma_.accumulator == Scalar::F16;
+    const char *acc_type = f16                               ? "f16"
+                           : mma_.accumulator == Scalar::I32 ? "s32"
+                                                             : "f32";
+    llvm::Type *acc = mma_.accumulator == Scalar::F32 ? b_.getFloatTy() : i32;
+    const char *letter = mma_.accumulator == Scalar::F32 ? "f" : "r";
+    std::vector<llvm::Value *> in;
+    if (f16) {
+      for (int i = 0; i < 4; i += 2)
+        in.push_back(
+            b_.CreateOr(b_.CreateZExt(c[i], i32),
+                        b_.CreateShl(b_.CreateZExt(c[i + 1], i32), 16)));
+    } else {
+      in.assign(c, c + 4);
+    }
+    const size_t regs = in.size();
+    std::vector<llvm::Type *> outputs(regs, acc);
+    auto *result = llvm::StructType::get(k_.context, outputs);
+    std::vector<llvm::Type *> params(6, i32);
+    params.insert(params.end(), regs, acc);
+    auto *signature = llvm::FunctionType::get(result, params, false);
+    std::string d, cs, constraints;
+    for (size_t i = 0; i < regs; ++i) {
+      d += (i ? ", $" : "$") + std::to_string(i);
+      cs += (i ? ", $" : "$") + std::to_string(regs + 6 + i);
+      constraints += std::string(i ? "," : "") + "=" + letter;
+    }
+    constraints += ",r,r,r,r,r,r";
+    for (size_t i = 0; i < regs; ++i)
+      constraints += "," + std::to_string(i);
+    auto operand = [&](size_t i) { return "$" + std::to_string(regs + i); };
+    std::string text = "mma.sync.aligned.m16n8k" + std::to_string(mma_.k) +
+                       ".row.col." + acc_type + "." + mma_.a + "." + mma_.b +
+                       "." + acc_type + " {" + d + "}, {" + operand(0) + ", " +
+                       operand(1) + ", " + operand(2) + ", " + operand(3) +
+                       "}, {" + operand(4) + ", " + operand(5) + "}, {" + cs +
+                       "};";
+    std::vector<llvm::Value *> args = {a[0], a[1], a[2], a[3], b[0], b[1]};
+    args.insert(args.end(), in.begin(), in.end());
+    llvm::Value *out = b_.CreateCall(
+        llvm::InlineAsm::get(signature, text, constraints, false), args);
+    if (!f16) {
+      for (unsigned i = 0; i < 4; ++i)
+        c[i] = b_.CreateExtractValue(out, i);
+      return;
+    }
+    for (unsigned i = 0; i < 2; ++i) {
+      llvm::Value *word = b_.CreateExtractValue(out, i);
+      c[2 * i] = b_.CreateTrunc(word, b_.getInt16Ty());
+      c[2 * i + 1] = b_.CreateTrunc(b_.CreateLShr(word, 16), b_.getInt16Ty());
+    }
   }
 
   KernelLowering &k_;
@@ -837,6 +986,10 @@ private:
   // row address the thread hands ldmatrix for A and for B.
   int64_t m_tiles_ = 0, n_tiles_ = 0;
   llvm::Value *row_address_[2] = {nullptr, nullptr};
+  MmaInstruction mma_;
+  // Sides whose fragments are read by plain loads (plain_: not 16-bit and
+  // K slowest, which ldmatrix cannot transpose).
+  bool plain_[2] = {false, false};
   // Inputs a pipelined loop copied into shared memory (else nullptr).
   const KernelLowering::StagedOperand *staged_[2] = {nullptr, nullptr};
   // A held as its fragments (mma_operand_a_layout): its registers, which

@@ -51,6 +51,134 @@ LinearLayout mma_m16n8k16_operand_b() {
                                    {{{1, 0}, {8, 0}}, lane_images(1, 0)});
 }
 
+LinearLayout mma_m16n8k8_tf32_operand_a() {
+  // a0..a3: i & 1 the row 8 below, i & 2 the column 4 to the right; lane
+  // % 4 is the column itself (one element a word).
+  return LinearLayout::from_images(
+      {{"register", 2}, {"lane", 5}}, {{"dim0", 4}, {"dim1", 3}},
+      {{{8, 0}, {0, 4}}, {{0, 1}, {0, 2}, {1, 0}, {2, 0}, {4, 0}}});
+}
+
+LinearLayout mma_m16n8k8_tf32_operand_b() {
+  // b0, b1: lane % 4 the row (k), b1 the row 4 below; the group the
+  // column.
+  return LinearLayout::from_images(
+      {{"register", 1}, {"lane", 5}}, {{"dim0", 3}, {"dim1", 3}},
+      {{{4, 0}}, {{1, 0}, {2, 0}, {0, 1}, {0, 2}, {0, 4}}});
+}
+
+LinearLayout mma_m16n8k32_8bit_operand_a() {
+  // a0..a15: i & 3 the byte of a register (consecutive columns), i & 4
+  // the row 8 below, i & 8 the columns 16 to the right; lane % 4 a word
+  // of four columns.
+  return LinearLayout::from_images({{"register", 4}, {"lane", 5}},
+                                   {{"dim0", 4}, {"dim1", 5}},
+                                   {{{0, 1}, {0, 2}, {8, 0}, {0, 16}},
+                                    {{0, 4}, {0, 8}, {1, 0}, {2, 0}, {4, 0}}});
+}
+
+LinearLayout mma_m16n8k32_8bit_operand_b() {
+  // b0..b7: i & 3 the byte (consecutive rows of K), i & 4 the rows 16
+  // below; lane % 4 a word of four rows, the group the column.
+  return LinearLayout::from_images(
+      {{"register", 3}, {"lane", 5}}, {{"dim0", 5}, {"dim1", 3}},
+      {{{1, 0}, {2, 0}, {16, 0}}, {{4, 0}, {8, 0}, {0, 1}, {0, 2}, {0, 4}}});
+}
+
+std::string MmaInstruction::describe() const {
+  std::string types = a == b ? a : a + " by " + b;
+  return std::string(split_tf32 ? "3 x " : "") + "mma.sync m16n8k" +
+         std::to_string(k) + " " + types + " into " +
+         std::string(ir::scalar_name(accumulator)) +
+         (split_tf32 ? " (tf32x3)" : "");
+}
+
+namespace {
+
+/// The PTX type of an MMA input of element type `s`, "" where none.
+std::string mma_input_type(ir::Scalar s) {
+  switch (s) {
+  case ir::Scalar::F16:
+    return "f16";
+  case ir::Scalar::BF16:
+    return "bf16";
+  case ir::Scalar::F32:
+    return "tf32";
+  case ir::Scalar::I8:
+    return "s8";
+  case ir::Scalar::U8:
+    return "u8";
+  case ir::Scalar::F8E4M3:
+    return "e4m3";
+  case ir::Scalar::F8E5M2:
+    return "e5m2";
+  default:
+    return "";
+  }
+}
+
+} // namespace
+
+std::optional<MmaInstruction> mma_instruction(const ir::Operation &dot,
+                                              const GpuArch &arch,
+                                              std::string *why) {
+  auto refuse = [&](std::string reason) {
+    if (why)
+      *why = std::move(reason);
+    return std::nullopt;
+  };
+  const ir::Type &a = dot.operand(0)->type(), &b = dot.operand(1)->type();
+  const ir::Type &c = dot.result()->type();
+  if (c.rank() != 2)
+    return refuse("a batched dot (tensor cores take two-dimensional blocks)");
+  MmaInstruction mma;
+  mma.a = mma_input_type(a.element());
+  mma.b = mma_input_type(b.element());
+  mma.accumulator = c.element();
+  mma.input_bytes = a.element() == ir::Scalar::F32      ? 4
+                    : mma.a == "f16" || mma.a == "bf16" ? 2
+                                                        : 1;
+  mma.k = 32 / mma.input_bytes;
+  const std::string types = a.str() + " by " + b.str() + " into " +
+                            std::string(ir::scalar_name(c.element()));
+  const bool sixteen = mma.input_bytes == 2 && a.element() == b.element();
+  const bool tf32 = mma.a == "tf32" && mma.b == "tf32";
+  const bool bytes =
+      (mma.a == "s8" || mma.a == "u8") && (mma.b == "s8" || mma.b == "u8");
+  const bool fp8 = ir::is_fp8(a.element()) && ir::is_fp8(b.element());
+  if (tf32 && c.element() == ir::Scalar::F32) {
+    // Without the attribute (hand-written IR) the dot is IEEE, as the
+    // interpreter computes it; the frontend records it for every f32 dot.
+    std::string precision = dot.string_attr_or("input_precision", "ieee");
+    if (precision == "ieee")
+      return refuse(types +
+                    " with input_precision ieee (tensor cores round f32 "
+                    "inputs to tf32)");
+    mma.split_tf32 = precision == "tf32x3";
+  } else if (fp8 && c.element() == ir::Scalar::F32) {
+    // PTX has fp8 MMAs from sm_89 (Ada) on.
+    if (arch.sm < 89)
+      return refuse(types + " on " + arch.name() +
+                    " (tensor cores take fp8 from sm_89)");
+  } else if (!(sixteen && (c.element() == ir::Scalar::F32 ||
+                           (c.element() == ir::Scalar::F16 &&
+                            a.element() == ir::Scalar::F16))) &&
+             !(bytes && (c.element() == ir::Scalar::I32 ||
+                         c.element() == ir::Scalar::U32))) {
+    return refuse(types + " (tensor cores take f16 by f16 into f16 or f32, "
+                          "bf16 by bf16, f32 (as tf32) or fp8 (sm_89 on) into "
+                          "f32, int8 by int8 into int32)");
+  }
+  if (bytes)
+    mma.accumulator = ir::Scalar::I32; // s32: the same bits as u32
+  int64_t m = c.dim(0), k = a.dim(1);
+  if (m % 16 != 0 || k % mma.k != 0)
+    return refuse("M = " + std::to_string(m) + ", K = " + std::to_string(k) +
+                  " (tensor cores take M in 16s and K in " +
+                  std::to_string(mma.k) + "s for " + mma.a + ")");
+  return mma;
+}
+
 namespace {
 
 /// Whether `v` is computed, within `block`, from the result of a dot.
@@ -125,22 +253,13 @@ mma_warp_grid(int64_t m, int64_t n, int num_warps, bool rows_only) {
   return std::make_pair(along_m, along_n);
 }
 
-std::string why_not_on_tensor_cores(const ir::Operation &dot, int num_warps) {
-  const ir::Type &a = dot.operand(0)->type(), &b = dot.operand(1)->type();
+std::string why_not_on_tensor_cores(const ir::Operation &dot, int num_warps,
+                                    const GpuArch &arch) {
+  std::string why;
+  if (!mma_instruction(dot, arch, &why))
+    return why;
   const ir::Type &c = dot.result()->type();
-  bool f16 = a.element() == ir::Scalar::F16 && b.element() == ir::Scalar::F16;
-  bool bf16 =
-      a.element() == ir::Scalar::BF16 && b.element() == ir::Scalar::BF16;
-  if (c.rank() != 2)
-    return "a batched dot (tensor cores take two-dimensional blocks)";
-  if ((!f16 && !bf16) || c.element() != ir::Scalar::F32)
-    return a.str() + " by " + b.str() + " into " +
-           std::string(ir::scalar_name(c.element())) +
-           " (tensor cores take f16 by f16 or bf16 by bf16 into f32)";
-  int64_t m = c.dim(0), n = c.dim(1), k = a.dim(1);
-  if (m % 16 != 0 || k % 16 != 0)
-    return "M = " + std::to_string(m) + ", K = " + std::to_string(k) +
-           " (tensor cores take multiples of 16)";
+  int64_t m = c.dim(0), n = c.dim(1);
   if (!mma_warp_grid(m, n, num_warps, in_dot_chain(dot)))
     return std::to_string(m) + " x " + std::to_string(n) + " on " +
            std::to_string(num_warps) +
@@ -154,8 +273,9 @@ BlockedLayout mma_fragments_layout(int64_t rows, int64_t cols, int64_t along_m,
 }
 
 std::optional<BlockedLayout> mma_accumulator_layout(const ir::Operation &dot,
-                                                    int num_warps) {
-  if (!why_not_on_tensor_cores(dot, num_warps).empty())
+                                                    int num_warps,
+                                                    const GpuArch &arch) {
+  if (!why_not_on_tensor_cores(dot, num_warps, arch).empty())
     return std::nullopt;
   const ir::Type &c = dot.result()->type();
   auto [along_m, along_n] =
@@ -171,10 +291,20 @@ FragmentTile fragment_tile(const ir::Operation &dot, int operand,
   FragmentTile tile;
   tile.k_fastest = k_fastest;
   tile.rows = k_fastest ? mn : k;
-  int64_t words = (k_fastest ? k : mn) / 2;
+  tile.element_bytes = ir::scalar_bits(type.element()) / 8;
+  const int64_t per_word = 4 / tile.element_bytes;
+  int64_t words = ((k_fastest ? k : mn) + per_word - 1) / per_word;
   words += (12 - words % 8) % 8;
-  tile.pitch = 2 * words;
+  tile.pitch = per_word * words;
   return tile;
+}
+
+bool fragment_tile_k_fastest(const ir::Operation &dot,
+                             const BlockedLayout &parent, const Layout &layout,
+                             int operand) {
+  const ir::Type &type = dot.operand(static_cast<size_t>(operand))->type();
+  return ir::scalar_bits(type.element()) / 8 != 2 ||
+         operand_runs_along_k(parent, layout, operand);
 }
 
 bool operand_runs_along_k(const BlockedLayout &parent, const Layout &layout,
@@ -188,9 +318,12 @@ bool operand_runs_along_k(const BlockedLayout &parent, const Layout &layout,
 }
 
 std::optional<BlockedLayout> mma_operand_a_layout(const ir::Operation &dot,
-                                                  int num_warps) {
-  std::optional<BlockedLayout> mma = mma_accumulator_layout(dot, num_warps);
-  if (!mma || mma->warps_per_cta[1] != 1)
+                                                  int num_warps,
+                                                  const GpuArch &arch) {
+  std::optional<BlockedLayout> mma =
+      mma_accumulator_layout(dot, num_warps, arch);
+  if (!mma || mma->warps_per_cta[1] != 1 ||
+      ir::scalar_bits(dot.operand(0)->type().element()) / 8 != 2)
     return std::nullopt;
   const ir::Block *block = dot.result()->owner_block();
   const ir::Value *a = dot.operand(0);

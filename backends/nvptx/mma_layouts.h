@@ -9,8 +9,17 @@
 // form 8 groups of 4 (group = lane / 4, the row; lane % 4, a pair of
 // columns), and a thread's registers add the second element of its pair,
 // the row 8 below, and (for A, whose K is 16) the columns 8 to the right.
+//
+// The other input types (m16n8k8 tf32, m16n8k32 s8/u8/e4m3/e5m2) have,
+// in 32-bit words, the very same fragments: every row of A and column of
+// B is 32 bytes of K, lane % 4 picks a word of it and the registers add
+// the row 8 below and the word 4 to the right (16 bytes). Only the
+// elements packed in a word differ (one tf32, two halves, four bytes), so
+// that one lowering (lower_dot.cpp) serves them all with the K of a step
+// being 32 bytes of elements.
 #pragma once
 
+#include "backends/nvptx/gpu_arch.h"
 #include "backends/nvptx/layout.h"
 #include "ir/function.h"
 #include "ir/linear_layout.h"
@@ -32,6 +41,42 @@ ir::LinearLayout mma_m16n8k16_operand_a();
 /// Operand B, 16 x 8 (k x n), f16/bf16: 4 elements per lane (two .f16x2
 /// registers); outputs dim0 (k) and dim1 (n).
 ir::LinearLayout mma_m16n8k16_operand_b();
+
+/// m16n8k8 with tf32 operands: A, 16 x 8 (m x k), 4 registers of one
+/// element; B, 8 x 8 (k x n), 2 registers.
+ir::LinearLayout mma_m16n8k8_tf32_operand_a();
+ir::LinearLayout mma_m16n8k8_tf32_operand_b();
+
+/// m16n8k32 with 8-bit operands (s8, u8, e4m3, e5m2): A, 16 x 32, 16
+/// elements per lane (four registers of four bytes, the lowest k in the
+/// lowest byte); B, 32 x 8, 8 elements (two registers).
+ir::LinearLayout mma_m16n8k32_8bit_operand_a();
+ir::LinearLayout mma_m16n8k32_8bit_operand_b();
+
+/// The mma.sync a dot on tensor cores issues for each 16 x 8 tile of C.
+/// The accumulator's elements sit as mma_m16n8k16_accumulator() says
+/// whatever its type (f16: c0 c1 and c2 c3 packed in two .f16x2
+/// registers, the lower column in the low half).
+struct MmaInstruction {
+  int64_t k = 16;   // m16n8k<k>: 32 bytes of the input type
+  std::string a, b; // PTX types: f16 bf16 tf32 s8 u8 e4m3 e5m2
+  ir::Scalar accumulator = ir::Scalar::F32; // F32, F16 or I32
+  int64_t input_bytes = 2;                  // bytes of an element of A and B
+  bool split_tf32 = false; // tf32x3: three MMAs per tile (below)
+  /// "mma.sync m16n8k8 tf32 into f32"
+  std::string describe() const;
+};
+
+/// The MMA that `dot` runs on with `arch`, or nullopt where its types or
+/// shape take none (then `why`, where given, says why). f32 inputs run
+/// on tensor cores as tf32 only where their input_precision asks for it
+/// ("tf32", or "tf32x3": each input split into a tf32 big part and a tf32
+/// small part, three MMAs adding big x big, big x small and small x big);
+/// without the attribute (hand-written IR) a dot of f32 is IEEE, as the
+/// interpreter computes it. fp8 needs sm_89 or newer.
+std::optional<MmaInstruction> mma_instruction(const ir::Operation &dot,
+                                              const GpuArch &arch,
+                                              std::string *why = nullptr);
 
 /// How `num_warps` warps split an m x n block of C for MMAs: (warps along
 /// M, warps along N), each warp's part a whole number of 16 x 8 tiles;
@@ -56,10 +101,11 @@ bool in_dot_chain(const ir::Operation &dot);
 /// rows need not be adjacent, since each lane hands ldmatrix its own row's
 /// address); along N, the 8-column tiles of the thread's warp. Every
 /// thread owns its elements. nullopt unless the dot multiplies
-/// two-dimensional f16 by f16 or bf16 by bf16 blocks into f32, M and K
-/// are multiples of 16, and the warps can split the block.
+/// two-dimensional blocks in an mma_instruction, M in 16s and K in the
+/// instruction's K, and the warps can split the block.
 std::optional<BlockedLayout> mma_accumulator_layout(const ir::Operation &dot,
-                                                    int num_warps);
+                                                    int num_warps,
+                                                    const GpuArch &arch);
 
 /// The blocked layout whose registers are m16n8k16 accumulator fragments
 /// (or, with `cols` along K, A's fragments: see below) of a rows x cols
@@ -77,20 +123,27 @@ BlockedLayout mma_fragments_layout(int64_t rows, int64_t cols, int64_t along_m,
 /// pair, the A fragment of the step of 16 along K at 16s. A computed in it
 /// needs no shared memory. Also a loop's dot of such a chain whose A is
 /// computed before the loop (attention's Q): its fragments then stay in
-/// registers across the loop. nullopt for the other dots.
+/// registers across the loop. Only for 16-bit A, whose fragments pair
+/// two accumulator elements to a word. nullopt for the other dots.
 std::optional<BlockedLayout> mma_operand_a_layout(const ir::Operation &dot,
-                                                  int num_warps);
+                                                  int num_warps,
+                                                  const GpuArch &arch);
 
-/// Why `dot` does not run on tensor cores on `num_warps` warps, in words
-/// for the layouts inspection stage ("" when it does).
-std::string why_not_on_tensor_cores(const ir::Operation &dot, int num_warps);
+/// Why `dot` does not run on tensor cores on `num_warps` warps of
+/// `arch`, in words for the layouts inspection stage ("" when it does).
+std::string why_not_on_tensor_cores(const ir::Operation &dot, int num_warps,
+                                    const GpuArch &arch);
 
 /// How a dot on tensor cores keeps an operand in shared memory for
 /// ldmatrix: A (m x k) and B (k x n) as rows of K (`k_fastest`: [mn][k])
 /// or rows of M or N ([k][mn], read with ldmatrix's .trans), each row
 /// `pitch` elements from the next: 4 words past a multiple of 8, so that
 /// the 8 rows of 16 bytes one phase of ldmatrix reads start in banks
-/// 4 * (row * odd) mod 32 and meet every bank once.
+/// 4 * (row * odd) mod 32 and meet every bank once. ldmatrix moves 16-bit
+/// elements: its .trans transposes halves, so a tile of 32-bit or 8-bit
+/// elements with K slowest (which only a pipelined loop's copies of
+/// global memory make, see fragment_tile_k_fastest) is read by plain
+/// loads of the fragments' elements instead.
 struct FragmentTile {
   bool k_fastest = true;
   int64_t rows = 0, pitch = 0; // in elements
@@ -101,6 +154,13 @@ struct FragmentTile {
 /// The tile of operand `operand` (0: A, 1: B) of `dot`.
 FragmentTile fragment_tile(const ir::Operation &dot, int operand,
                            bool k_fastest);
+/// The orientation of the tile of an operand written from registers held
+/// in `layout` over `parent`: as its registers run (operand_runs_along_k),
+/// so that they are written as vectors; but K fastest for elements other
+/// than 16 bits, so that ldmatrix (without .trans) reads it.
+bool fragment_tile_k_fastest(const ir::Operation &dot,
+                             const BlockedLayout &parent, const Layout &layout,
+                             int operand);
 /// Whether a dot operand held in `layout` over `parent` runs along K in
 /// each thread's registers (its fastest dimension is K): then it is kept
 /// with K fastest, so that the registers' runs are the tile's rows.

@@ -286,9 +286,10 @@ private:
         InvariantOperand invariant;
         invariant.dot = op.get();
         invariant.operand = operand;
-        invariant.tile = fragment_tile(
-            *op, operand,
-            operand_runs_along_k(layouts_.parent(layout), layout, operand));
+        invariant.tile =
+            fragment_tile(*op, operand,
+                          fragment_tile_k_fastest(*op, layouts_.parent(layout),
+                                                  layout, operand));
         invariant.offset = plan.invariant_bytes / invariant.tile.element_bytes;
         plan.invariant_bytes += (invariant.tile.bytes() + 15) / 16 * 16;
         plan.invariants.push_back(invariant);

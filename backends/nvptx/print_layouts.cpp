@@ -114,9 +114,10 @@ public:
 private:
   /// Which units a dot runs on, and why not on tensor cores.
   std::string dot_units(const ir::Operation &dot) const {
+    const GpuArch &arch = layouts_.arch();
     std::optional<BlockedLayout> accumulator = accumulator_layout(dot);
     if (!accumulator) {
-      std::string refusal = why_not_on_tensor_cores(dot, num_warps_);
+      std::string refusal = why_not_on_tensor_cores(dot, num_warps_, arch);
       return "on CUDA cores: " +
              (refusal.empty() ? "as its engine says" : refusal);
     }
@@ -124,11 +125,10 @@ private:
     const BlockedLayout &mma = *accumulator;
     int64_t along_m = mma.warps_per_cta[0], along_n = mma.warps_per_cta[1];
     int64_t tiles = c.dim(0) / (16 * along_m) * (c.dim(1) / (8 * along_n));
-    std::string type =
-        dot.operand(0)->type().element() == ir::Scalar::BF16 ? "bf16" : "f16";
-    return "on tensor cores: mma.sync m16n8k16 " + type + " into f32, warps " +
-           std::to_string(along_m) + " x " + std::to_string(along_n) + ", " +
-           std::to_string(tiles) + " tiles of 16 x 8 per warp";
+    return "on tensor cores: " + mma_instruction(dot, arch)->describe() +
+           ", warps " + std::to_string(along_m) + " x " +
+           std::to_string(along_n) + ", " + std::to_string(tiles) +
+           " tiles of 16 x 8 per warp";
   }
 
   static std::string region_name(const ir::Operation &op, size_t r) {
@@ -147,11 +147,12 @@ private:
 
 } // namespace
 
-std::string print_layouts(const ir::Function &function, int num_warps) {
+std::string print_layouts(const ir::Function &function, int num_warps,
+                          const GpuArch &arch) {
   ir::AxisInfoAnalysis axis_info(const_cast<ir::Function &>(function));
   check_supported(function, axis_info);
-  verify_gpu_ir(function, num_warps);
-  LayoutAssignment layouts(function, axis_info, num_warps);
+  verify_gpu_ir(function, num_warps, arch);
+  LayoutAssignment layouts(function, axis_info, num_warps, arch);
   LayoutNotes notes(layouts, num_warps,
                     plan_pipelined_loops(function, layouts, axis_info));
   std::string out = "// layouts of " + function.name() + " for " +

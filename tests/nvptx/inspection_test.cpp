@@ -116,8 +116,8 @@ TEST(GpuInspection, LayoutsSayWhichUnitsEachDotRunsOn) {
   auto floats = tile_product_named<float>("inspect_dot_floats");
   EXPECT_THAT(layouts(floats, kNoData, 4, 64),
               HasSubstr("on CUDA cores: tensor<64x64xf32> by tensor<64x64xf32> "
-                        "into f32 (tensor cores take f16 by f16 or bf16 by "
-                        "bf16 into f32)"));
+                        "into f32 with input_precision ieee (tensor cores "
+                        "round f32 inputs to tf32)"));
 }
 
 TEST(GpuInspection, ABadTargetIsAnErrorNamingIt) {

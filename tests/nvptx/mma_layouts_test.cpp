@@ -14,6 +14,8 @@ namespace {
 using blocc::ir::LinearLayout;
 using namespace blocc::nvptx;
 
+const GpuArch kSm90{90, false};
+
 struct Element {
   int64_t row, col;
 };
@@ -49,6 +51,81 @@ TEST(MmaLayouts, M16n8k16FragmentsAreThePtxIsasTables) {
   expect_layout_follows(mma_m16n8k16_accumulator(), 4, accumulator_element);
   expect_layout_follows(mma_m16n8k16_operand_a(), 8, operand_a_element);
   expect_layout_follows(mma_m16n8k16_operand_b(), 4, operand_b_element);
+}
+
+// m16n8k8 tf32 (one element a register) and m16n8k32 with 8-bit inputs
+// (four a register, the lowest k in the lowest byte): the PTX ISA's
+// formulas, group = lane >> 2, c = lane % 4.
+Element tf32_a_element(int64_t i, int64_t lane) {
+  return {(lane >> 2) + (i & 1) * 8, lane % 4 + (i >= 2 ? 4 : 0)};
+}
+Element tf32_b_element(int64_t i, int64_t lane) {
+  return {lane % 4 + (i == 1 ? 4 : 0), lane >> 2};
+}
+Element byte_a_element(int64_t i, int64_t lane) {
+  bool low_row = i < 4 || (i >= 8 && i < 12);
+  return {(lane >> 2) + (low_row ? 0 : 8),
+          (lane % 4) * 4 + (i & 3) + (i >= 8 ? 16 : 0)};
+}
+Element byte_b_element(int64_t i, int64_t lane) {
+  return {(lane % 4) * 4 + (i & 3) + (i >= 4 ? 16 : 0), lane >> 2};
+}
+
+TEST(MmaLayouts, Tf32AndByteFragmentsAreThePtxIsasTables) {
+  expect_layout_follows(mma_m16n8k8_tf32_operand_a(), 4, tf32_a_element);
+  expect_layout_follows(mma_m16n8k8_tf32_operand_b(), 2, tf32_b_element);
+  expect_layout_follows(mma_m16n8k32_8bit_operand_a(), 16, byte_a_element);
+  expect_layout_follows(mma_m16n8k32_8bit_operand_b(), 8, byte_b_element);
+  // A few points of the tables, by hand.
+  auto at = [](const LinearLayout &l, int64_t i, int64_t lane) {
+    LinearLayout::Point p = l.apply({{"register", i}, {"lane", lane}});
+    return std::make_pair(p.at("dim0"), p.at("dim1"));
+  };
+  using P = std::pair<int64_t, int64_t>;
+  EXPECT_EQ(at(mma_m16n8k8_tf32_operand_a(), 3, 5), (P{9, 5}));
+  EXPECT_EQ(at(mma_m16n8k8_tf32_operand_a(), 1, 31), (P{15, 3}));
+  EXPECT_EQ(at(mma_m16n8k8_tf32_operand_b(), 1, 6), (P{6, 1}));
+  EXPECT_EQ(at(mma_m16n8k32_8bit_operand_a(), 13, 6), (P{9, 25}));
+  EXPECT_EQ(at(mma_m16n8k32_8bit_operand_a(), 2, 0), (P{0, 2}));
+  EXPECT_EQ(at(mma_m16n8k32_8bit_operand_b(), 6, 7), (P{30, 1}));
+  EXPECT_EQ(at(mma_m16n8k32_8bit_operand_b(), 3, 28), (P{3, 7}));
+}
+
+// In 32-bit words, every input type's fragments are m16n8k16's: the
+// lowering reads them all with one addressing (ldmatrix's rows of 16
+// bytes). Register word w of a lane is, for tf32, element w; for 16-bit
+// elements, elements 2w and 2w + 1; for bytes, 4w to 4w + 3.
+TEST(MmaLayouts, EveryInputTypesFragmentsAreTheSameWords) {
+  struct Case {
+    LinearLayout a, b;
+    int64_t per_word;
+  };
+  const Case cases[] = {
+      {mma_m16n8k8_tf32_operand_a(), mma_m16n8k8_tf32_operand_b(), 1},
+      {mma_m16n8k32_8bit_operand_a(), mma_m16n8k32_8bit_operand_b(), 4}};
+  const LinearLayout half_a = mma_m16n8k16_operand_a();
+  const LinearLayout half_b = mma_m16n8k16_operand_b();
+  for (const Case &c : cases)
+    for (int64_t lane = 0; lane < 32; ++lane) {
+      for (int64_t w = 0; w < 4; ++w) {
+        LinearLayout::Point got =
+            c.a.apply({{"register", w * c.per_word}, {"lane", lane}});
+        LinearLayout::Point want =
+            half_a.apply({{"register", 2 * w}, {"lane", lane}});
+        EXPECT_EQ(got.at("dim0"), want.at("dim0")) << lane << " " << w;
+        EXPECT_EQ(got.at("dim1") / c.per_word, want.at("dim1") / 2)
+            << lane << " " << w;
+      }
+      for (int64_t w = 0; w < 2; ++w) {
+        LinearLayout::Point got =
+            c.b.apply({{"register", w * c.per_word}, {"lane", lane}});
+        LinearLayout::Point want =
+            half_b.apply({{"register", 2 * w}, {"lane", lane}});
+        EXPECT_EQ(got.at("dim0") / c.per_word, want.at("dim0") / 2)
+            << lane << " " << w;
+        EXPECT_EQ(got.at("dim1"), want.at("dim1")) << lane << " " << w;
+      }
+    }
 }
 
 TEST(MmaLayouts, TwoAccumulatorsSideBySideAreOperandAWithoutMovingData) {
@@ -125,22 +202,135 @@ TEST(MmaAccumulatorLayout, WarpsSplitTheBlockIntoNearSquareParts) {
   EXPECT_EQ(mma_warp_grid(32, 8, 4), Grid{});
 }
 
+/// A dot of an m x k block of `a` by a k x n block of `b` into `out`,
+/// with input_precision `precision` where not empty.
+struct DotOf {
+  blocc::ir::Function f{"dot"};
+  blocc::ir::Operation *dot = nullptr;
+  DotOf(blocc::ir::Scalar a, blocc::ir::Scalar b, blocc::ir::Scalar out,
+        int64_t m, int64_t n, int64_t k, const std::string &precision = "") {
+    using namespace blocc::ir;
+    Builder builder(&f.body());
+    auto constant = [&](Scalar s, int64_t rows, int64_t cols) {
+      Type type = Type::block(Type::scalar(s), {rows, cols});
+      return is_integer(s) ? builder.int_constant(1, type)
+                           : builder.float_constant(1.0, type);
+    };
+    Value *x = constant(a, m, k), *y = constant(b, k, n);
+    Value *c = constant(out, m, n);
+    Attributes attrs;
+    if (!precision.empty())
+      attrs["input_precision"] = precision;
+    dot = builder.create_value(OpCode::Dot, {x, y, c}, c->type(), attrs)
+              ->defining_op();
+  }
+};
+
 /// The layout chosen for a dot of an m x k by a k x n block of `in` into
 /// `out` on `warps` warps.
 std::optional<BlockedLayout> layout_for(blocc::ir::Scalar in,
                                         blocc::ir::Scalar out, int64_t m,
-                                        int64_t n, int64_t k, int warps) {
-  using namespace blocc::ir;
-  Function f("dot");
-  Builder b(&f.body());
-  Value *x = b.float_constant(1.0, Type::block(Type::scalar(in), {m, k}));
-  Value *y = b.float_constant(1.0, Type::block(Type::scalar(in), {k, n}));
-  Value *c = b.float_constant(0.0, Type::block(Type::scalar(out), {m, n}));
-  Value *d = b.create_value(OpCode::Dot, {x, y, c}, c->type());
-  return mma_accumulator_layout(*d->defining_op(), warps);
+                                        int64_t n, int64_t k, int warps,
+                                        const std::string &precision = "") {
+  DotOf d(in, in, out, m, n, k, precision);
+  return mma_accumulator_layout(*d.dot, warps, kSm90);
 }
 
-TEST(MmaAccumulatorLayout, OnlyForHalfInputsIntoF32OnWholeTiles) {
+/// The instruction a dot takes on `arch` ("" for none), as printed.
+std::string instruction_for(blocc::ir::Scalar a, blocc::ir::Scalar b,
+                            blocc::ir::Scalar out, int64_t k,
+                            const std::string &precision = "",
+                            GpuArch arch = kSm90) {
+  DotOf d(a, b, out, 64, 64, k, precision);
+  std::optional<MmaInstruction> mma = mma_instruction(*d.dot, arch);
+  return mma ? mma->describe() : "";
+}
+
+TEST(MmaInstruction, F32RunsAsTf32WhereItsPrecisionAsks) {
+  using blocc::ir::Scalar;
+  EXPECT_EQ(instruction_for(Scalar::F16, Scalar::F16, Scalar::F32, 32),
+            "mma.sync m16n8k16 f16 into f32");
+  EXPECT_EQ(instruction_for(Scalar::BF16, Scalar::BF16, Scalar::F32, 32),
+            "mma.sync m16n8k16 bf16 into f32");
+  EXPECT_EQ(instruction_for(Scalar::F16, Scalar::F16, Scalar::F16, 16),
+            "mma.sync m16n8k16 f16 into f16");
+  EXPECT_EQ(instruction_for(Scalar::F32, Scalar::F32, Scalar::F32, 8, "tf32"),
+            "mma.sync m16n8k8 tf32 into f32");
+  EXPECT_EQ(
+      instruction_for(Scalar::F32, Scalar::F32, Scalar::F32, 24, "tf32x3"),
+      "3 x mma.sync m16n8k8 tf32 into f32 (tf32x3)");
+  EXPECT_EQ(instruction_for(Scalar::F32, Scalar::F32, Scalar::F32, 32, "ieee"),
+            "");
+  EXPECT_EQ(instruction_for(Scalar::F32, Scalar::F32, Scalar::F32, 32), "");
+  EXPECT_EQ(instruction_for(Scalar::F32, Scalar::F32, Scalar::F32, 12, "tf32"),
+            "");
+  EXPECT_EQ(instruction_for(Scalar::F64, Scalar::F64, Scalar::F64, 32), "");
+  DotOf ieee(Scalar::F32, Scalar::F32, Scalar::F32, 64, 64, 32, "ieee");
+  EXPECT_EQ(why_not_on_tensor_cores(*ieee.dot, 4, kSm90),
+            "tensor<64x32xf32> by tensor<32x64xf32> into f32 with "
+            "input_precision ieee (tensor cores round f32 inputs to tf32)");
+  DotOf odd(Scalar::F32, Scalar::F32, Scalar::F32, 64, 64, 20, "tf32");
+  EXPECT_EQ(why_not_on_tensor_cores(*odd.dot, 4, kSm90),
+            "M = 64, K = 20 (tensor cores take M in 16s and K in 8s for "
+            "tf32)");
+}
+
+TEST(MmaInstruction, BytesIntoInt32AreM16n8k32OfEitherSignedness) {
+  using blocc::ir::Scalar;
+  EXPECT_EQ(instruction_for(Scalar::I8, Scalar::I8, Scalar::I32, 32),
+            "mma.sync m16n8k32 s8 into i32");
+  EXPECT_EQ(instruction_for(Scalar::U8, Scalar::I8, Scalar::I32, 64),
+            "mma.sync m16n8k32 u8 by s8 into i32");
+  EXPECT_EQ(instruction_for(Scalar::U8, Scalar::U8, Scalar::U32, 32),
+            "mma.sync m16n8k32 u8 into i32");
+  // K in 32s, else dp4a on the CUDA cores.
+  EXPECT_EQ(instruction_for(Scalar::I8, Scalar::I8, Scalar::I32, 16), "");
+  EXPECT_EQ(instruction_for(Scalar::I8, Scalar::I8, Scalar::I32, 48), "");
+}
+
+// fp8 MMAs exist from sm_89 (Ada) on; sm_80 multiplies fp8 on the CUDA
+// cores. The two formats may be mixed. Into f16, the CUDA cores.
+TEST(MmaInstruction, Fp8IntoF32FromSm89On) {
+  using blocc::ir::Scalar;
+  EXPECT_EQ(instruction_for(Scalar::F8E4M3, Scalar::F8E5M2, Scalar::F32, 32, "",
+                            GpuArch{89, false}),
+            "mma.sync m16n8k32 e4m3 by e5m2 into f32");
+  EXPECT_EQ(instruction_for(Scalar::F8E5M2, Scalar::F8E5M2, Scalar::F32, 64),
+            "mma.sync m16n8k32 e5m2 into f32");
+  EXPECT_EQ(instruction_for(Scalar::F8E4M3, Scalar::F8E4M3, Scalar::F32, 32, "",
+                            GpuArch{80, false}),
+            "");
+  EXPECT_EQ(instruction_for(Scalar::F8E4M3, Scalar::F8E4M3, Scalar::F32, 32, "",
+                            GpuArch{86, false}),
+            "");
+  EXPECT_EQ(instruction_for(Scalar::F8E4M3, Scalar::F8E4M3, Scalar::F16, 32),
+            "");
+  DotOf fp8(Scalar::F8E4M3, Scalar::F8E5M2, Scalar::F32, 64, 64, 32);
+  EXPECT_EQ(why_not_on_tensor_cores(*fp8.dot, 4, GpuArch{80, false}),
+            "tensor<64x32xf8e4m3> by tensor<32x64xf8e5m2> into f32 on sm_80 "
+            "(tensor cores take fp8 from sm_89)");
+}
+
+// Tiles of elements other than 16 bits are kept K fastest whatever their
+// registers run along (ldmatrix cannot transpose them); rows of 32 bytes
+// of K or more padded to 4 words past a multiple of 8.
+TEST(MmaFragmentTile, KFastestBeyondHalvesAndPitchInWords) {
+  using blocc::ir::Scalar;
+  DotOf f32(Scalar::F32, Scalar::F32, Scalar::F32, 64, 64, 32, "tf32");
+  FragmentTile a = fragment_tile(*f32.dot, 0, true);
+  EXPECT_EQ(a.element_bytes, 4);
+  EXPECT_EQ(a.rows, 64);
+  EXPECT_EQ(a.pitch, 36); // 32 words + 4
+  BlockedLayout rows{{32, 64}, {1, 4}, {2, 16}, {4, 1}};
+  Layout b_layout{0, {0, 1}, {32, 64}};
+  EXPECT_FALSE(operand_runs_along_k(rows, b_layout, 1));
+  EXPECT_TRUE(fragment_tile_k_fastest(*f32.dot, rows, b_layout, 1));
+  DotOf halves(Scalar::F16, Scalar::F16, Scalar::F32, 64, 64, 32);
+  EXPECT_FALSE(fragment_tile_k_fastest(*halves.dot, rows, b_layout, 1));
+  EXPECT_EQ(fragment_tile(*halves.dot, 0, true).pitch, 40); // 16 words + 4
+}
+
+TEST(MmaAccumulatorLayout, OnlyForTensorCoreTypesOnWholeTiles) {
   using blocc::ir::Scalar;
   std::optional<BlockedLayout> l =
       layout_for(Scalar::F16, Scalar::F32, 128, 64, 32, 4);
@@ -148,9 +338,11 @@ TEST(MmaAccumulatorLayout, OnlyForHalfInputsIntoF32OnWholeTiles) {
   EXPECT_EQ(*l, (BlockedLayout{{128, 64}, {1, 2}, {8, 4}, {4, 1}}));
   EXPECT_TRUE(layout_for(Scalar::BF16, Scalar::F32, 16, 8, 16, 1));
   // Other types, and tiles the warps' MMAs do not cover whole.
-  EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F16, 128, 64, 32, 4));
+  EXPECT_TRUE(layout_for(Scalar::F16, Scalar::F16, 128, 64, 32, 4));
+  EXPECT_FALSE(layout_for(Scalar::BF16, Scalar::F16, 128, 64, 32, 4));
   EXPECT_FALSE(layout_for(Scalar::F32, Scalar::F32, 128, 64, 32, 4));
-  EXPECT_FALSE(layout_for(Scalar::I8, Scalar::I32, 128, 64, 32, 4));
+  EXPECT_TRUE(layout_for(Scalar::I8, Scalar::I32, 128, 64, 32, 4));
+  EXPECT_FALSE(layout_for(Scalar::I8, Scalar::I32, 128, 64, 16, 4));
   EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F32, 8, 64, 32, 4));
   EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F32, 16, 16, 32, 4));
   EXPECT_FALSE(layout_for(Scalar::F16, Scalar::F32, 128, 64, 8, 4));
@@ -172,12 +364,14 @@ TEST(MmaAccumulatorLayout, ChainedDotsSplitRowsAlone) {
   Value *lone = b.create_value(OpCode::Dot, {q, k, zero}, f32);
   for (Value *chained : {s, o}) {
     EXPECT_TRUE(in_dot_chain(*chained->defining_op()));
-    EXPECT_EQ(mma_accumulator_layout(*chained->defining_op(), 4)->warps_per_cta,
+    EXPECT_EQ(mma_accumulator_layout(*chained->defining_op(), 4, kSm90)
+                  ->warps_per_cta,
               (std::vector<int64_t>{4, 1}));
   }
   EXPECT_FALSE(in_dot_chain(*lone->defining_op()));
-  EXPECT_EQ(mma_accumulator_layout(*lone->defining_op(), 4)->warps_per_cta,
-            (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(
+      mma_accumulator_layout(*lone->defining_op(), 4, kSm90)->warps_per_cta,
+      (std::vector<int64_t>{2, 2}));
 }
 
 } // namespace

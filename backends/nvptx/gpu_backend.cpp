@@ -284,7 +284,8 @@ Inspection inspect(const ir::Function &function, const CompileOptions &options,
   // IR lowered, and the PTX is generated from the LLVM IR printed.
   Generated g = generate(function, options);
   if (request.layouts)
-    inspection.layouts = print_layouts(*g.gpu_ir, options.num_warps, options.arch);
+    inspection.layouts =
+        print_layouts(*g.gpu_ir, options.num_warps, options.arch);
   if (!request.llvm_ir && !request.ptx)
     return inspection;
   optimize_for_gpu(*g.module, *g.machine);

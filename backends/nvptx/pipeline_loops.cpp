@@ -9,7 +9,8 @@ namespace blocc::nvptx {
 
 void pipeline_loops(ir::Function &function, const GpuPassOptions &options) {
   ir::AxisInfoAnalysis axis_info(function);
-  LayoutAssignment layouts(function, axis_info, options.num_warps, options.arch);
+  LayoutAssignment layouts(function, axis_info, options.num_warps,
+                           options.arch);
   for (auto &[loop, plan] : choose_pipelined_loops(
            function, layouts, axis_info, options.num_stages, options.arch)) {
     if (loop->has_attr(gpu_attr::kNumStages))

@@ -156,36 +156,79 @@ def matmul_bf16(n):
     return matmul(n, torch.bfloat16, "matmul_bf16")
 
 
-def attention(seq, heads=32, dim=64):
-    q, k, v = (torch.rand(heads, seq, dim, device=DEVICE, dtype=torch.float16)
+def attention_reference(q, k, v, scale, causal):
+    """softmax(Q K^T * scale) V in float64, a few heads at a time (the
+    whole score tensor of 128 heads would not fit)."""
+    seq = q.shape[1]
+    hidden = torch.ones(seq, seq, dtype=torch.bool, device=DEVICE).triu(1)
+    out = torch.empty(q.shape, dtype=torch.float32, device=DEVICE)
+    for h in range(0, q.shape[0], 8):
+        s = (q[h:h + 8].double() @ k[h:h + 8].double().transpose(1, 2)) * scale
+        if causal:
+            s = s.masked_fill(hidden, float("-inf"))
+        out[h:h + 8] = (torch.softmax(s, -1) @ v[h:h + 8].double()).float()
+    return out
+
+
+def attention(seq, heads=32, dim=64, causal=False, batch=1):
+    """Forward attention over batch x heads independent [seq, dim] problems
+    (blocc's and Triton's kernels see batch * heads of them)."""
+    n = batch * heads
+    q, k, v = (torch.rand(n, seq, dim, device=DEVICE, dtype=torch.float16)
                - 0.5 for _ in range(3))
     scale = 1 / math.sqrt(dim)
-    want = torch.softmax((q.double() @ k.double().transpose(1, 2)) * scale,
-                         -1) @ v.double()
+    want = attention_reference(q, k, v, scale, causal)
     outs = {c: torch.full_like(q, float("nan")) for c in ("blocc", "triton")}
-    grid = (cdiv(seq, 64), heads)
+    grid = (cdiv(seq, 64), n)
+    q4, k4, v4 = (t.view(batch, heads, seq, dim) for t in (q, k, v))
 
     def naive(q_, k_, v_):
-        return torch.softmax((q_ @ k_.transpose(1, 2)) * scale, -1) @ v_
-    compiled = torch.compile(naive)
-    return ("TFLOP/s", 4 * heads * seq * seq * dim, {
+        s = (q_ @ k_.transpose(1, 2)) * scale
+        if causal:
+            s = s.masked_fill(torch.ones(seq, seq, dtype=torch.bool,
+                                         device=DEVICE).triu(1), float("-inf"))
+        return torch.softmax(s, -1) @ v_
+    columns = {
         "blocc": (lambda: B.attention[grid](q, k, v, outs["blocc"], seq, scale,
                                             HEAD_DIM=dim, BLOCK_M=64, BLOCK_N=64,
-                                            CAUSAL=False, num_warps=4),
+                                            CAUSAL=causal, num_warps=4),
                   outs["blocc"]),
         "triton": (lambda: T.attention[grid](q, k, v, outs["triton"], seq, scale,
                                              HEAD_DIM=dim, BLOCK_M=64,
-                                             BLOCK_N=64, num_warps=4),
+                                             BLOCK_N=64, CAUSAL=causal,
+                                             num_warps=4),
                    outs["triton"]),
-        "torch": (lambda: naive(q, k, v), None),
-        "torch.compile": (lambda: compiled(q, k, v), None),
         "SDPA (ceiling)": (lambda: F.scaled_dot_product_attention(
-            q[None], k[None], v[None]), None),
-    }, want.float(), (1e-2, 5e-3), "64x64 blocks, 4 warps")
+            q4, k4, v4, is_causal=causal), None),
+    }
+    if batch == 1:  # the [seq, seq] scores of 128 heads take too long
+        compiled = torch.compile(naive)
+        columns["torch"] = (lambda: naive(q, k, v), None)
+        columns["torch.compile"] = (lambda: compiled(q, k, v), None)
+    # FLOPs of the products computed: a causal problem needs half of them.
+    flops = 4 * n * seq * seq * dim // (2 if causal else 1)
+    return ("TFLOP/s", flops, columns, want, (1e-2, 5e-3),
+            "64x64 blocks, 4 warps" + (", causal" if causal else ""))
 
 
 def attention_d128(seq):
     return attention(seq, dim=128)
+
+
+def attention_b4(seq):
+    return attention(seq, batch=4)
+
+
+def attention_b4_d128(seq):
+    return attention(seq, dim=128, batch=4)
+
+
+def attention_b4_causal(seq):
+    return attention(seq, batch=4, causal=True)
+
+
+def attention_b4_d128_causal(seq):
+    return attention(seq, dim=128, batch=4, causal=True)
 
 
 def rope(seq, batch=8, heads=32, dim=128):
@@ -331,6 +374,10 @@ SWEEPS = {
     "matmul_bf16": (matmul_bf16, [512, 1024, 2048, 4096], "bf16"),
     "attention": (attention, [512, 1024, 2048, 4096], "f16"),
     "attention_d128": (attention_d128, [512, 1024, 2048, 4096], "f16"),
+    "attention_b4": (attention_b4, [1024, 4096], "f16"),
+    "attention_b4_d128": (attention_b4_d128, [1024, 4096], "f16"),
+    "attention_b4_causal": (attention_b4_causal, [1024, 4096], "f16"),
+    "attention_b4_d128_causal": (attention_b4_d128_causal, [1024, 4096], "f16"),
     "rope": (rope, [256, 1024, 4096], "f32"),
     "mean": (mean, [1 << 20, 1 << 24, 1 << 28], "f32"),
     "dropout": (dropout, [1 << 20, 1 << 24, 1 << 27], "f32"),
@@ -344,6 +391,11 @@ SIZE_LABELS = {"softmax": "row length, 4096 rows",
                "matmul": "M = N = K", "matmul_bf16": "M = N = K",
                "attention_d128": "sequence, 32 heads x 128",
                "attention": "sequence, 32 heads x 64",
+               "attention_b4": "sequence, 4 x 32 heads x 64",
+               "attention_b4_d128": "sequence, 4 x 32 heads x 128",
+               "attention_b4_causal": "sequence, 4 x 32 heads x 64, causal",
+               "attention_b4_d128_causal":
+                   "sequence, 4 x 32 heads x 128, causal",
                "rope": "sequence, 8 x 32 heads x 128"}
 
 

@@ -96,9 +96,10 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 @triton.jit
 def attention(q_ptr, k_ptr, v_ptr, out_ptr, seq_len, scale,
               HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
-              BLOCK_N: tl.constexpr):
+              BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
     head = tl.program_id(1).to(tl.int64) * seq_len * HEAD_DIM
-    queries = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    first_query = tl.program_id(0) * BLOCK_M
+    queries = first_query + tl.arange(0, BLOCK_M)
     dims = tl.arange(0, HEAD_DIM)
     q = tl.load(q_ptr + head + queries[:, None] * HEAD_DIM + dims[None, :],
                 mask=queries[:, None] < seq_len, other=0.0)
@@ -106,12 +107,17 @@ def attention(q_ptr, k_ptr, v_ptr, out_ptr, seq_len, scale,
     l = tl.zeros([BLOCK_M], tl.float32)
     acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
     scale_log2 = scale * 1.4426950408889634
-    for first_key in range(0, seq_len, BLOCK_N):
+    end = seq_len
+    if CAUSAL:
+        end = tl.minimum(first_query + BLOCK_M, seq_len)
+    for first_key in range(0, end, BLOCK_N):
         keys = first_key + tl.arange(0, BLOCK_N)
         kt = tl.load(k_ptr + head + keys[None, :] * HEAD_DIM + dims[:, None],
                      mask=keys[None, :] < seq_len, other=0.0)
-        s = tl.where(keys[None, :] < seq_len, tl.dot(q, kt) * scale_log2,
-                     -float("inf"))
+        visible = keys[None, :] < seq_len
+        if CAUSAL:
+            visible = visible & (keys[None, :] <= queries[:, None])
+        s = tl.where(visible, tl.dot(q, kt) * scale_log2, -float("inf"))
         m_new = tl.maximum(m, tl.max(s, 1))
         p = tl.exp2(s - m_new[:, None])
         alpha = tl.exp2(m - m_new)

@@ -13,7 +13,7 @@ import pytest
 
 import blocc
 import blocc_test_module as module
-from blocc.kernels import add, softmax
+from blocc.kernels import add, attention, softmax
 from conftest import poisoned
 
 pytestmark = pytest.mark.skipif(
@@ -45,6 +45,41 @@ def test_softmax_on_device_arrays(rng):
     e = np.exp(x64 - x64.max(axis=1, keepdims=True))
     want = e / e.sum(axis=1, keepdims=True)
     assert (np.abs(dout.numpy() - want) / want).max() <= 1e-5
+
+
+def attention_reference(q, k, v, scale, causal):
+    s = np.einsum("hid,hjd->hij", q.astype(np.float64), k.astype(np.float64))
+    s *= scale
+    if causal:
+        s = np.where(np.tri(q.shape[1], dtype=bool), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return (p / p.sum(-1, keepdims=True)) @ v.astype(np.float64)
+
+
+# Tutorial 06's attention on tensor cores over its configurations: blocks
+# of queries and keys, warps, stages, head dimensions, causal or not (the
+# CPU backend's test_attention checks the small shapes); every output
+# element within the rounding of half inputs and output.
+@pytest.mark.parametrize("block_m,block_n,warps", [(64, 64, 4), (128, 64, 8),
+                                                   (64, 32, 4), (64, 128, 4),
+                                                   (128, 128, 8)])
+@pytest.mark.parametrize("dim", [64, 128])
+@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_on_tensor_cores(rng, block_m, block_n, warps, dim, stages,
+                                   causal):
+    heads, seq = 4, 300
+    q, k, v = (rng.uniform(-1, 1, (heads, seq, dim)).astype(np.float16)
+               for _ in range(3))
+    dout = module.DeviceArray(poisoned((heads, seq, dim), np.float16))
+    scale = 1 / np.sqrt(dim)
+    attention[(blocc.cdiv(seq, block_m), heads)](
+        module.DeviceArray(q), module.DeviceArray(k), module.DeviceArray(v),
+        dout, seq, scale, HEAD_DIM=dim, BLOCK_M=block_m, BLOCK_N=block_n,
+        CAUSAL=causal, num_warps=warps, num_stages=stages)
+    np.testing.assert_allclose(dout.numpy().astype(np.float64),
+                               attention_reference(q, k, v, scale, causal),
+                               rtol=4e-3, atol=2e-3)
 
 
 def test_device_errors(rng):

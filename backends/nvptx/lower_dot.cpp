@@ -591,7 +591,10 @@ private:
   /// shared memory (pipeline_loads.h), one after the other.
   void stage_fragment_inputs() {
     int64_t end = 0;
-    bool written = false;
+    // The sides written here: neither A held as fragments in registers nor
+    // an input a pipelined loop has copied (a write of either would land
+    // on the other's tile).
+    std::array<bool, 2> write_side = {false, false};
     for (int side = 0; side < 2; ++side) {
       if (side == 0 && a_registers_)
         continue;
@@ -606,15 +609,15 @@ private:
       staging_[side] = fragment_staging(side);
       staging_[side].offset = align_up(end, 16);
       end = staging_[side].offset + staging_[side].bytes();
-      written = true;
+      write_side[side] = true;
     }
-    if (!written)
+    if (!write_side[0] && !write_side[1])
       return;
     if (k_.shared_reserved_bytes() + end > k_.arch.max_shared_bytes())
       too_much_shared_memory(k_.shared_reserved_bytes() + end);
     k_.before_shared_write();
     for (int side = 0; side < 2; ++side)
-      if (!staged_[side])
+      if (write_side[side])
         write(side, staging_[side]);
     k_.after_shared_write();
   }

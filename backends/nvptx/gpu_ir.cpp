@@ -58,6 +58,10 @@ void verify_dot(const ir::Operation &dot, int num_warps, const GpuArch &arch) {
     invalid(dot, "mma_a_in_registers needs warps that split M alone "
                  "(mma_warps [" +
                      std::to_string(num_warps) + ", 1])");
+  if (dot.has_attr(gpu_attr::kMmaAInRegisters) &&
+      ir::scalar_bits(dot.operand(0)->type().element()) != 16)
+    invalid(dot, "mma_a_in_registers needs 16-bit A (f16 or bf16), whose "
+                 "accumulator fragments are its A fragments");
 }
 
 void verify_stages(const ir::Operation &op) {

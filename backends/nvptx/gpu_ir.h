@@ -15,9 +15,10 @@
 //     the accumulator's 16 x 8 tiles split over the warps as mma_warps
 //     says (warps along M, along N); or "fma", fused multiply-adds on the
 //     CUDA cores (lower_dot.cpp).
-//   - mma_a_in_registers (a dot on tensor cores whose warps split M
-//     alone): A is computed in registers that are already its fragments
-//     (mma_layouts.h: mma_operand_a_layout), not read from shared memory.
+//   - mma_a_in_registers (a dot on tensor cores of 16-bit A whose warps
+//     split M alone): A is computed in registers that are already its
+//     fragments (mma_layouts.h: mma_operand_a_layout), not read from
+//     shared memory.
 //   - num_stages (a for): its loads marked async_copy are copied into
 //     shared memory with cp.async that many iterations at a time, the
 //     next ones in flight while one is used (pipeline_loads.h).
@@ -68,10 +69,10 @@ int loop_stages(const ir::Operation &loop);
 bool copied_ahead(const ir::Operation &load);
 
 /// Checks the GPU attributes of `function` for `num_warps` warps on `arch`:
-/// known
-/// engines, a dot on tensor cores that tensor cores can take in its warp
-/// grid, stages from 1 to 8 on loops only, async_copy on loads of
-/// pipelined loops only. Throws blocc::Error naming the op.
+/// known engines, a dot on tensor cores that tensor cores can take in its
+/// warp grid (A in registers: 16-bit, warps along M alone), stages from 1
+/// to 8 on loops only, async_copy on loads of pipelined loops only. Throws
+/// blocc::Error naming the op.
 void verify_gpu_ir(const ir::Function &function, int num_warps,
                    const GpuArch &arch);
 

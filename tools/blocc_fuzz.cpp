@@ -66,7 +66,7 @@ void usage(std::ostream &os) {
      << kLatestGeneration
      << "): 1 the first, 2 adds atomics, 3 three-\n"
         "                    dimensional blocks, 4 matmul loops over K,\n"
-        "                    5 tensor-core tiles\n"
+        "                    5 tensor-core tiles, 6 int8 tensor-core tiles\n"
         "  --backend cpu     also compare the interpreter with the CPU "
         "backend\n"
         "  --backend gpu     also compare the GPU backend with the CPU "

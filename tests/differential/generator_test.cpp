@@ -357,6 +357,32 @@ TEST(GeneratorTest, MatmulLoopsAccumulateDotsOfMaskedTilesOverK) {
 // bf16 tiles of 16 or 32 rows, 8 to 64 columns and 16 or 32 along K into
 // f32, the shapes a dot runs on tensor cores in; generation 4 has none
 // of 32 rows or more than 8 columns.
+// Generation 6: some of those tiles multiply int8 into int32, 32 or 64
+// along K (the k of an 8-bit MMA); generation 5 has none.
+TEST(GeneratorTest, Int8TensorCoreTilesComeInGenerationSix) {
+  GeneratorOptions newest, older;
+  newest.generation = 6;
+  older.generation = 5;
+  auto int8_mma_shaped = [](const ir::Operation &op) {
+    if (op.code() != OpCode::Dot || op.result()->type().rank() != 2)
+      return false;
+    const ir::Type &a = op.operand(0)->type(), &c = op.result()->type();
+    return a.element() == Scalar::I8 && c.element() == Scalar::I32 &&
+           c.dim(0) % 16 == 0 && a.dim(1) % 32 == 0 && c.dim(1) % 8 == 0 &&
+           c.dim(0) * c.dim(1) > 128;
+  };
+  int shaped = 0;
+  for (uint64_t seed = 1; seed <= 600; ++seed) {
+    generate_kernel(seed, newest).function->walk([&](ir::Operation &op) {
+      shaped += int8_mma_shaped(op);
+    });
+    generate_kernel(seed, older).function->walk([&](ir::Operation &op) {
+      EXPECT_FALSE(int8_mma_shaped(op)) << "seed " << seed;
+    });
+  }
+  EXPECT_GE(shaped, 5);
+}
+
 TEST(GeneratorTest, TensorCoreTilesComeInMatmulLoops) {
   GeneratorOptions newest, older;
   newest.generation = 5;

@@ -84,7 +84,8 @@ struct GeneratorOptions {
   /// times B accumulated by dots over K in steps with a masked tail); 5,
   /// tensor-core tiles (some two-dimensional kernels get 16 or 32 x 8 to
   /// 64 blocks, whose matmul loops take f16 and bf16 more often, in steps
-  /// of 16 or 32 along K: the shapes dots run on tensor cores in). A
+  /// of 16 or 32 along K: the shapes dots run on tensor cores in); 6,
+  /// int8 tensor-core tiles too (32 or 64 along K, into int32). A
   /// new generation changes the kernels of many seeds, so a recorded seed
   /// (the regression batch) keeps the generation it was found in; an older
   /// generation gives the kernels it always gave.
@@ -92,7 +93,7 @@ struct GeneratorOptions {
 };
 
 /// The newest generation (GeneratorOptions::generation).
-inline constexpr int kLatestGeneration = 5;
+inline constexpr int kLatestGeneration = 6;
 
 /// The same seed and options give the same kernel on every machine.
 GeneratedKernel generate_kernel(uint64_t seed,

@@ -62,12 +62,16 @@ bool KernelGenerator::k_loop_dot_action() {
   // the MMAs take whole.
   const bool mma_tile = options_.generation >= 5 && bm % 16 == 0 &&
                         bn % 8 == 0 && rng_.percent(70);
-  Scalar d = mma_tile
-                 ? rng_.pick(std::vector<Scalar>{Scalar::F16, Scalar::BF16})
-                 : rng_.pick(dtypes);
+  // Generation 6 adds int8 tiles, which tensor cores take 32 along K.
+  std::vector<Scalar> mma_dtypes = {Scalar::F16, Scalar::BF16};
+  if (options_.generation >= 6)
+    mma_dtypes.push_back(Scalar::I8);
+  Scalar d = mma_tile ? rng_.pick(mma_dtypes) : rng_.pick(dtypes);
   Scalar acc_type = dot_accumulator(d);
+  const bool bytes = d == Scalar::I8;
   int64_t bk =
-      mma_tile ? rng_.pick(std::vector<int64_t>{16, 32})
+      mma_tile ? rng_.pick(bytes ? std::vector<int64_t>{32, 64}
+                                 : std::vector<int64_t>{16, 32})
                : rng_.pick(std::vector<int64_t>{1, 2, 4, 8, 16, 16, 32, 32});
   const int64_t most = mma_tile ? 1024 : 256;
   while (bk > 1 && (bm * bk > most || bk * bn > most))

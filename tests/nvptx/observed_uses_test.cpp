@@ -32,16 +32,15 @@ struct Kernel {
 };
 
 Kernel parse(const std::string &body) {
-  std::string text =
-      "func @k(%p: ptr<f32> {divisibility = 16}, %n: i32) {\n"
-      "  %i = arange {start = 0, end = 128} : tensor<128xi32>\n"
-      "  %ps = splat %p : tensor<128xptr<f32>>\n"
-      "  %pp = addptr %ps, %i : tensor<128xptr<f32>>\n"
-      "  %x = load %pp : tensor<128xf32>\n"
-      "  %lb = constant {value = 0} : i32\n"
-      "  %step = constant {value = 1} : i32\n"
-      "  %one = constant {value = 1.0} : tensor<128xf32>\n" +
-      body + "  return\n}\n";
+  std::string text = "func @k(%p: ptr<f32> {divisibility = 16}, %n: i32) {\n"
+                     "  %i = arange {start = 0, end = 128} : tensor<128xi32>\n"
+                     "  %ps = splat %p : tensor<128xptr<f32>>\n"
+                     "  %pp = addptr %ps, %i : tensor<128xptr<f32>>\n"
+                     "  %x = load %pp : tensor<128xf32>\n"
+                     "  %lb = constant {value = 0} : i32\n"
+                     "  %step = constant {value = 1} : i32\n"
+                     "  %one = constant {value = 1.0} : tensor<128xf32>\n" +
+                     body + "  return\n}\n";
   return {ir::parse_function(text)};
 }
 

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -353,58 +354,58 @@ TEST(GeneratorTest, MatmulLoopsAccumulateDotsOfMaskedTilesOverK) {
   EXPECT_GE(carried_pointers, 10);
 }
 
+/// Dots that `shaped` accepts in the kernels of seeds 1 .. 600 of
+/// `generation`, checking that the previous generation has none.
+int dots_new_in_generation(
+    int generation, const std::function<bool(const ir::Operation &)> &shaped) {
+  GeneratorOptions newest, older;
+  newest.generation = generation;
+  older.generation = generation - 1;
+  int count = 0;
+  for (uint64_t seed = 1; seed <= 600; ++seed) {
+    generate_kernel(seed, newest).function->walk([&](ir::Operation &op) {
+      count += shaped(op);
+    });
+    generate_kernel(seed, older).function->walk([&](ir::Operation &op) {
+      EXPECT_FALSE(shaped(op)) << "seed " << seed;
+    });
+  }
+  return count;
+}
+
+/// Whether `op` is a two-dimensional dot of `input` into `result` larger
+/// than 16 x 8 whose tiles tensor cores take whole, `k_step` along K.
+bool tensor_core_shaped(const ir::Operation &op,
+                        const std::function<bool(Scalar)> &input, Scalar result,
+                        int64_t k_step) {
+  if (op.code() != OpCode::Dot || op.result()->type().rank() != 2)
+    return false;
+  const ir::Type &a = op.operand(0)->type(), &c = op.result()->type();
+  return input(a.element()) && c.element() == result && c.dim(0) % 16 == 0 &&
+         a.dim(1) % k_step == 0 && c.dim(1) % 8 == 0 &&
+         c.dim(0) * c.dim(1) > 128;
+}
+
 // Tensor-core tiles (generation 5): some matmul loops multiply f16 or
 // bf16 tiles of 16 or 32 rows, 8 to 64 columns and 16 or 32 along K into
 // f32, the shapes a dot runs on tensor cores in; generation 4 has none
 // of 32 rows or more than 8 columns.
+TEST(GeneratorTest, TensorCoreTilesComeInMatmulLoops) {
+  auto halves = [](Scalar s) { return s == Scalar::F16 || s == Scalar::BF16; };
+  auto shaped = [&](const ir::Operation &op) {
+    return tensor_core_shaped(op, halves, Scalar::F32, 16);
+  };
+  EXPECT_GE(dots_new_in_generation(5, shaped), 10);
+}
+
 // Generation 6: some of those tiles multiply int8 into int32, 32 or 64
 // along K (the k of an 8-bit MMA); generation 5 has none.
 TEST(GeneratorTest, Int8TensorCoreTilesComeInGenerationSix) {
-  GeneratorOptions newest, older;
-  newest.generation = 6;
-  older.generation = 5;
-  auto int8_mma_shaped = [](const ir::Operation &op) {
-    if (op.code() != OpCode::Dot || op.result()->type().rank() != 2)
-      return false;
-    const ir::Type &a = op.operand(0)->type(), &c = op.result()->type();
-    return a.element() == Scalar::I8 && c.element() == Scalar::I32 &&
-           c.dim(0) % 16 == 0 && a.dim(1) % 32 == 0 && c.dim(1) % 8 == 0 &&
-           c.dim(0) * c.dim(1) > 128;
+  auto int8 = [](Scalar s) { return s == Scalar::I8; };
+  auto shaped = [&](const ir::Operation &op) {
+    return tensor_core_shaped(op, int8, Scalar::I32, 32);
   };
-  int shaped = 0;
-  for (uint64_t seed = 1; seed <= 600; ++seed) {
-    generate_kernel(seed, newest).function->walk([&](ir::Operation &op) {
-      shaped += int8_mma_shaped(op);
-    });
-    generate_kernel(seed, older).function->walk([&](ir::Operation &op) {
-      EXPECT_FALSE(int8_mma_shaped(op)) << "seed " << seed;
-    });
-  }
-  EXPECT_GE(shaped, 5);
-}
-
-TEST(GeneratorTest, TensorCoreTilesComeInMatmulLoops) {
-  GeneratorOptions newest, older;
-  newest.generation = 5;
-  older.generation = 4;
-  auto mma_shaped = [](const ir::Operation &op) {
-    if (op.code() != OpCode::Dot || op.result()->type().rank() != 2)
-      return false;
-    const ir::Type &a = op.operand(0)->type(), &c = op.result()->type();
-    bool halves = a.element() == Scalar::F16 || a.element() == Scalar::BF16;
-    return halves && c.element() == Scalar::F32 && c.dim(0) % 16 == 0 &&
-           a.dim(1) % 16 == 0 && c.dim(1) % 8 == 0 && c.dim(0) * c.dim(1) > 128;
-  };
-  int shaped = 0;
-  for (uint64_t seed = 1; seed <= 600; ++seed) {
-    generate_kernel(seed, newest).function->walk([&](ir::Operation &op) {
-      shaped += mma_shaped(op);
-    });
-    generate_kernel(seed, older).function->walk([&](ir::Operation &op) {
-      EXPECT_FALSE(mma_shaped(op)) << "seed " << seed;
-    });
-  }
-  EXPECT_GE(shaped, 10);
+  EXPECT_GE(dots_new_in_generation(6, shaped), 5);
 }
 
 } // namespace

@@ -7,7 +7,26 @@
 
 namespace blocc::nvptx {
 
+namespace {
+
+/// Whether some loop body holds a dot on tensor cores: the loads of no
+/// other loop are pipelined, and most kernels have none, so they skip the
+/// analyses below.
+bool loop_feeds_tensor_cores(ir::Function &function) {
+  bool found = false;
+  function.walk([&](ir::Operation &op) {
+    const ir::Operation *parent = op.parent_op();
+    found = found || (runs_on_tensor_cores(op) && parent &&
+                      parent->code() == ir::OpCode::For);
+  });
+  return found;
+}
+
+} // namespace
+
 void pipeline_loops(ir::Function &function, const GpuPassOptions &options) {
+  if (options.num_stages < 2 || !loop_feeds_tensor_cores(function))
+    return;
   ir::AxisInfoAnalysis axis_info(function);
   LayoutAssignment layouts(function, axis_info, options.num_warps,
                            options.arch);

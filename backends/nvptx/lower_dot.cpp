@@ -12,11 +12,10 @@
 // bits), so that it is written in vectors — or a pipelined loop has
 // already copied them there (loop_pipeline.h) and they are read in place;
 // each step of 32 bytes along K, a warp reads its fragments with ldmatrix
-// (.trans for a 16-bit tile stored with K slowest; for other elements
-// stored so, plain loads of each lane's elements, since .trans moves
-// halves) and issues one MMA per 16 x 8 tile. In words the fragments of
-// every input type are alike (mma_layouts.h), so one addressing serves
-// them all. f32 inputs are rounded to tf32 (cvt.rna) as their fragments
+// (.trans for a tile stored with K slowest, which only 16-bit tiles are:
+// .trans moves halves) and issues one MMA per 16 x 8 tile. In words the
+// fragments of every input type are alike (mma_layouts.h), so one addressing
+// serves them all. f32 inputs are rounded to tf32 (cvt.rna) as their fragments
 // are read; tf32x3 splits each into big = tf32(x) and small =
 // tf32(x - big) and adds small x big, big x small, then big x big. The
 // products are exact (but for tf32's rounding of the inputs) and the sums
@@ -669,8 +668,12 @@ private:
     find_a_in_registers();
     stage_fragment_inputs();
     for (int side = 0; side < 2; ++side)
-      plain_[side] =
-          !staging_[side].k_fastest && staging_[side].element_bytes() != 2;
+      if (!(side == 0 && a_registers_) && !staging_[side].k_fastest &&
+          staging_[side].element_bytes() != 2)
+        throw Error("internal: a tile of " +
+                    std::to_string(8 * staging_[side].element_bytes()) +
+                    "-bit elements with K slowest, which ldmatrix cannot "
+                    "transpose");
     m_tiles_ = m_ / (2 * parent_.tile(0));
     n_tiles_ = n_ / parent_.tile(1);
     const KernelLowering::Registers &init = k_.registers(op_.operand(2), home_);
@@ -728,9 +731,7 @@ private:
   /// 16 bytes (a0..a3); B's are the two 16 bytes of K of the warp's first
   /// 8-column tile, then of its second (b0, b1 of two tiles). A matrix is
   /// 8 rows of the tile as stored: of M or N where K runs fastest, else of
-  /// K (read with .trans). Warps are numbered along N first. A side read
-  /// by plain loads (plain_) gets instead the lane's own first element:
-  /// row or column lane / 4 and the word lane % 4 along K.
+  /// K (read with .trans). Warps are numbered along N first.
   void find_row_addresses() {
     llvm::Value *warps_along_n = i32(parent_.warps_per_cta[1]);
     llvm::Value *warp_m = b_.CreateUDiv(k_.warp, warps_along_n);
@@ -744,17 +745,9 @@ private:
                           add(mul(warp_n, 8), mul(high_bit, parent_.tile(1)))};
     const int64_t half = 16 / mma_.input_bytes;
     llvm::Value *k[2] = {mul(high_bit, half), mul(low_bit, half)};
-    llvm::Value *group = b_.CreateLShr(k_.lane, 2);
-    llvm::Value *word = mul(b_.CreateAnd(k_.lane, 3), per_word());
     for (int side = 0; side < 2; ++side) {
       if (side == 0 && a_registers_)
         continue;
-      if (plain_[side]) {
-        llvm::Value *first = side == 0 ? warp_m : warp_n;
-        row_address_[side] = tile_element(
-            side, tile_index(side, add(mul(first, 8), group), word));
-        continue;
-      }
       if (staging_[side].k_fastest)
         mn[side] = add(mn[side], row);
       else
@@ -797,46 +790,9 @@ private:
                                  s.k_fastest ? mn * s.pitch : mn);
   }
 
-  /// Elements of the inputs in a 32-bit word of a fragment.
-  int64_t per_word() const { return 4 / mma_.input_bytes; }
-
-  /// The fragment words a side's ldmatrix.x4 (x2 where `count` is 2)
-  /// would give, by plain loads of each lane's elements from a tile with
-  /// K slowest: word j of A is row g (+ 8 rows: j & 1) at word c (+ 4
-  /// words: j & 2) of K; of B, word c (+ 4: j & 1) of K at column g (next
-  /// tile: j & 2). A word's elements are consecutive k, the lowest in the
-  /// lowest bits.
-  std::vector<llvm::Value *> load_plain(int side, llvm::Value *at,
-                                        int64_t count) {
-    const Staging &s = staging_[side];
-    llvm::Type *type = k_.storage_type(s.element);
-    const int64_t half = 16 / s.element_bytes();
-    std::vector<llvm::Value *> words;
-    for (int64_t j = 0; j < count; ++j) {
-      int64_t dk = (side == 0 ? j >> 1 : j & 1) * half;
-      int64_t dmn = (side == 0 ? j & 1 : j >> 1) * parent_.tile(side);
-      llvm::Value *w = nullptr;
-      for (int64_t e = 0; e < per_word(); ++e) {
-        llvm::Value *v = b_.CreateLoad(
-            type, b_.CreateConstGEP1_64(type, at, (dk + e) * s.pitch + dmn));
-        if (per_word() == 1) {
-          w = b_.CreateBitCast(v, b_.getInt32Ty());
-          continue;
-        }
-        v = b_.CreateShl(b_.CreateZExt(v, b_.getInt32Ty()),
-                         8 * s.element_bytes() * e);
-        w = w ? b_.CreateOr(w, v) : v;
-      }
-      words.push_back(w);
-    }
-    return words;
-  }
-
-  /// A side's fragment words at `at`: ldmatrix, or plain loads.
+  /// A side's fragment words at `at` (ldmatrix).
   std::vector<llvm::Value *> load_fragments(int side, llvm::Value *at,
                                             bool four) {
-    if (plain_[side])
-      return load_plain(side, at, four ? 4 : 2);
     return load_matrices(at, !staging_[side].k_fastest, four);
   }
 
@@ -990,9 +946,6 @@ private:
   int64_t m_tiles_ = 0, n_tiles_ = 0;
   llvm::Value *row_address_[2] = {nullptr, nullptr};
   MmaInstruction mma_;
-  // Sides whose fragments are read by plain loads (plain_: not 16-bit and
-  // K slowest, which ldmatrix cannot transpose).
-  bool plain_[2] = {false, false};
   // Inputs a pipelined loop copied into shared memory (else nullptr).
   const KernelLowering::StagedOperand *staged_[2] = {nullptr, nullptr};
   // A held as its fragments (mma_operand_a_layout): its registers, which

@@ -140,10 +140,9 @@ std::string why_not_on_tensor_cores(const ir::Operation &dot, int num_warps,
 /// `pitch` elements from the next: 4 words past a multiple of 8, so that
 /// the 8 rows of 16 bytes one phase of ldmatrix reads start in banks
 /// 4 * (row * odd) mod 32 and meet every bank once. ldmatrix moves 16-bit
-/// elements: its .trans transposes halves, so a tile of 32-bit or 8-bit
-/// elements with K slowest (which only a pipelined loop's copies of
-/// global memory make, see fragment_tile_k_fastest) is read by plain
-/// loads of the fragments' elements instead.
+/// elements: its .trans transposes halves, so tiles of 32-bit or 8-bit
+/// elements are kept with K fastest (fragment_tile_k_fastest; pipelined
+/// loops copy 16-bit tiles only).
 struct FragmentTile {
   bool k_fastest = true;
   int64_t rows = 0, pitch = 0; // in elements

@@ -35,9 +35,9 @@ std::string matmul_ptx(Kernel &kernel, const MatmulConfig &c,
   const T *in = nullptr;
   const float *out = nullptr;
   const int n = 4096;
-  bl::Stages stages =
-      kernel.asm_for(bl::Target::gpu(arch, c.warps, c.stages), in, in, out, n,
-                     n, n, n, 1, n, 1, n, 1, c.block_m, c.block_n, c.block_k, 8);
+  bl::Stages stages = kernel.asm_for(bl::Target::gpu(arch, c.warps, c.stages),
+                                     in, in, out, n, n, n, n, 1, n, 1, n, 1,
+                                     c.block_m, c.block_n, c.block_k, 8);
   return stages[bl::Stage::Ptx];
 }
 
@@ -85,8 +85,8 @@ TEST(TutorialKernelsPtx, AttentionRunsBothProductsOnTensorCores) {
       SCOPED_TRACE("head dimension " + std::to_string(dim) +
                    (causal ? ", causal" : ""));
       bl::Stages stages = blocc::tutorials::attention.asm_for(
-          bl::Target::gpu("sm_90", 4, 3), p, p, p, p, 4096, 0.125f, dim, 64,
-          64, causal);
+          bl::Target::gpu("sm_90", 4, 3), p, p, p, p, 4096, 0.125f, dim, 64, 64,
+          causal);
       const std::string &layouts = stages[bl::Stage::Layouts];
       size_t on_tensor_cores = 0;
       for (size_t at = 0;

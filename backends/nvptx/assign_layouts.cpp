@@ -84,11 +84,77 @@ LayoutAssignment::LayoutAssignment(const ir::Function &function,
     int64_t &width = vector_width_[type.shape()];
     width = std::max<int64_t>({width, 1, access_vector_width(op, axis_info)});
   });
+  assign(function);
+  // A loop-carried value homed where the loop's result is needed after it
+  // may be produced in another layout at every iteration, and converted
+  // through shared memory each time (attention's running row sums, homed
+  // for the store after the loop). Homing it where the body produces it
+  // moves that conversion after the loop: once, not once an iteration.
+  if (prefer_homes_where_produced(function))
+    assign(function);
+}
+
+void LayoutAssignment::assign(const ir::Function &function) {
+  parents_.clear();
+  layouts_.clear();
+  homes_.clear();
+  store_layouts_.clear();
+  reduce_layouts_.clear();
+  shape_operands_.clear();
   // Layouts only accumulate, and there are finitely many: this ends.
   do {
     changed_ = false;
     visit(function.body());
   } while (changed_);
+}
+
+std::optional<Layout> LayoutAssignment::produced_in(const ir::Value *v) const {
+  if (!v->type().is_block() || v->is_block_argument())
+    return std::nullopt;
+  if (const Layout *h = home(v))
+    return *h;
+  const ir::Operation *op = v->defining_op();
+  if (op->num_regions() != 0 || op->num_results() != 1)
+    return std::nullopt;
+  switch (op->code()) {
+  case OpCode::Broadcast:
+  case OpCode::ExpandDims:
+  case OpCode::Reshape:
+  case OpCode::Permute:
+  case OpCode::Join:
+  case OpCode::Cat:
+    return std::nullopt;
+  default:
+    break;
+  }
+  // An elementwise op is computed in the layout its operands come in.
+  for (const ir::Value *operand : op->operands())
+    if (operand->type().is_block() &&
+        operand->type().shape() == v->type().shape())
+      if (std::optional<Layout> from = produced_in(operand))
+        return Layout{from->parent, from->dims, v->type().shape()};
+  return std::nullopt;
+}
+
+bool LayoutAssignment::prefer_homes_where_produced(
+    const ir::Function &function) {
+  bool preferred = false;
+  for_each_op(function.body(), [&](const ir::Operation &loop) {
+    if (loop.code() != OpCode::For)
+      return;
+    const ir::Operation *yield = loop.region(0)->terminator();
+    for (size_t k = 0; k < loop.num_results(); ++k) {
+      const ir::Value *result = loop.result(k);
+      const Layout *chosen = home(result);
+      std::optional<Layout> produced = produced_in(yield->operand(k));
+      if (!chosen || !produced || *produced == *chosen)
+        continue;
+      preferred_homes_.emplace(
+          result, PreferredHome{parents_[produced->parent], produced->dims});
+      preferred = true;
+    }
+  });
+  return preferred;
 }
 
 void LayoutAssignment::visit(const ir::Block &block) {
@@ -278,8 +344,12 @@ void LayoutAssignment::visit_for(const ir::Operation &op) {
     const ir::Value *result = op.result(k);
     if (!result->type().is_block() || home(result))
       continue;
+    auto preferred = preferred_homes_.find(result);
     if (std::optional<Layout> mma = tensor_core_layout(yield->operand(k)))
       set_home(result, *mma);
+    else if (preferred != preferred_homes_.end())
+      set_home(result, Layout{intern(preferred->second.parent),
+                              preferred->second.dims, result->type().shape()});
     else if (!layouts_of(result).empty())
       set_home(result, layouts_of(result).front());
     else

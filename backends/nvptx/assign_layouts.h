@@ -30,9 +30,13 @@
 //   - a scan: its operands and results all in the first layout a user
 //     needs of a result, else one the operand already has, else the
 //     anchor of its shape;
-//   - a loop-carried value: the first layout the loop's result is needed
-//     in, else the first layout the body needs the carried value in; the
-//     init and the yielded value are needed in it;
+//   - a loop-carried value: the layout in which the body produces the
+//     value it yields (the home of that value or, through elementwise ops,
+//     of an operand), so that no iteration converts it — the walk runs a
+//     second time where a first one found that layout to differ; else the
+//     first layout the loop's result is needed in, else the first layout
+//     the body needs the carried value in; the init and the yielded value
+//     are needed in it;
 //   - an if's result: the first layout it is needed in; both branches
 //     yield it in that layout;
 //   - a dot's result: on tensor cores, the MMA accumulator layout
@@ -97,6 +101,15 @@ public:
                                                    const Layout &layout) const;
 
 private:
+  /// Runs the walk to its fixpoint from nothing.
+  void assign(const ir::Function &function);
+  /// The layout the body computes `v` in without converting it: its home,
+  /// or for an elementwise op, where an operand is produced; nullopt for
+  /// block arguments and the results of ops that move elements.
+  std::optional<Layout> produced_in(const ir::Value *v) const;
+  /// Notes, for the next assign(), the loop-carried values whose yielded
+  /// value is produced in another layout than their home; true if any.
+  bool prefer_homes_where_produced(const ir::Function &function);
   void visit(const ir::Block &block);
   void visit_op(const ir::Operation &op);
   void visit_reduce(const ir::Operation &op);
@@ -145,6 +158,13 @@ private:
   std::map<std::tuple<const ir::Operation *, size_t, Layout>,
            std::vector<Layout>>
       shape_operands_;
+  /// Homes of loop results, kept across assign()s by parent rather than by
+  /// its index.
+  struct PreferredHome {
+    BlockedLayout parent;
+    std::vector<int> dims;
+  };
+  std::map<const ir::Value *, PreferredHome> preferred_homes_;
 };
 
 /// The layout of the operand of a reshape that only adds size-1

@@ -1,16 +1,22 @@
 // Where the GPU departs from backends/llvm's element ops, for speed on
 // hardware that has the instruction, with the precision stated:
 //
-// - f32 exp and exp2: the argument is split as n + f (exp: x = n ln2 + r,
-//   r reduced in two fma steps with ln2 split in a high and a low part, so
-//   r is nearly exact), 2^f (|f| <= 1/2) comes from ex2.approx.f32, and
-//   2^n is applied as two exact power-of-two scalings, so results that are
+// - f32 exp: the argument is split as x = n ln2 + r (r reduced in two fma
+//   steps with ln2 split in a high and a low part, so r is nearly exact),
+//   2^f (f = r log2 e, |f| <= 1/2) comes from ex2.approx.f32, and 2^n is
+//   applied as two exact power-of-two scalings, so results that are
 //   subnormal or overflow come out as the CPU backend's do. ex2.approx is
-//   within 2 ulp on that range (PTX ISA), the reduction adds under half an
-//   ulp: within 3 ulp of the correctly rounded result, against 1 ulp for
-//   the CPU backend's polynomial (so the two may differ in the last two
-//   bits). About 12 instructions instead of 30: softmax is bound by its
-//   arithmetic otherwise. NaN gives NaN; exp(-inf) = 0, exp(+inf) = +inf.
+//   within 2 ulp wherever its result is normal (CUDA's exp2f is that
+//   instruction), the reduction adds under half an ulp: within 3 ulp of the
+//   correctly rounded result, against 1 ulp for the CPU backend's
+//   polynomial (so the two may differ in the last two bits). About 12
+//   instructions instead of 30: softmax is bound by its arithmetic
+//   otherwise. NaN gives NaN; exp(-inf) = 0, exp(+inf) = +inf.
+// - f32 exp2 needs no reduction: ex2.approx.ftz.f32 of x itself, within 2
+//   ulp where 2^x is normal; below (x < -126) the argument is raised by 24
+//   and the result scaled back by 2^-24, one exact step then one rounding
+//   to the subnormal. Six instructions: attention's loop takes an exp2 per
+//   score, and the reduction's eight more were a third of its issue slots.
 // - f32 -> f16/bf16 casts: cvt.rn.f16.f32 / cvt.rn.bf16.f32, which round
 //   to nearest even like the interpreter, with NaN mapped to the quiet NaN
 //   the interpreter produces (0x7e00 / 0x7fc0 with the sign). f16/bf16 ->
@@ -57,48 +63,60 @@ llvm::Value *fma(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *y,
   return b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()}, {x, y, z});
 }
 
-/// f32 exp2 or exp as described above. The integer n comes from the
-/// shifter 1.5 * 2^23 (x + shifter rounds x to an integer in the low bits),
-/// so no float-to-integer conversions: with two cvt.rni/cvt.rzi and two
+/// With `keep_nan` a NaN argument gives itself back quieted (backends/llvm's
+/// bits); otherwise the hardware's NaN, for results whose NaN bits nothing
+/// observes.
+llvm::Value *keep_nan_of(llvm::IRBuilderBase &b, llvm::Value *x,
+                         llvm::Value *result, bool keep_nan) {
+  if (!keep_nan)
+    return result;
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), b.CreateFAdd(x, x), result);
+}
+
+/// f32 exp2 as described above: ex2.approx.ftz flushes subnormal results,
+/// so those are computed 2^24 times larger and scaled back.
+llvm::Value *fast_exp2(llvm::IRBuilderBase &b, llvm::Value *x, bool keep_nan) {
+  llvm::Value *subnormal = b.CreateFCmpOLT(x, f32(b, -126.0));
+  llvm::Value *raised =
+      b.CreateSelect(subnormal, b.CreateFAdd(x, f32(b, 24.0)), x);
+  llvm::Value *power =
+      b.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, {}, {raised});
+  llvm::Value *result =
+      b.CreateSelect(subnormal, b.CreateFMul(power, f32(b, 0x1p-24)), power);
+  return keep_nan_of(b, x, result, keep_nan);
+}
+
+/// f32 exp as described above. The integer n comes from the shifter 1.5 *
+/// 2^23 (x + shifter rounds x to an integer in the low bits), so no
+/// float-to-integer conversions: with two cvt.rni/cvt.rzi and two
 /// cvt.rzi.s32 per element, softmax ran at a quarter of the issue rate on
 /// the conversion unit. 2^f for |f| <= 0.52 never meets a subnormal, so the
 /// .ftz form of ex2.approx (no range fix-up around it) is exact to use.
-/// With `keep_nan` a NaN argument gives itself back quieted (backends/llvm's
-/// bits); without, the clamp propagates NaN (max.NaN) and the result is the
-/// hardware's NaN, for results whose NaN bits nothing observes.
-llvm::Value *fast_exp(llvm::IRBuilderBase &b, OpCode code, llvm::Value *x,
-                      bool keep_nan) {
+/// Without `keep_nan` the clamp propagates NaN (max.NaN).
+llvm::Value *fast_exp(llvm::IRBuilderBase &b, llvm::Value *x, bool keep_nan) {
   // Beyond these bounds the result is 0 or +inf either way.
-  llvm::Value *low = f32(b, code == OpCode::Exp ? -105.0 : -152.0);
+  llvm::Value *low = f32(b, -105.0);
   llvm::Value *clamped = b.CreateMinNum(
       keep_nan ? b.CreateMaxNum(x, low)
                : b.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x, low),
-      f32(b, code == OpCode::Exp ? 90.0 : 130.0));
+      f32(b, 90.0));
   const float kShifter = 12582912.0f; // 1.5 * 2^23
-  llvm::Value *shifted, *f;
-  if (code == OpCode::Exp2) {
-    shifted = b.CreateFAdd(clamped, f32(b, kShifter));
-    f = b.CreateFSub(clamped, b.CreateFSub(shifted, f32(b, kShifter)));
-  } else {
-    // ln 2 = kHigh + kLow, kHigh with 12 significant bits: n * kHigh is
-    // exact for |n| < 2^12.
-    const double kLog2e = 1.4426950408889634;
-    const float kHigh = 0.693145751953125f;
-    const float kLow = 1.428606765330187e-06f;
-    shifted = fma(b, clamped, f32(b, kLog2e), f32(b, kShifter));
-    llvm::Value *minus_n = b.CreateFSub(f32(b, kShifter), shifted);
-    llvm::Value *r = fma(b, minus_n, f32(b, kHigh), clamped);
-    r = fma(b, minus_n, f32(b, kLow), r);
-    f = b.CreateFMul(r, f32(b, kLog2e));
-  }
+  // ln 2 = kHigh + kLow, kHigh with 12 significant bits: n * kHigh is
+  // exact for |n| < 2^12.
+  const double kLog2e = 1.4426950408889634;
+  const float kHigh = 0.693145751953125f;
+  const float kLow = 1.428606765330187e-06f;
+  llvm::Value *shifted = fma(b, clamped, f32(b, kLog2e), f32(b, kShifter));
+  llvm::Value *minus_n = b.CreateFSub(f32(b, kShifter), shifted);
+  llvm::Value *r = fma(b, minus_n, f32(b, kHigh), clamped);
+  r = fma(b, minus_n, f32(b, kLow), r);
+  llvm::Value *f = b.CreateFMul(r, f32(b, kLog2e));
   llvm::Value *n = b.CreateSub(b.CreateBitCast(shifted, b.getInt32Ty()),
                                b.getInt32(0x4b400000));
   llvm::Value *result = scale(
       b, b.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, {}, {f}), n);
-  if (!keep_nan)
-    return result;
   // NaN in, NaN out (the clamp would have turned it into a number).
-  return b.CreateSelect(b.CreateFCmpUNO(x, x), b.CreateFAdd(x, x), result);
+  return keep_nan_of(b, x, result, keep_nan);
 }
 
 /// backends/llvm's f32 maximum (a NaN operand gives the other operand, x's
@@ -180,8 +198,11 @@ KernelLowering::gpu_element_op(const ir::Operation &op,
   case OpCode::Exp:
   case OpCode::Exp2:
     if (operand == Scalar::F32)
-      return fast_exp(builder, op.code(), x[0],
-                      !nan_bits_unobserved_.count(op.result()));
+      return op.code() == OpCode::Exp
+                 ? fast_exp(builder, x[0],
+                            !nan_bits_unobserved_.count(op.result()))
+                 : fast_exp2(builder, x[0],
+                             !nan_bits_unobserved_.count(op.result()));
     return nullptr;
   case OpCode::Maximum:
   case OpCode::Minimum:

@@ -57,6 +57,11 @@ TEST(GpuMath, ExpAndExp2WithinThreeUlp) {
   x.insert(x.begin(), edges.begin(), edges.end());
   for (size_t i = 0; i < 20000; ++i) // small arguments, where exp ~ 1 + x
     x.push_back(x[i] * 1e-6f);
+  // exp2's whole range, its subnormal results (below -126) densely.
+  std::vector<float> wide = random_values<float>(30011, -152, 130);
+  std::vector<float> low = random_values<float>(30011, -152, -120);
+  x.insert(x.end(), wide.begin(), wide.end());
+  x.insert(x.end(), low.begin(), low.end());
   const int n = static_cast<int>(x.size());
   DeviceBuffer<float> dx(x);
   auto de = poisoned_on_gpu<float>(n), de2 = poisoned_on_gpu<float>(n);

@@ -1,0 +1,62 @@
+#include "backends/nvptx/paired_narrowing.h"
+
+#include "backends/nvptx/llvm_rewrite.h"
+
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/PatternMatch.h>
+
+namespace blocc::nvptx {
+
+namespace {
+
+/// The f32 operands of a packing `or(shl(zext(bitcast(fptrunc hi)), 16),
+/// zext(bitcast(fptrunc lo)))` (either operand order of the or), both
+/// narrowed to the same 16-bit float type; nullopt for anything else.
+struct NarrowedPair {
+  llvm::Value *high = nullptr, *low = nullptr;
+  llvm::Type *half_type = nullptr;
+};
+
+bool narrowed_bits(llvm::Value *v, llvm::Value *&wide, llvm::Type *&type) {
+  using namespace llvm::PatternMatch;
+  llvm::Value *narrow = nullptr;
+  if (!match(v, m_ZExt(m_BitCast(m_Value(narrow)))) ||
+      !match(narrow, m_FPTrunc(m_Value(wide))) ||
+      !wide->getType()->isFloatTy() || !v->getType()->isIntegerTy(32))
+    return false;
+  type = narrow->getType();
+  return type->isHalfTy() || type->isBFloatTy();
+}
+
+std::optional<NarrowedPair> narrowed_pair(llvm::Instruction &i) {
+  using namespace llvm::PatternMatch;
+  llvm::Value *shifted = nullptr, *low = nullptr;
+  if (!match(&i, m_c_Or(m_Shl(m_Value(shifted), m_SpecificInt(16)),
+                        m_Value(low))))
+    return std::nullopt;
+  NarrowedPair pair;
+  llvm::Type *low_type = nullptr;
+  if (!narrowed_bits(shifted, pair.high, pair.half_type) ||
+      !narrowed_bits(low, pair.low, low_type) || low_type != pair.half_type)
+    return std::nullopt;
+  return pair;
+}
+
+} // namespace
+
+void emit_paired_narrowing(llvm::Module &module) {
+  replace_instructions(
+      module,
+      [](llvm::Instruction &i) { return narrowed_pair(i).has_value(); },
+      [](llvm::IRBuilder<> &b, llvm::Instruction &i) {
+        NarrowedPair pair = *narrowed_pair(i);
+        // cvt.rn.f16x2.f32 d, a, b puts a in the upper half of d.
+        llvm::Value *packed = b.CreateIntrinsic(
+            pair.half_type->isHalfTy() ? llvm::Intrinsic::nvvm_ff2f16x2_rn
+                                       : llvm::Intrinsic::nvvm_ff2bf16x2_rn,
+            {}, {pair.high, pair.low});
+        return b.CreateBitCast(packed, b.getInt32Ty(), "paired_narrowing");
+      });
+}
+
+} // namespace blocc::nvptx

@@ -19,7 +19,57 @@ bool kept(const ir::LinearLayout &source_of, const std::string &name) {
   return true;
 }
 
+int64_t along(const ir::LinearLayout::Point &p, const std::string &name) {
+  auto it = p.find(name);
+  return it == p.end() ? 0 : it->second;
+}
+
+/// Whether no lane or warp bit of the destination changes the register it
+/// reads from its source thread.
+bool register_independent_of_thread(const ir::LinearLayout &source_of) {
+  for (const ir::LinearLayout::Dimension &d : source_of.inputs())
+    for (int b = 0; d.name != "register" && b < d.bits; ++b)
+      if (along(source_of.image(d.name, b), "register") != 0)
+        return false;
+  return true;
+}
+
 } // namespace
+
+bool WarpRoute::crosses_lanes() const {
+  if (!keeps_lanes())
+    return true;
+  for (int64_t x : lane_xor)
+    if (x != 0)
+      return true;
+  return false;
+}
+
+bool WarpRoute::keeps_lanes() const {
+  for (size_t b = 0; b < lane_images.size(); ++b)
+    if (lane_images[b] != int64_t{1} << b)
+      return false;
+  return true;
+}
+
+std::optional<WarpRoute> warp_route(const ir::LinearLayout &from,
+                                    const ir::LinearLayout &to) {
+  if (conversion_path(from, to) == ConversionPath::SharedMemory)
+    return std::nullopt;
+  ir::LinearLayout source_of = to.invert_and_compose(from);
+  if (!register_independent_of_thread(source_of))
+    return std::nullopt;
+  WarpRoute route;
+  const int64_t registers = int64_t{1} << source_of.input_bits("register");
+  for (int64_t r = 0; r < registers; ++r) {
+    ir::LinearLayout::Point p = source_of.apply({{"register", r}});
+    route.source_register.push_back(along(p, "register"));
+    route.lane_xor.push_back(along(p, "lane"));
+  }
+  for (int b = 0; b < source_of.input_bits("lane"); ++b)
+    route.lane_images.push_back(along(source_of.image("lane", b), "lane"));
+  return route;
+}
 
 ConversionPath conversion_path(const ir::LinearLayout &from,
                                const ir::LinearLayout &to) {

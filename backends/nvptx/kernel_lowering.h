@@ -67,6 +67,8 @@
 
 namespace blocc::nvptx {
 
+struct WarpRoute;
+
 /// Global memory: where every pointer of the block IR points.
 constexpr unsigned kGlobalAddressSpace = 1;
 /// Shared memory: conversions and reductions across warps.
@@ -198,8 +200,13 @@ public:
   /// Binds v's registers in `home` and converts them to every other layout
   /// v is needed in.
   void define_block(const ir::Value *v, const Layout &home, Registers values);
+  /// v's registers in `from` as `to` needs them: renumbered, shuffled
+  /// between lanes, or through shared memory (conversion_path.h says which).
   Registers convert_layout(const ir::Value *v, const Layout &from,
                            const Registers &values, const Layout &to);
+  /// A conversion within each warp, along `route`.
+  Registers convert_within_warps(const WarpRoute &route,
+                                 const Registers &values, const Layout &to);
   /// Address of element `index` (i32) of a `type` array starting `offset`
   /// bytes into the kernel's shared memory, reserving what it needs.
   /// Offsets count from the end of what pipelined loops keep

@@ -2,13 +2,18 @@
 //
 // The kernel has one shared buffer (kernel_lowering.h): every user writes
 // it from offset 0, waits at a barrier, and reads it back; static up to
-// 48 KB, dynamic beyond. A conversion
-// writes each element the thread holds in the source layout at its
-// row-major position, padded by one element every 32 so that the threads
-// of a warp, which own runs of 1 to 8 consecutive elements, write
-// different banks; then each thread reads the elements of the target
+// 48 KB, dynamic beyond. A conversion whose elements stay within each
+// warp, and where no thread's lane decides which register it reads
+// (conversion_path.h: warp_route, read off the two linear layouts), is a
+// renumbering of registers and one shuffle a register that changes lanes.
+// Any other conversion writes each element the thread holds in the source
+// layout at its row-major position, padded by one element every 32 so that
+// the threads of a warp, which own runs of 1 to 8 consecutive elements,
+// write different banks; then each thread reads the elements of the target
 // layout. Threads holding replicas write the same value to the same place.
 #include "backends/nvptx/kernel_lowering.h"
+
+#include "backends/nvptx/conversion_path.h"
 
 #include "ir/error.h"
 
@@ -142,6 +147,31 @@ llvm::Value *KernelLowering::linear_index(const Layout &layout, int64_t r) {
   return index;
 }
 
+KernelLowering::Registers KernelLowering::convert_within_warps(
+    const WarpRoute &route, const Registers &values, const Layout &to) {
+  // The lane each thread reads from, before the register's own XOR: its
+  // own where lanes stay, else the XOR of the images of its lane's bits.
+  llvm::Value *base = nullptr;
+  if (!route.keeps_lanes()) {
+    base = builder.getInt32(0);
+    for (size_t b = 0; b < route.lane_images.size(); ++b) {
+      llvm::Value *bit = builder.CreateAnd(
+          builder.CreateLShr(lane, static_cast<uint64_t>(b)), 1);
+      base = builder.CreateXor(
+          base, builder.CreateMul(bit, builder.getInt32(static_cast<uint32_t>(
+                                           route.lane_images[b]))));
+    }
+  }
+  return per_register(to, [&](int64_t r) {
+    llvm::Value *value = values[route.source_register[size_t(r)]];
+    const auto lanes = static_cast<uint32_t>(route.lane_xor[size_t(r)]);
+    if (!base)
+      return lanes == 0 ? value : shuffle_xor(value, static_cast<int>(lanes));
+    return shuffle(value, Shuffle::Index,
+                   builder.CreateXor(base, builder.getInt32(lanes)));
+  });
+}
+
 void KernelLowering::define_block(const ir::Value *v, const Layout &home,
                                   Registers values) {
   blocks_[{v, layout_id(home)}] = values;
@@ -153,6 +183,13 @@ void KernelLowering::define_block(const ir::Value *v, const Layout &home,
 KernelLowering::Registers
 KernelLowering::convert_layout(const ir::Value *v, const Layout &from,
                                const Registers &values, const Layout &to) {
+  // (A reshape through shared memory passes layouts of two shapes, the
+  // row-major index in common.)
+  if (from.shape == to.shape)
+    if (std::optional<WarpRoute> route =
+            warp_route(linear_layout_of(parent(from), from),
+                       linear_layout_of(parent(to), to)))
+      return convert_within_warps(*route, values, to);
   llvm::Type *type = shared_type(builder, value_type(v->type()));
   int64_t count = padded(v->type().num_elements());
   auto address = [&](const Layout &layout, int64_t r) {

@@ -31,8 +31,8 @@ bool narrowed_bits(llvm::Value *v, llvm::Value *&wide, llvm::Type *&type) {
 std::optional<NarrowedPair> narrowed_pair(llvm::Instruction &i) {
   using namespace llvm::PatternMatch;
   llvm::Value *shifted = nullptr, *low = nullptr;
-  if (!match(&i, m_c_Or(m_Shl(m_Value(shifted), m_SpecificInt(16)),
-                        m_Value(low))))
+  if (!match(&i,
+             m_c_Or(m_Shl(m_Value(shifted), m_SpecificInt(16)), m_Value(low))))
     return std::nullopt;
   NarrowedPair pair;
   llvm::Type *low_type = nullptr;
@@ -46,8 +46,7 @@ std::optional<NarrowedPair> narrowed_pair(llvm::Instruction &i) {
 
 void emit_paired_narrowing(llvm::Module &module) {
   replace_instructions(
-      module,
-      [](llvm::Instruction &i) { return narrowed_pair(i).has_value(); },
+      module, [](llvm::Instruction &i) { return narrowed_pair(i).has_value(); },
       [](llvm::IRBuilder<> &b, llvm::Instruction &i) {
         NarrowedPair pair = *narrowed_pair(i);
         // cvt.rn.f16x2.f32 d, a, b puts a in the upper half of d.

@@ -1,5 +1,6 @@
 #include "backends/nvptx/gpu_ir.h"
 
+#include "backends/nvptx/layout_attrs.h"
 #include "backends/nvptx/mma_layouts.h"
 #include "ir/error.h"
 
@@ -84,7 +85,7 @@ void verify_async_copy(const ir::Operation &op) {
 } // namespace
 
 bool is_gpu_ir(const ir::Function &function) {
-  bool annotated = false;
+  bool annotated = carries_layouts(function);
   const_cast<ir::Function &>(function).walk([&](ir::Operation &op) {
     annotated = annotated || op.has_attr(gpu_attr::kEngine) ||
                 op.has_attr(gpu_attr::kNumStages);
@@ -138,6 +139,8 @@ void verify_gpu_ir(const ir::Function &function, int num_warps,
     if (op.has_attr(gpu_attr::kAsyncCopy))
       verify_async_copy(op);
   });
+  if (carries_layouts(function))
+    verify_layouts(function, num_warps, arch);
 }
 
 } // namespace blocc::nvptx

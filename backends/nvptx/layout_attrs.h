@@ -42,6 +42,9 @@
 //                    operands in, one group per layout of its results, in
 //                    order, separated by " | ", each holding one layout
 //                    per operand
+//
+// verify_gpu_ir (gpu_ir.h) checks them: the reading (each layout fits its
+// value, each parent is defined), and that they are complete.
 #pragma once
 
 #include "backends/nvptx/assign_layouts.h"
@@ -71,13 +74,5 @@ void write_layouts(ir::Function &function, const LayoutAssignment &layouts);
 /// `layout` over `parent` as the attributes spell it: "#blocked1",
 /// "#blocked0 dims=[0]".
 std::string layout_text(const BlockedLayout &parent, const Layout &layout);
-
-/// Checks that the layouts `function` carries are complete and consistent
-/// for `num_warps` warps: each parent spreads its elements over 32 threads
-/// a warp and `num_warps` warps; every block value something needs has a
-/// layout, every store of a block and reduction of one their own, and
-/// each layout fits its value's shape. Throws blocc::Error naming the op.
-void verify_layouts(const ir::Function &function, int num_warps,
-                    const GpuArch &arch);
 
 } // namespace blocc::nvptx

@@ -54,6 +54,7 @@ std::unique_ptr<Function> clone(const Function &function) {
                copy->add_argument(function.argument(i)->type(),
                                   function.argument_info(i)));
   cloner.copy_ops(function.body(), copy->body());
+  copy->attributes() = function.attributes();
   return copy;
 }
 

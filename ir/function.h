@@ -191,6 +191,11 @@ public:
     return argument_infos_[i];
   }
 
+  /// What a backend's level of the IR says of the whole function (the GPU
+  /// IR's blocked layouts, which many values share); none in block IR.
+  const Attributes &attributes() const { return attributes_; }
+  Attributes &attributes() { return attributes_; }
+
   /// Every op, parents before the ops in their regions, in program order.
   void walk(const std::function<void(Operation &)> &f);
 
@@ -208,6 +213,7 @@ private:
   uint64_t unique_id_ = next_unique_id();
   Block body_;
   std::vector<ArgumentInfo> argument_infos_;
+  Attributes attributes_;
 };
 
 } // namespace blocc::ir

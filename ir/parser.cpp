@@ -439,6 +439,12 @@ private:
       } while (lex_.peek().is(',') && (next(), true));
     }
     expect(')', "to close the argument list");
+    if (lex_.peek().is_word("attributes")) {
+      next();
+      if (!lex_.peek().is('{'))
+        fail(lex_.peek(), "expected '{' after 'attributes'");
+      f->attributes() = attribute_dict();
+    }
 
     Token open = expect('{', "to open the function body");
     if (lex_.peek().is('^'))

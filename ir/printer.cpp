@@ -187,7 +187,9 @@ public:
       if (int64_t d = f.argument_info(i).divisibility; d != 1)
         out_ += " {divisibility = " + std::to_string(d) + "}";
     }
-    out_ += ") {\n";
+    out_ += ")";
+    function_attributes(f);
+    out_ += " {\n";
     block_ops(f.body(), 1);
     out_ += "}\n";
   }
@@ -221,6 +223,22 @@ public:
   }
 
   std::string take() { return std::move(out_); }
+
+private:
+  /// " attributes {...}", one attribute a line: a function's attributes
+  /// are tables (the GPU IR's layouts), read more easily as columns.
+  void function_attributes(const Function &f) {
+    if (f.attributes().empty())
+      return;
+    out_ += " attributes {";
+    bool first = true;
+    for (const auto &[key, value] : f.attributes()) {
+      out_ += first ? "\n    " : ",\n    ";
+      first = false;
+      out_ += attribute_key_text(key) + " = " + print_attribute(value);
+    }
+    out_ += "}";
+  }
 
 private:
   void indent(int depth) { out_.append(2 * static_cast<size_t>(depth), ' '); }

@@ -6,7 +6,8 @@
 // Grammar (`[...]` optional, `...*` repeated; whitespace is free, `//`
 // starts a comment that runs to the end of the line):
 //
-//   function  := "func" "@" name "(" [argument ("," argument)*] ")" region
+//   function  := "func" "@" name "(" [argument ("," argument)*] ")"
+//                ["attributes" "{" attribute ("," attribute)* "}"] region
 //   argument  := value ":" type ["{" "divisibility" "=" int "}"]
 //   operation := [value [":" count] "="] opname [use ("," use)*]
 //                ["{" attribute ("," attribute)* "}"]

@@ -73,7 +73,7 @@ int64_t access_vector_width(const ir::Operation &op,
 LayoutAssignment::LayoutAssignment(const ir::Function &function,
                                    const ir::AxisInfoAnalysis &axis_info,
                                    int num_warps, const GpuArch &arch)
-    : axis_info_(axis_info), num_warps_(num_warps), arch_(arch) {
+    : axis_info_(&axis_info), num_warps_(num_warps), arch_(arch) {
   // The vector width of each anchor shape: the widest access of that shape.
   for_each_op(function.body(), [&](const ir::Operation &op) {
     if (op.code() != OpCode::Load && op.code() != OpCode::Store)

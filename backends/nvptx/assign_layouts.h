@@ -60,6 +60,7 @@
 #include "ir/function.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -74,6 +75,16 @@ public:
   LayoutAssignment(const ir::Function &function,
                    const ir::AxisInfoAnalysis &axis_info, int num_warps,
                    const GpuArch &arch);
+  /// The layouts the GPU IR carries (layout_attrs.h: written by the
+  /// gpu-assign-layouts pass), as they are written: nothing is chosen.
+  /// Throws blocc::Error naming the op where one cannot be read.
+  static std::unique_ptr<LayoutAssignment>
+  read(const ir::Function &function, int num_warps, const GpuArch &arch);
+  /// The layouts `function` carries where it carries them (read), else
+  /// those assigned as above.
+  static std::unique_ptr<LayoutAssignment>
+  of(const ir::Function &function, const ir::AxisInfoAnalysis &axis_info,
+     int num_warps, const GpuArch &arch);
 
   const std::vector<BlockedLayout> &parents() const { return parents_; }
   const BlockedLayout &parent(const Layout &l) const {
@@ -101,6 +112,10 @@ public:
                                                    const Layout &layout) const;
 
 private:
+  /// Fills an empty assignment from the GPU IR (layout_attrs.cpp).
+  class Reader;
+  LayoutAssignment(int num_warps, const GpuArch &arch)
+      : num_warps_(num_warps), arch_(arch) {}
   /// Runs the walk to its fixpoint from nothing.
   void assign(const ir::Function &function);
   /// The layout the body computes `v` in without converting it: its home,
@@ -145,7 +160,7 @@ private:
   void set_home(const ir::Value *v, const Layout &layout);
   void propagate_to_operands(const ir::Operation &op, const Layout &layout);
 
-  const ir::AxisInfoAnalysis &axis_info_;
+  const ir::AxisInfoAnalysis *axis_info_ = nullptr; // none when read
   int num_warps_;
   GpuArch arch_;
   bool changed_ = false;

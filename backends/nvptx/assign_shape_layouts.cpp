@@ -126,9 +126,9 @@ std::optional<Layout>
 LayoutAssignment::coalesced_down_columns(const ir::Value *load) {
   const ir::Operation &op = *load->defining_op();
   const ir::Type &type = load->type();
-  if (type.rank() != 2 || access_vector_width(op, axis_info_, 1) > 1)
+  if (type.rank() != 2 || access_vector_width(op, *axis_info_, 1) > 1)
     return std::nullopt;
-  int64_t width = access_vector_width(op, axis_info_, 0);
+  int64_t width = access_vector_width(op, *axis_info_, 0);
   if (width < 2)
     return std::nullopt;
   return Layout{intern(choose_blocked_layout({type.dim(1), type.dim(0)}, width,

@@ -5,6 +5,7 @@
 #include "backends/nvptx/gpu_passes.h"
 #include "backends/nvptx/kernel_abi.h"
 #include "backends/nvptx/kernel_lowering.h"
+#include "backends/nvptx/layout_attrs.h"
 #include "backends/nvptx/print_layouts.h"
 #include "backends/nvptx/ptx_codegen.h"
 #include "backends/nvptx/ptx_disk_cache.h"
@@ -100,13 +101,18 @@ struct Generated {
 
 /// `function` at the GPU level of the IR: a copy that the GPU passes have
 /// annotated, with loops of at most `num_stages` stages; or a copy as it
-/// is where it is GPU IR already (blocc-opt reading a pass's output).
+/// is where it is GPU IR already (blocc-opt reading a pass's output), given
+/// the layouts that follow from its decisions where it has none, so that
+/// the lowering reads every layout from the IR.
 std::unique_ptr<ir::Function> to_gpu_ir(const ir::Function &function,
                                         const CompileOptions &o,
                                         int num_stages) {
   std::unique_ptr<ir::Function> gpu = ir::clone(function);
+  GpuPassOptions options{o.num_warps, num_stages, o.arch};
   if (!is_gpu_ir(function))
-    run_gpu_pipeline(*gpu, {o.num_warps, num_stages, o.arch});
+    run_gpu_pipeline(*gpu, options);
+  else if (!carries_layouts(*gpu))
+    assign_layouts(*gpu, options);
   return gpu;
 }
 

@@ -1,5 +1,6 @@
 #include "backends/nvptx/gpu_ir.h"
 
+#include "backends/nvptx/layout_attrs.h"
 #include "backends/nvptx/mma_layouts.h"
 #include "ir/error.h"
 
@@ -81,10 +82,78 @@ void verify_async_copy(const ir::Operation &op) {
                 "stages or more");
 }
 
+/// Whether `user` needs its block operands in some layout: it has effects
+/// or no block results (stores, yields, reductions to scalars), or one of
+/// its block results is needed. A value only dead ops use needs none.
+bool needs_operands(const ir::Operation &user,
+                    const LayoutAssignment &layouts) {
+  bool block_results = false;
+  for (size_t k = 0; k < user.num_results(); ++k) {
+    const ir::Value *result = user.result(k);
+    if (!result->type().is_block())
+      continue;
+    block_results = true;
+    if (layouts.home(result) || !layouts.layouts_of(result).empty())
+      return true;
+  }
+  return !block_results || user.num_regions() != 0;
+}
+
+/// A parent spreads its elements over the 32 threads of each of the
+/// kernel's warps: the lowering numbers lanes and warps by it.
+void verify_parent(const ir::Function &function, size_t index,
+                   const BlockedLayout &p, int num_warps) {
+  std::string name = "GPU IR: function '" + function.name() + "': #blocked" +
+                     std::to_string(index);
+  int64_t threads = 1, warps = 1;
+  for (int d = 0; d < p.rank(); ++d) {
+    if (p.shape[d] < 1 || p.size_per_thread[d] < 1)
+      throw Error(name + " has an empty dimension");
+    threads *= p.threads_per_warp[d];
+    warps *= p.warps_per_cta[d];
+  }
+  if (threads != kWarpSize || warps != num_warps)
+    throw Error(name + " spreads its elements over " + std::to_string(threads) +
+                " threads of " + std::to_string(warps) + " warps, not " +
+                std::to_string(kWarpSize) + " threads of " +
+                std::to_string(num_warps));
+}
+
+/// The layouts the IR carries (layout_attrs.h) read (each fits its value,
+/// each parent is defined: LayoutAssignment::read checks as it reads),
+/// their parents fit the warps, and every block value something needs
+/// has one.
+void verify_layouts(const ir::Function &function, int num_warps,
+                    const GpuArch &arch) {
+  std::unique_ptr<LayoutAssignment> layouts =
+      LayoutAssignment::read(function, num_warps, arch);
+  for (size_t i = 0; i < layouts->parents().size(); ++i)
+    verify_parent(function, i, layouts->parents()[i], num_warps);
+  const_cast<ir::Function &>(function).walk([&](ir::Operation &user) {
+    if (!needs_operands(user, *layouts))
+      return;
+    for (const ir::Value *operand : user.operands()) {
+      if (!operand->type().is_block() || layouts->home(operand) ||
+          !layouts->layouts_of(operand).empty())
+        continue;
+      const ir::Operation *producer = operand->defining_op();
+      if (!producer)
+        invalid(user,
+                "operand of type " + operand->type().str() + " has no layout");
+      std::string which =
+          producer->num_results() == 1
+              ? std::string()
+              : "result " + std::to_string(operand->index()) + " ";
+      invalid(*producer,
+              which + "has no layout (" + user.describe() + " needs it)");
+    }
+  });
+}
+
 } // namespace
 
 bool is_gpu_ir(const ir::Function &function) {
-  bool annotated = false;
+  bool annotated = carries_layouts(function);
   const_cast<ir::Function &>(function).walk([&](ir::Operation &op) {
     annotated = annotated || op.has_attr(gpu_attr::kEngine) ||
                 op.has_attr(gpu_attr::kNumStages);
@@ -138,6 +207,8 @@ void verify_gpu_ir(const ir::Function &function, int num_warps,
     if (op.has_attr(gpu_attr::kAsyncCopy))
       verify_async_copy(op);
   });
+  if (carries_layouts(function))
+    verify_layouts(function, num_warps, arch);
 }
 
 } // namespace blocc::nvptx

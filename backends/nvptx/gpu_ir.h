@@ -23,9 +23,15 @@
 //     shared memory with cp.async that many iterations at a time, the
 //     next ones in flight while one is used (pipeline_loads.h).
 //
-// Which warps hold which elements of every other value follows from these
-// and the IR (assign_layouts.h), so the layouts stage prints it beside the
-// ops rather than as attributes.
+// Which threads hold which elements of each block value (its layouts,
+// assign_layouts.h) follows from these and the IR; the gpu-assign-layouts
+// pass writes it as attributes too (layout_attrs.h), so that the lowering
+// reads every layout from the IR:
+//
+//   func @k(...) attributes {
+//       blocked0 = "blocked<shape=[256] per_thread=[4] threads=[32]
+//                   warps=[4]>"} {
+//     %x = load %p {home = "#blocked0", layouts = "#blocked0"} : ...
 #pragma once
 
 #include "backends/nvptx/gpu_arch.h"
@@ -47,8 +53,9 @@ inline constexpr const char *kAsyncCopy = "async_copy";
 } // namespace gpu_attr
 
 /// Whether the GPU passes have annotated `function` (a dot has an engine,
-/// or a loop its stages): then its attributes stand, and the backend runs
-/// no pass again.
+/// a loop its stages, or it carries layouts): then its attributes stand,
+/// and the backend runs no pass again but gpu-assign-layouts where it
+/// carries no layouts.
 bool is_gpu_ir(const ir::Function &function);
 
 /// Whether `dot` runs on tensor cores (engine "mma.sync").
@@ -71,8 +78,9 @@ bool copied_ahead(const ir::Operation &load);
 /// Checks the GPU attributes of `function` for `num_warps` warps on `arch`:
 /// known engines, a dot on tensor cores that tensor cores can take in its
 /// warp grid (A in registers: 16-bit, warps along M alone), stages from 1
-/// to 8 on loops only, async_copy on loads of pipelined loops only. Throws
-/// blocc::Error naming the op.
+/// to 8 on loops only, async_copy on loads of pipelined loops only; and
+/// where it carries layouts, that they are complete and consistent
+/// (verify_layouts). Throws blocc::Error naming the op.
 void verify_gpu_ir(const ir::Function &function, int num_warps,
                    const GpuArch &arch);
 

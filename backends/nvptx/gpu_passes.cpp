@@ -10,6 +10,10 @@ const std::vector<GpuPassInfo> &gpu_passes() {
        "dots on tensor cores (mma.sync) where they fit, with their warp grid "
        "and A's path; the others on CUDA cores",
        accelerate_dot},
+      {"gpu-assign-layouts",
+       "the layouts of every block value: where it is produced (its home) "
+       "and every layout it is needed in",
+       assign_layouts},
       {"gpu-pipeline-loops",
        "loops that load the tiles of dots on tensor cores copy them ahead "
        "(cp.async) in num_stages stages",

@@ -6,6 +6,9 @@
 //
 //   gpu-accelerate-dot  which dots run on tensor cores, in which warp grid,
 //                       and which take A from registers (accelerate_dot.cpp)
+//   gpu-assign-layouts  which threads hold which elements of every block
+//                       value: its home and the layouts it is needed in
+//                       (assign_layouts_pass.cpp, layout_attrs.h)
 //   gpu-pipeline-loops  which loops copy the tiles of their dots ahead, in
 //                       how many stages (pipeline_loops.cpp)
 //
@@ -33,6 +36,10 @@ struct GpuPassOptions {
 /// types and shape and the warps allow, with the warp grid of
 /// mma_layouts.h and A in registers for chained dots; else the CUDA cores.
 void accelerate_dot(ir::Function &function, const GpuPassOptions &options);
+
+/// Writes the layouts of every block value (assign_layouts.h) into the IR
+/// (layout_attrs.h). Reads the dots' engines: run accelerate_dot first.
+void assign_layouts(ir::Function &function, const GpuPassOptions &options);
 
 /// Marks the loops worth pipelining (pipeline_loads.h) with their stages
 /// and the loads they copy ahead. Reads the dots' engines: run

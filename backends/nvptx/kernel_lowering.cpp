@@ -24,8 +24,7 @@ KernelLowering::KernelLowering(const ir::Function &kernel, llvm::Module &module,
       arch(arch) {
   check_supported(kernel, axis_info);
   verify_gpu_ir(kernel, num_warps, arch);
-  layouts_ =
-      std::make_unique<LayoutAssignment>(kernel, axis_info, num_warps, arch);
+  layouts_ = LayoutAssignment::of(kernel, axis_info, num_warps, arch);
   nan_bits_unobserved_ = results_with_unobserved_nan_bits(kernel);
   narrows_of_hardware_nans_ = narrows_of_hardware_nans(kernel);
   zero_signs_unobserved_ = results_with_unobserved_zero_signs(kernel);

@@ -28,10 +28,10 @@ void pipeline_loops(ir::Function &function, const GpuPassOptions &options) {
   if (options.num_stages < 2 || !loop_feeds_tensor_cores(function))
     return;
   ir::AxisInfoAnalysis axis_info(function);
-  LayoutAssignment layouts(function, axis_info, options.num_warps,
-                           options.arch);
+  std::unique_ptr<LayoutAssignment> layouts = LayoutAssignment::of(
+      function, axis_info, options.num_warps, options.arch);
   for (auto &[loop, plan] : choose_pipelined_loops(
-           function, layouts, axis_info, options.num_stages, options.arch)) {
+           function, *layouts, axis_info, options.num_stages, options.arch)) {
     if (loop->has_attr(gpu_attr::kNumStages))
       continue; // decided already
     auto &annotated = const_cast<ir::Operation &>(*loop);

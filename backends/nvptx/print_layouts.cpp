@@ -152,7 +152,9 @@ std::string print_layouts(const ir::Function &function, int num_warps,
   ir::AxisInfoAnalysis axis_info(const_cast<ir::Function &>(function));
   check_supported(function, axis_info);
   verify_gpu_ir(function, num_warps, arch);
-  LayoutAssignment layouts(function, axis_info, num_warps, arch);
+  std::unique_ptr<LayoutAssignment> assigned =
+      LayoutAssignment::of(function, axis_info, num_warps, arch);
+  const LayoutAssignment &layouts = *assigned;
   LayoutNotes notes(layouts, num_warps,
                     plan_pipelined_loops(function, layouts, axis_info));
   std::string out = "// layouts of " + function.name() + " for " +

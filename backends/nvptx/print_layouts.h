@@ -1,15 +1,23 @@
 // The GPU backend's `layouts` stage (BLOCC_DUMP=layouts, blocc::Stage::
 // Layouts): the GPU IR lowered (gpu_ir.h: the block IR with the GPU passes'
-// decisions as attributes) with the layout assign_layouts.h chose for each
-// block value, as comments, in the spirit of Triton's TritonGPU IR
-// (ttgir). The layouts (layout.h) are listed first, then the IR:
+// decisions as attributes, each block value's layouts among them,
+// layout_attrs.h), in the spirit of Triton's TritonGPU IR (ttgir), with
+// what its layouts mean as comments: which are converted through shared
+// memory and which computed in each, in words. The parents (layout.h) are
+// listed first with their linear maps, then the IR:
 //
 //   // layouts of add for 4 warps:
 //   //   #blocked0 = blocked<shape=[1024] per_thread=[4] threads=[32]
-//   warps=[4]> func @add(%x: ptr<f32> {divisibility = 16}, ...) {
-//     %3 = arange {end = 1024, start = 0} : tensor<1024xi32>  // #blocked0
-//     %9 = load %8, %7 : tensor<1024xf32> loc("add.cpp":9)  // #blocked0
-//     store %12, %11, %7 loc("add.cpp":10)  // stores from #blocked0
+//   //   warps=[4]>
+//   func @add(%x: ptr<f32> {divisibility = 16}, ...) attributes {
+//       blocked0 = "blocked<shape=[1024] per_thread=[4] threads=[32]
+//                   warps=[4]>"} {
+//     %3 = arange {end = 1024, layouts = "#blocked0", start = 0}
+//          : tensor<1024xi32>  // #blocked0
+//     %9 = load %8, %7 {home = "#blocked0", layouts = "#blocked0"}
+//          : tensor<1024xf32> loc("add.cpp":9)  // #blocked0
+//     store %12, %11, %7 {store_layout = "#blocked0"}
+//         loc("add.cpp":10)  // stores from #blocked0
 //
 // A value needed in several layouts lists them all. One with a home
 // layout (loads, reduction and scan results, loop-carried values, if

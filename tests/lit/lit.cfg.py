@@ -3,6 +3,7 @@
 # Run through the build tree (`lit build/tests/lit`, `ninja check-lit` or
 # `ctest -R lit`), which provides lit.site.cfg.py with the tool paths.
 import os
+import sys
 
 import lit.formats
 
@@ -31,3 +32,6 @@ config.substitutions.append(("%blocc_compile", config.blocc_compile))
 config.substitutions.append(("%aot_kernels", config.blocc_aot_kernels))
 config.substitutions.append(("%no_kernels", config.blocc_no_kernels))
 config.substitutions.append(("%FileCheck", config.filecheck))
+# Tests too wide for RUN lines (a loop over files and configurations) are
+# Python scripts beside them, run by the interpreter running lit.
+config.substitutions.append(("%python", sys.executable))

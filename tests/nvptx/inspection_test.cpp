@@ -80,9 +80,16 @@ TEST(GpuInspection, LayoutsAnnotateTheIrAndReadBackAsIt) {
               HasSubstr("\n//     linear: register: [128] [256] [512]; "
                         "lane: [1] [2] [4] [8] [16]; warp: [32] [64] -> "
                         "dim0: 2^10\n"));
-  // The notes are comments: the text is the IR.
-  EXPECT_EQ(bl::ir::print(*bl::ir::parse_function(layouts)),
-            stages[bl::Stage::Ir]);
+  // The notes are comments: the text is the IR with its layouts as
+  // attributes (the function's blocked layouts, each op's own).
+  std::unique_ptr<bl::ir::Function> read = bl::ir::parse_function(layouts);
+  EXPECT_EQ(read->attributes().count("blocked0"), 1u);
+  read->attributes().clear();
+  read->walk([](bl::ir::Operation &op) {
+    for (const char *key : {"home", "layouts", "store_layout", "reduce_layout"})
+      op.attributes().erase(key);
+  });
+  EXPECT_EQ(bl::ir::print(*read), stages[bl::Stage::Ir]);
 }
 
 // One tile product of BLOCK x BLOCK blocks of T into f32.

@@ -1,0 +1,78 @@
+// The layouts of the GPU IR as data: what LayoutAssignment (assign_layouts.h)
+// decides, written into the IR by the gpu-assign-layouts pass and read back
+// by the passes after it and by the lowering, which then choose no layout
+// themselves.
+//
+//   func @k(%p: ptr<f16> {divisibility = 16}, ...) attributes {
+//       blocked0 = "blocked<shape=[64,64] per_thread=[1,8] threads=[8,4]
+//                   warps=[4,1]>",
+//       blocked1 = "blocked<shape=[64,64] per_thread=[8,1] threads=[4,8]
+//                   warps=[1,4]>"} {
+//     %x = load %ptrs {home = "#blocked0",
+//                      layouts = "#blocked0; #blocked1 dims=[1,0]"} : ...
+//     %m = reduce %x {axis = 1, home = "#blocked0 dims=[0]",
+//                     layouts = "#blocked0 dims=[0]",
+//                     reduce_layout = "#blocked0"} : ...
+//     store %q, %y {store_layout = "#blocked1"}
+//
+// The parents (layout.h's BlockedLayout: shape, elements per thread,
+// threads of a warp, warps of the CTA along each dimension) are the
+// function's attributes `blocked0`, `blocked1`, ..., shared by the values
+// that use them as Triton's #blocked aliases are; their numbers keep the
+// order the assignment made them in (the lowering computes thread
+// positions parent by parent). A layout is `#blockedN`, a value with the
+// parent's dimensions in order, or `#blockedN dims=[...]`, the parent
+// dimension of each of the value's dimensions (parent dimensions not
+// named are sliced away; a value dimension of size 1 holds index 0). Its
+// shape is its value's. They are strings because the IR's attributes are
+// integers, floats, strings and integer lists: the text parses with the
+// IR's own parser.
+//
+//   home, layouts    the value's home, where it has one (it is produced
+//                    there and converted), and the layouts it is needed
+//                    in, in the assignment's order, separated by "; ";
+//                    `home_K`, `layouts_K` for result K of an op of several
+//                    results; `argJ_home`, `argJ_layouts` for argument J
+//                    of a loop's body, and among the function's
+//                    attributes for its argument J (a block argument:
+//                    tests of passes, never a kernel)
+//   store_layout     the layout a store of a block writes from
+//   reduce_layout    the layout a reduction reads its operands in
+//   operand_layouts  the layouts a shape op (shape_layouts.h) reads its
+//                    operands in, one group per layout of its results, in
+//                    order, separated by " | ", each holding one layout
+//                    per operand
+//
+// verify_gpu_ir (gpu_ir.h) checks them: the reading (each layout fits its
+// value, each parent is defined), and that they are complete.
+#pragma once
+
+#include "backends/nvptx/assign_layouts.h"
+#include "ir/function.h"
+
+#include <string>
+
+namespace blocc::nvptx {
+
+namespace gpu_attr {
+inline constexpr const char *kHome = "home";
+inline constexpr const char *kLayouts = "layouts";
+inline constexpr const char *kStoreLayout = "store_layout";
+inline constexpr const char *kReduceLayout = "reduce_layout";
+inline constexpr const char *kOperandLayouts = "operand_layouts";
+/// The function's parents: "blocked0", "blocked1", ...
+inline constexpr const char *kParentPrefix = "blocked";
+} // namespace gpu_attr
+
+/// Whether `function` carries layouts (the gpu-assign-layouts pass has
+/// run, or they were written by hand).
+bool carries_layouts(const ir::Function &function);
+
+/// Writes `layouts`, assigned to `function`, into it.
+void write_layouts(ir::Function &function, const LayoutAssignment &layouts);
+
+/// `layout` over `parent` as the attributes spell it: "#blocked1",
+/// "#blocked0 dims=[0]".
+std::string layout_text(const BlockedLayout &parent, const Layout &layout);
+
+} // namespace blocc::nvptx

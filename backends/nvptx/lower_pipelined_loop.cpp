@@ -193,11 +193,14 @@ void LoopPipeline::start_iteration(llvm::Value *trip) {
                       b_.CreateAdd(stage_, b_.getInt32(1)));
   // The dots of this iteration read its stage.
   llvm::Value *first = stage_first(stage_);
-  for (const PipelinedLoad &load : plan_.loads)
-    k_.set_staged_operand(
-        load.load->result(),
-        {load.tile,
-         b_.CreateAdd(first, b_.getInt32(static_cast<uint32_t>(load.offset)))});
+  for (const PipelinedLoad &load : plan_.loads) {
+    KernelLowering::StagedOperand staged{
+        load.tile,
+        b_.CreateAdd(first, b_.getInt32(static_cast<uint32_t>(load.offset)))};
+    k_.set_staged_operand(load.load->result(), staged);
+    if (load.bitcast)
+      k_.set_staged_operand(load.bitcast->result(), staged);
+  }
 }
 
 void LoopPipeline::end_iteration(llvm::BasicBlock *latch) {
@@ -220,8 +223,11 @@ void LoopPipeline::end_iteration(llvm::BasicBlock *latch) {
 void LoopPipeline::finish() {
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
   k_.barrier();
-  for (const PipelinedLoad &load : plan_.loads)
+  for (const PipelinedLoad &load : plan_.loads) {
     k_.clear_staged_operand(load.load->result());
+    if (load.bitcast)
+      k_.clear_staged_operand(load.bitcast->result());
+  }
   for (const InvariantOperand &invariant : plan_.invariants)
     k_.clear_staged_operand(
         invariant.dot->operand(static_cast<size_t>(invariant.operand)));

@@ -344,8 +344,9 @@ void check_ptx(const Combo &combo, const Shape &shape) {
   // Known exception: tf32 in 128 x 128 tiles on 4 warps (128 accumulator
   // registers beside B's f32, held along N on the way to its tile) used
   // some 250 registers; the swizzled tiles' row addresses (up to four a
-  // side, one per phase pattern of K's steps) take it past 255 on sm_90,
-  // where ptxas spills 8 bytes. On 8 warps it does not spill.
+  // side, one per phase pattern of K's steps) and A's copies ahead
+  // (cp.async of 4 bytes where K has a tail) take it past 255, and ptxas
+  // spills 8 to 40 bytes. On 8 warps it does not spill.
   const bool tf32_on_4_warps = combo.precision == bl::InputPrecision::TF32 &&
                                shape.bm == 128 && shape.bn == 128 &&
                                shape.warps == 4;

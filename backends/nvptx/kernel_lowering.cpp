@@ -216,7 +216,8 @@ llvm::Value *KernelLowering::owns_elements(const BlockedLayout &p) {
 
 void KernelLowering::lower_op(const ir::Operation &op) {
   try {
-    if (op.code() == OpCode::Load && staged_operand(op.result()))
+    if ((op.code() == OpCode::Load || op.code() == OpCode::Bitcast) &&
+        staged_operand(op.result()))
       return; // copied into shared memory by its pipelined loop
     switch (op.code()) {
     case OpCode::Return:

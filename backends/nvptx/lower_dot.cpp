@@ -10,7 +10,9 @@
 // type as they are multiplied, each in the orientation its registers run
 // (mma_layouts.h: FragmentTile; K fastest for elements other than 16
 // bits), so that it is written in vectors — or a pipelined loop has
-// already copied them there (loop_pipeline.h) and they are read in place;
+// already copied them there (loop_pipeline.h) and they are read in place.
+// The tiles are XOR-swizzled (shared_layouts.h), and every address in
+// them, written or read, comes from one place (tile_addresses.h);
 // each step of 32 bytes along K, a warp reads its fragments with ldmatrix
 // (.trans for a tile stored with K slowest, which only 16-bit tiles are:
 // .trans moves halves) and issues one MMA per 16 x 8 tile. In words the
@@ -62,6 +64,7 @@
 #include "backends/nvptx/gpu_ir.h"
 #include "backends/nvptx/kernel_lowering.h"
 #include "backends/nvptx/mma_layouts.h"
+#include "backends/nvptx/tile_addresses.h"
 
 #include "backends/llvm/element_ops.h"
 #include "backends/llvm/llvm_types.h"
@@ -96,10 +99,12 @@ struct Staging {
   Scalar element = Scalar::F32; // what shared memory holds
   bool k_fastest = false;       // [batch][mn][k] rather than [batch][k][mn]
   int64_t vector = 1;           // elements one read moves along the row
-  int64_t pitch = 0;            // elements between rows
-  int64_t batch_stride = 0;     // elements between batches
-  int64_t offset = 0;           // bytes into the kernel's shared memory
-  int64_t count = 0;            // elements in all
+  int64_t pitch = 0;            // elements between rows (CUDA cores)
+  // Tensor cores: the swizzled tile (then `pitch` is unused).
+  std::optional<FragmentTile> tile;
+  int64_t batch_stride = 0; // elements between batches
+  int64_t offset = 0;       // bytes into the kernel's shared memory
+  int64_t count = 0;        // elements in all
   // In the bytes a pipelined loop reserves: the index of the first element
   // from the start of shared memory (then `offset` is unused).
   llvm::Value *reserved_first = nullptr;
@@ -163,7 +168,7 @@ public:
   void write_tile(int operand, const FragmentTile &tile, llvm::Value *first) {
     Staging s = fragment_staging(operand);
     s.k_fastest = tile.k_fastest;
-    s.pitch = tile.pitch;
+    s.tile = tile;
     s.reserved_first = first;
     write(operand, s);
   }
@@ -329,6 +334,14 @@ private:
     return k_.shared_element(s.offset, s.count, type, index);
   }
 
+  /// The address of element `index` of an input's array.
+  llvm::Value *tile_address(const Staging &s, llvm::Type *type,
+                            llvm::Value *index) {
+    if (s.reserved_first)
+      return k_.reserved_shared_element(type, add(s.reserved_first, index));
+    return k_.shared_element(s.offset, s.count, type, index);
+  }
+
   /// Register r's offset from the thread's first element along value
   /// dimension `dim` of a value in `layout`.
   int64_t offset_in(const Layout &layout, int64_t r, int dim) const {
@@ -351,25 +364,49 @@ private:
         p.shape[last] == layout.shape[fast]) {
       run = std::min(p.size_per_thread[last],
                      std::max<int64_t>(1, kMaxVectorBytes / s.element_bytes()));
-      while (run > 1 && (s.pitch % run != 0 || s.batch_stride % run != 0))
+      // A swizzled tile keeps 16-byte vectors whole; a padded row pitch
+      // must keep the run's alignment.
+      while (!s.tile && run > 1 &&
+             (s.pitch % run != 0 || s.batch_stride % run != 0))
         run /= 2;
     }
     llvm::Type *type = k_.storage_type(s.element);
     auto first = [&](int dim) {
       return layout.shape[dim] == 1 ? i32(0) : k_.element_index(layout, 0, dim);
     };
-    llvm::Value *base =
-        shared_base(s, type, rank_ == 3 ? first(0) : i32(0),
-                    first(mn_dim(operand)), first(k_dim(operand)));
+    std::function<llvm::Value *(int64_t r)> address_of;
+    std::optional<TileAddresses> tile;
+    if (s.tile) {
+      // A swizzled tile (tensor cores, two dimensions): the thread's first
+      // element is its part, each register's offset a constant.
+      const int row = s.k_fastest ? mn_dim(operand) : k_dim(operand);
+      tile.emplace(b_, *s.tile,
+                   thread_part_of(linear_layout_of(p, layout), row, first(row),
+                                  first(1 - row)),
+                   type, [&](llvm::Value *index) {
+                     return tile_address(s, type, index);
+                   });
+      address_of = [&, row](int64_t r) {
+        return tile->at(offset_in(layout, r, row),
+                        offset_in(layout, r, 1 - row));
+      };
+    } else {
+      llvm::Value *base =
+          shared_base(s, type, rank_ == 3 ? first(0) : i32(0),
+                      first(mn_dim(operand)), first(k_dim(operand)));
+      address_of = [&, base](int64_t r) {
+        return b_.CreateConstGEP1_64(
+            type, base,
+            shared_offset(s, rank_ == 3 ? offset_in(layout, r, 0) : 0,
+                          offset_in(layout, r, mn_dim(operand)),
+                          offset_in(layout, r, k_dim(operand))));
+      };
+    }
     for (int64_t r = 0; r < p.num_registers(); ++r) {
       if (canonical_register(p, layout, r) != r ||
           p.register_offset(r)[last] % run != 0)
         continue;
-      llvm::Value *address = b_.CreateConstGEP1_64(
-          type, base,
-          shared_offset(s, rank_ == 3 ? offset_in(layout, r, 0) : 0,
-                        offset_in(layout, r, mn_dim(operand)),
-                        offset_in(layout, r, k_dim(operand))));
+      llvm::Value *address = address_of(r);
       if (run == 1) {
         b_.CreateStore(convert(values[r], s.input, s.element), address);
         continue;
@@ -581,7 +618,7 @@ private:
     s.input = s.element = x->type().element();
     s.k_fastest = tile.k_fastest;
     s.vector = 8;
-    s.pitch = tile.pitch;
+    s.tile = tile;
     s.batch_stride = s.count = tile.elements();
     return s;
   }
@@ -601,7 +638,7 @@ private:
               k_.staged_operand(op_.operand(side))) {
         staged_[side] = staged;
         staging_[side].k_fastest = staged->tile.k_fastest;
-        staging_[side].pitch = staged->tile.pitch;
+        staging_[side].tile = staged->tile;
         staging_[side].element = op_.operand(side)->type().element();
         continue;
       }
@@ -708,12 +745,6 @@ private:
                                f.element);
   }
 
-  /// Element (mn, k) of a side's tile, as an index from the tile's start.
-  llvm::Value *tile_index(int side, llvm::Value *mn, llvm::Value *k) {
-    const Staging &s = staging_[side];
-    return s.k_fastest ? add(mul(mn, s.pitch), k) : add(mul(k, s.pitch), mn);
-  }
-
   /// The address of element `index` of a side's tile in shared memory.
   llvm::Value *tile_element(int side, llvm::Value *index) {
     llvm::Type *type = k_.storage_type(staging_[side].element);
@@ -724,36 +755,22 @@ private:
     return k_.shared_element(s.offset, s.count, type, index);
   }
 
-  /// The row each lane hands ldmatrix.x4 (lanes 8i .. 8i + 7 the rows of
-  /// matrix i), for the warp's first fragments at k = 0. A's matrices are
-  /// the fragment's rows 0-7 and 8-15 (rows of C one layout tile apart)
-  /// at the first 16 bytes of K (k 0-7 of halves), then both at the next
-  /// 16 bytes (a0..a3); B's are the two 16 bytes of K of the warp's first
-  /// 8-column tile, then of its second (b0, b1 of two tiles). A matrix is
-  /// 8 rows of the tile as stored: of M or N where K runs fastest, else of
-  /// K (read with .trans). Warps are numbered along N first.
+  /// The rows each lane hands ldmatrix (mma_layouts.h: ldmatrix_rows),
+  /// for the warp's first fragments at k = 0; the steps along K and the
+  /// tiles along M or N are added to them as constants.
   void find_row_addresses() {
-    llvm::Value *warps_along_n = i32(parent_.warps_per_cta[1]);
-    llvm::Value *warp_m = b_.CreateUDiv(k_.warp, warps_along_n);
-    llvm::Value *warp_n = b_.CreateURem(k_.warp, warps_along_n);
-    llvm::Value *row = b_.CreateAnd(k_.lane, 7);
-    llvm::Value *matrix = b_.CreateLShr(k_.lane, 3);
-    llvm::Value *low_bit = b_.CreateAnd(matrix, 1);
-    llvm::Value *high_bit = b_.CreateLShr(matrix, 1);
-    // Where each side's matrix starts, along M or N and along K.
-    llvm::Value *mn[2] = {add(mul(warp_m, 8), mul(low_bit, parent_.tile(0))),
-                          add(mul(warp_n, 8), mul(high_bit, parent_.tile(1)))};
-    const int64_t half = 16 / mma_.input_bytes;
-    llvm::Value *k[2] = {mul(high_bit, half), mul(low_bit, half)};
     for (int side = 0; side < 2; ++side) {
       if (side == 0 && a_registers_)
         continue;
-      if (staging_[side].k_fastest)
-        mn[side] = add(mn[side], row);
-      else
-        k[side] = add(k[side], row);
-      row_address_[side] =
-          tile_element(side, tile_index(side, mn[side], k[side]));
+      const FragmentTile &tile = *staging_[side].tile;
+      ThreadPart lanes = emit_thread_part(
+          b_, ldmatrix_rows(tile, side, parent_, mma_.input_bytes), k_.lane,
+          k_.warp);
+      row_addresses_[side].emplace(b_, tile, lanes,
+                                   k_.storage_type(staging_[side].element),
+                                   [this, side](llvm::Value *index) {
+                                     return tile_element(side, index);
+                                   });
     }
   }
 
@@ -779,15 +796,16 @@ private:
     return words;
   }
 
-  /// The address `mn` elements along M or N and `k` along K from `at` in
-  /// a side's tile.
-  llvm::Value *tile_step(int side, llvm::Value *at, llvm::Value *k,
-                         int64_t mn) {
-    const Staging &s = staging_[side];
-    llvm::Type *type = k_.storage_type(s.element);
-    llvm::Value *k_offset = s.k_fastest ? k : mul(k, s.pitch);
-    return b_.CreateConstGEP1_64(type, b_.CreateGEP(type, at, k_offset),
-                                 s.k_fastest ? mn * s.pitch : mn);
+  /// A side's row address `mn` elements along M or N and `k` (a constant
+  /// where `step` is known, else `k0`) along K from the lane's first.
+  llvm::Value *tile_step(int side, llvm::Value *k0, int64_t step, int64_t mn) {
+    TileAddresses &at = *row_addresses_[side];
+    const bool k_fastest = staging_[side].k_fastest;
+    if (step >= 0) {
+      int64_t k = mma_.k * step;
+      return k_fastest ? at.at(mn, k) : at.at(k, mn);
+    }
+    return k_fastest ? at.at(i32(mn), k0) : at.at(k0, i32(mn));
   }
 
   /// A side's fragment words at `at` (ldmatrix).
@@ -840,7 +858,7 @@ private:
         continue;
       }
       std::vector<llvm::Value *> words = load_fragments(
-          0, tile_step(0, row_address_[0], k0, 2 * parent_.tile(0) * t), true);
+          0, tile_step(0, k0, step, 2 * parent_.tile(0) * t), true);
       std::array<llvm::Value *, 4> read;
       std::copy(words.begin(), words.end(), read.begin());
       a[t] = as_mma_inputs(read);
@@ -848,8 +866,8 @@ private:
     std::vector<Words<2>> b(n_tiles_);
     for (int64_t t = 0; t < n_tiles_; t += 2) {
       bool pair = t + 1 < n_tiles_;
-      std::vector<llvm::Value *> words = load_fragments(
-          1, tile_step(1, row_address_[1], k0, parent_.tile(1) * t), pair);
+      std::vector<llvm::Value *> words =
+          load_fragments(1, tile_step(1, k0, step, parent_.tile(1) * t), pair);
       b[t] = as_mma_inputs(std::array<llvm::Value *, 2>{words[0], words[1]});
       if (pair)
         b[t + 1] =
@@ -942,9 +960,9 @@ private:
   llvm::Value *base_[2] = {nullptr, nullptr}; // thread's first row, column
   llvm::Value *batch_base_ = nullptr;
   // Tensor cores: 16-row fragments and 8-column tiles per warp, and the
-  // row address the thread hands ldmatrix for A and for B.
+  // row addresses the thread hands ldmatrix for A and for B.
   int64_t m_tiles_ = 0, n_tiles_ = 0;
-  llvm::Value *row_address_[2] = {nullptr, nullptr};
+  std::optional<TileAddresses> row_addresses_[2];
   MmaInstruction mma_;
   // Inputs a pipelined loop copied into shared memory (else nullptr).
   const KernelLowering::StagedOperand *staged_[2] = {nullptr, nullptr};

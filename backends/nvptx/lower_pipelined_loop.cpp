@@ -2,6 +2,7 @@
 // of a software-pipelined loop.
 #include "backends/llvm/trip_count.h"
 #include "backends/nvptx/loop_pipeline.h"
+#include "backends/nvptx/tile_addresses.h"
 
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
@@ -69,25 +70,28 @@ void LoopPipeline::copy_tile(const PipelinedLoad &load, llvm::Value *first,
                         : llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4_s;
   llvm::Value *start =
       b_.CreateAdd(first, b_.getInt32(static_cast<uint32_t>(load.offset)));
+  // The thread's first element is its part of the destinations, each
+  // register's offset a constant (tile_addresses.h).
+  const int row_dim = tile.k_fastest ? mn_dim : k_dim;
+  TileAddresses destinations(
+      b_, tile,
+      thread_part_of(linear_layout_of(p, layout), row_dim,
+                     k_.element_index(layout, 0, row_dim),
+                     k_.element_index(layout, 0, 1 - row_dim)),
+      element, [&](llvm::Value *index) {
+        return k_.reserved_shared_element(element, b_.CreateAdd(start, index));
+      });
   for (int64_t r = 0; r < p.num_registers(); ++r) {
     if (canonical_register(p, layout, r) != r ||
         p.register_offset(r)[last] % load.width != 0)
       continue;
-    llvm::Value *mn = k_.element_index(layout, r, mn_dim);
-    llvm::Value *kk = k_.element_index(layout, r, k_dim);
-    llvm::Value *row = tile.k_fastest ? mn : kk;
-    llvm::Value *column = tile.k_fastest ? kk : mn;
-    llvm::Value *index = b_.CreateAdd(
-        start,
-        b_.CreateAdd(
-            b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(tile.pitch))),
-            column));
+    std::vector<int64_t> offset = p.register_offset(r);
+    llvm::Value *destination = destinations.at(
+        offset[layout.dims[row_dim]], offset[layout.dims[1 - row_dim]]);
     llvm::Value *active = masks ? b_.CreateAnd(valid, (*masks)[r]) : valid;
     llvm::Value *size = b_.CreateSelect(
         active, b_.getInt32(static_cast<uint32_t>(bytes)), b_.getInt32(0));
-    b_.CreateIntrinsic(
-        copy, {},
-        {k_.reserved_shared_element(element, index), addresses[r], size});
+    b_.CreateIntrinsic(copy, {}, {destination, addresses[r], size});
   }
 }
 
@@ -189,11 +193,14 @@ void LoopPipeline::start_iteration(llvm::Value *trip) {
                       b_.CreateAdd(stage_, b_.getInt32(1)));
   // The dots of this iteration read its stage.
   llvm::Value *first = stage_first(stage_);
-  for (const PipelinedLoad &load : plan_.loads)
-    k_.set_staged_operand(
-        load.load->result(),
-        {load.tile,
-         b_.CreateAdd(first, b_.getInt32(static_cast<uint32_t>(load.offset)))});
+  for (const PipelinedLoad &load : plan_.loads) {
+    KernelLowering::StagedOperand staged{
+        load.tile,
+        b_.CreateAdd(first, b_.getInt32(static_cast<uint32_t>(load.offset)))};
+    k_.set_staged_operand(load.load->result(), staged);
+    if (load.bitcast)
+      k_.set_staged_operand(load.bitcast->result(), staged);
+  }
 }
 
 void LoopPipeline::end_iteration(llvm::BasicBlock *latch) {
@@ -216,8 +223,11 @@ void LoopPipeline::end_iteration(llvm::BasicBlock *latch) {
 void LoopPipeline::finish() {
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
   k_.barrier();
-  for (const PipelinedLoad &load : plan_.loads)
+  for (const PipelinedLoad &load : plan_.loads) {
     k_.clear_staged_operand(load.load->result());
+    if (load.bitcast)
+      k_.clear_staged_operand(load.bitcast->result());
+  }
   for (const InvariantOperand &invariant : plan_.invariants)
     k_.clear_staged_operand(
         invariant.dot->operand(static_cast<size_t>(invariant.operand)));

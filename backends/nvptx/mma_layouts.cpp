@@ -289,14 +289,49 @@ FragmentTile fragment_tile(const ir::Operation &dot, int operand,
   int k_dim = operand == 0 ? 1 : 0;
   int64_t k = type.dim(k_dim), mn = type.dim(1 - k_dim);
   FragmentTile tile;
+  static_cast<SharedTile &>(tile) =
+      swizzled_tile(k_fastest ? mn : k, k_fastest ? k : mn,
+                    ir::scalar_bits(type.element()) / 8);
   tile.k_fastest = k_fastest;
-  tile.rows = k_fastest ? mn : k;
-  tile.element_bytes = ir::scalar_bits(type.element()) / 8;
-  const int64_t per_word = 4 / tile.element_bytes;
-  int64_t words = ((k_fastest ? k : mn) + per_word - 1) / per_word;
-  words += (12 - words % 8) % 8;
-  tile.pitch = per_word * words;
   return tile;
+}
+
+ir::LinearLayout ldmatrix_rows(const FragmentTile &tile, int operand,
+                               const BlockedLayout &accumulator,
+                               int64_t input_bytes) {
+  const int64_t warps_m = accumulator.warps_per_cta[0];
+  const int64_t warps_n = accumulator.warps_per_cta[1];
+  const int64_t mn_extent = tile.k_fastest ? tile.rows : tile.columns;
+  // (mn, k) of each input bit: lane bits 0-2 the row within a matrix,
+  // lane bits 3 and 4 the matrix, warp bits warp_n then warp_m.
+  const int64_t half = 16 / input_bytes;                        // 16 bytes of K
+  const int64_t next_tile = operand == 0 ? accumulator.tile(0)  // rows 8-15
+                                         : accumulator.tile(1); // next 8 cols
+  std::vector<std::pair<int64_t, int64_t>> lane(5), warp;
+  for (int b = 0; b < 3; ++b)
+    lane[b] = tile.k_fastest ? std::pair<int64_t, int64_t>{1 << b, 0}
+                             : std::pair<int64_t, int64_t>{0, 1 << b};
+  std::pair<int64_t, int64_t> other_mn{
+      2 * next_tile <= mn_extent ? next_tile : 0, 0};
+  std::pair<int64_t, int64_t> next_k{0, half};
+  lane[3] = operand == 0 ? other_mn : next_k;
+  lane[4] = operand == 0 ? next_k : other_mn;
+  for (int64_t w = 1; w < warps_n; w *= 2)
+    warp.push_back({operand == 1 ? 8 * w : 0, 0});
+  for (int64_t w = 1; w < warps_m; w *= 2)
+    warp.push_back({operand == 0 ? 8 * w : 0, 0});
+  auto images = [&](const std::vector<std::pair<int64_t, int64_t>> &bits) {
+    std::vector<std::vector<int64_t>> out;
+    for (auto [mn, k] : bits)
+      out.push_back(tile.k_fastest ? std::vector<int64_t>{mn, k}
+                                   : std::vector<int64_t>{k, mn});
+    return out;
+  };
+  return ir::LinearLayout::from_images(
+      {{"lane", 5}, {"warp", static_cast<int>(warp.size())}},
+      {{"dim0", ir::LinearLayout::bits_of(tile.rows, "tile rows")},
+       {"dim1", ir::LinearLayout::bits_of(tile.columns, "tile columns")}},
+      {images(lane), images(warp)});
 }
 
 bool fragment_tile_k_fastest(const ir::Operation &dot,

@@ -21,6 +21,7 @@
 
 #include "backends/nvptx/gpu_arch.h"
 #include "backends/nvptx/layout.h"
+#include "backends/nvptx/shared_layouts.h"
 #include "ir/function.h"
 #include "ir/linear_layout.h"
 
@@ -136,19 +137,14 @@ std::string why_not_on_tensor_cores(const ir::Operation &dot, int num_warps,
 
 /// How a dot on tensor cores keeps an operand in shared memory for
 /// ldmatrix: A (m x k) and B (k x n) as rows of K (`k_fastest`: [mn][k])
-/// or rows of M or N ([k][mn], read with ldmatrix's .trans), each row
-/// `pitch` elements from the next: 4 words past a multiple of 8, so that
-/// the 8 rows of 16 bytes one phase of ldmatrix reads start in banks
-/// 4 * (row * odd) mod 32 and meet every bank once. ldmatrix moves 16-bit
-/// elements: its .trans transposes halves, so tiles of 32-bit or 8-bit
-/// elements are kept with K fastest (fragment_tile_k_fastest; pipelined
-/// loops copy 16-bit tiles only).
-struct FragmentTile {
+/// or rows of M or N ([k][mn], read with ldmatrix's .trans), a swizzled
+/// tile (shared_layouts.h) without padding: each row's 16-byte vectors
+/// are XOR-swizzled so that the 8 rows one phase of ldmatrix reads, and
+/// the 16-byte copies of 8 lanes, meet every bank once. ldmatrix moves
+/// 16-bit elements: its .trans transposes halves, so tiles of 32-bit or
+/// 8-bit elements are kept with K fastest (fragment_tile_k_fastest).
+struct FragmentTile : SharedTile {
   bool k_fastest = true;
-  int64_t rows = 0, pitch = 0; // in elements
-  int64_t element_bytes = 2;
-  int64_t elements() const { return rows * pitch; }
-  int64_t bytes() const { return elements() * element_bytes; }
 };
 /// The tile of operand `operand` (0: A, 1: B) of `dot`.
 FragmentTile fragment_tile(const ir::Operation &dot, int operand,
@@ -165,6 +161,23 @@ bool fragment_tile_k_fastest(const ir::Operation &dot,
 /// with K fastest, so that the registers' runs are the tile's rows.
 bool operand_runs_along_k(const BlockedLayout &parent, const Layout &layout,
                           int operand);
+
+/// The element of `tile` (operand `operand` of a dot homed in
+/// `accumulator`, an mma_accumulator_layout, with inputs of `input_bytes`)
+/// whose address each lane of each warp hands ldmatrix.x4 at the warp's
+/// first fragments and k = 0: (lane, warp) -> (dim0 = the tile's row, dim1
+/// = its column). Lanes 8i .. 8i + 7 give the 8 rows of matrix i: of M or
+/// N where K runs fastest, else of K (read with .trans). A's matrices are
+/// the fragment's rows 0-7 and 8-15 (rows of C one layout tile apart) at
+/// the first 16 bytes of K, then both at the next 16 bytes (a0..a3); B's
+/// are the two 16 bytes of K of the warp's first 8-column tile, then of
+/// its second (b0, b1 of two tiles; lanes 16-31 repeat lanes 0-15 where
+/// the warp has one tile, read by ldmatrix.x2). Warps are numbered along N
+/// first. The lowering computes the lanes' rows from this map, and adds
+/// steps along K and tiles along M or N as constants (tile_addresses.h).
+ir::LinearLayout ldmatrix_rows(const FragmentTile &tile, int operand,
+                               const BlockedLayout &accumulator,
+                               int64_t input_bytes);
 
 /// Where register r of a thread in an mma_accumulator_layout sits: the
 /// warp's 16-row fragment along M and 8-column tile along N (counted among

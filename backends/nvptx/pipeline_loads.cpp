@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <variant>
 
 namespace blocc::nvptx {
@@ -137,20 +138,27 @@ public:
     if (load.code() != OpCode::Load)
       return std::nullopt;
     const ir::Type &type = load.result()->type();
-    if (!type.is_block() || type.rank() != 2 ||
-        (type.element() != ir::Scalar::F16 &&
-         type.element() != ir::Scalar::BF16) ||
-        load.has_attr("volatile"))
+    if (!type.is_block() || type.rank() != 2 || load.has_attr("volatile"))
       return std::nullopt;
     if (load.num_operands() > 2 && !is_positive_zero(load.operand(2)))
       return std::nullopt;
     auto [count, dot] = users(body, load.result());
+    // fp8 arrives as bytes: a bitcast to the same width between the load
+    // and the dot moves no data, and the copy lands as the dot reads it.
+    const ir::Operation *bitcast = nullptr;
+    if (count == 1 && dot->code() == OpCode::Bitcast &&
+        ir::scalar_bits(dot->result()->type().element()) ==
+            ir::scalar_bits(type.element())) {
+      bitcast = dot;
+      std::tie(count, dot) = users(body, bitcast->result());
+    }
+    const ir::Value *read = bitcast ? bitcast->result() : load.result();
     if (count != 1 || dot->code() != OpCode::Dot ||
         dot->operand(0) == dot->operand(1) || !layouts_.on_tensor_cores(*dot) ||
         dot->result()->owner_block() != &body)
       return std::nullopt;
-    int operand = dot->operand(0) == load.result() ? 0 : 1;
-    if (dot->operand(static_cast<size_t>(operand)) != load.result())
+    int operand = dot->operand(0) == read ? 0 : 1;
+    if (dot->operand(static_cast<size_t>(operand)) != read)
       return std::nullopt;
     const Layout *layout = layouts_.home(load.result());
     if (!layout)
@@ -164,21 +172,34 @@ public:
         dim = static_cast<int>(k);
     if (dim < 0)
       return std::nullopt;
+    const bool along_k = operand_runs_along_k(parent, *layout, operand);
+    const int64_t bytes = ir::scalar_bits(type.element()) / 8;
+    // ldmatrix transposes 16-bit elements only, so a tile of 32- or 8-bit
+    // elements (tf32, int8, fp8) is kept with K fastest; a load whose
+    // global rows run along M or N (B [K, N] row-major) would have to
+    // transpose on its way, which 16-byte copies cannot (an int8 or fp8
+    // copy moves 4 elements of N at least), and one copy of 4 bytes an
+    // f32 would take four times the copies, on conflicting banks. Such a
+    // load stays a load that the dot stages; its loop still copies the
+    // other input ahead.
+    if (bytes != 2 && !along_k)
+      return std::nullopt;
     PipelinedLoad p;
     p.load = &load;
+    p.bitcast = bitcast;
     p.operand = operand;
-    p.width = std::min(parent.size_per_thread[fastest],
-                       access_vector_width(load, axis_info_, dim));
-    if (p.width < 2)
-      return std::nullopt; // cp.async moves 4 bytes at least
+    p.width =
+        std::min({parent.size_per_thread[fastest],
+                  access_vector_width(load, axis_info_, dim), 16 / bytes});
+    if (p.width * bytes < 4)
+      return std::nullopt; // cp.async moves 4, 8 or 16 bytes
     if (load.num_operands() > 1) {
       const ir::AxisInfo &mask = axis_info_.get(load.operand(1));
       bool all_true = mask.constant_value && *mask.constant_value != 0;
       if (!all_true && mask.constancy[static_cast<size_t>(dim)] < p.width)
         return std::nullopt;
     }
-    p.tile = fragment_tile(*dot, operand,
-                           operand_runs_along_k(parent, *layout, operand));
+    p.tile = fragment_tile(*dot, operand, along_k);
     return p;
   }
 
@@ -224,9 +245,10 @@ public:
     if (!copied.empty())
       throw Error("GPU IR: " + (*copied.begin())->describe() +
                   ": async_copy on a load that cp.async cannot copy ahead "
-                  "(it must give f16 or bf16 to one dot on tensor cores, "
-                  "with no other value but 0, a mask alike over each copy, "
-                  "and addresses the loop can compute ahead)");
+                  "(it must feed one dot on tensor cores, along K unless it "
+                  "gives 16-bit elements, with no other value but 0, a mask "
+                  "alike over each copy, and addresses the loop can compute "
+                  "ahead)");
     if (!plan)
       throw Error("GPU IR: " + loop.describe() +
                   ": num_stages = " + std::to_string(loop_stages(loop)) +
@@ -250,7 +272,10 @@ private:
         continue;
       std::optional<AddressSlice> slice =
           address_slice(body, {op->operands().begin(), op->operands().end()});
-      if (!slice || !wanted(*op))
+      // A stage is counted in elements of one size (loop_pipeline.h).
+      if (!slice || !wanted(*op) ||
+          (!plan.loads.empty() &&
+           plan.loads.front().tile.element_bytes != load->tile.element_bytes))
         continue;
       all.ops.insert(slice->ops.begin(), slice->ops.end());
       all.carried.insert(slice->carried.begin(), slice->carried.end());

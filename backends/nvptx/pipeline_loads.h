@@ -5,8 +5,12 @@
 // A `for` of the block IR is pipelined in S stages (num_stages, fewer where
 // the tiles of S iterations would not fit in shared memory) when a load
 // of its body:
-//   - gives f16 or bf16 and is used by one thing, a dot of the same body
-//     that runs on tensor cores (mma_layouts.h), as A or B;
+//   - is used by one thing, a dot of the same body that runs on tensor
+//     cores (mma_layouts.h), as A or B (or through a bitcast to the same
+//     width: fp8 loaded as bytes); its elements are 16-bit (f16,
+//     bf16), or its global rows run along K (tf32, int8, fp8: their tiles
+//     keep K fastest, since ldmatrix transposes 16-bit elements only, and
+//     a 16-byte copy cannot transpose);
 //   - has no `other` but 0 (cp.async fills masked-off bytes with zeros),
 //     is not volatile, and its layout has no replicas;
 //   - moves 4, 8 or 16 bytes per access (cp.async's sizes), with its mask
@@ -40,6 +44,9 @@ namespace blocc::nvptx {
 /// A load whose tiles are copied into shared memory ahead of their dot.
 struct PipelinedLoad {
   const ir::Operation *load = nullptr;
+  // A bitcast between the load and the dot (fp8 loaded as bytes), or
+  // nullptr: the dot reads its result, and it is not lowered either.
+  const ir::Operation *bitcast = nullptr;
   int operand = 0;    // 0: the dot's A, 1: its B
   int64_t width = 1;  // elements one cp.async moves
   FragmentTile tile;  // how the dot reads it (mma_layouts.h)

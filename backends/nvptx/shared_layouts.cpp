@@ -2,6 +2,8 @@
 
 #include "ir/error.h"
 
+#include <algorithm>
+
 namespace blocc::nvptx {
 
 namespace {
@@ -37,6 +39,32 @@ ir::LinearLayout swizzled_shared_layout(int64_t rows, int64_t cols,
   return ir::LinearLayout::from_images({{"offset", row_bits + col_bits}},
                                        {{"dim0", row_bits}, {"dim1", col_bits}},
                                        {images});
+}
+
+Swizzle swizzle_for_rows(int64_t row_bytes, int64_t element_bytes) {
+  log2_of(row_bytes, "row bytes");
+  if (row_bytes < 16 || element_bytes > 16)
+    throw Error("shared layout: rows of " + std::to_string(row_bytes) +
+                " bytes are no whole 16-byte vectors of " +
+                std::to_string(element_bytes) + "-byte elements");
+  Swizzle s;
+  s.vector = 16 / element_bytes;
+  s.max_phase = std::min<int64_t>(8, row_bytes / 16);
+  s.per_phase = std::max<int64_t>(1, 128 / row_bytes);
+  return s;
+}
+
+ir::LinearLayout SharedTile::offsets() const {
+  return swizzled_shared_layout(rows, columns, swizzle).invert();
+}
+
+SharedTile swizzled_tile(int64_t rows, int64_t columns, int64_t element_bytes) {
+  SharedTile tile;
+  tile.rows = rows;
+  tile.columns = columns;
+  tile.element_bytes = element_bytes;
+  tile.swizzle = swizzle_for_rows(columns * element_bytes, element_bytes);
+  return tile;
 }
 
 } // namespace blocc::nvptx

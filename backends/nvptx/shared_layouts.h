@@ -3,7 +3,7 @@
 // XOR-swizzled keeps a warp's reads of one column of 16-byte vectors (as
 // ldmatrix and MMA operand loads make them) on distinct banks, where a
 // plain row-major tile with rows of 128 bytes puts all of them on the same
-// banks.
+// banks; and it needs no padding, so that a tile takes exactly its bytes.
 #pragma once
 
 #include "ir/linear_layout.h"
@@ -27,5 +27,32 @@ struct Swizzle {
 /// vector.
 ir::LinearLayout swizzled_shared_layout(int64_t rows, int64_t cols,
                                         const Swizzle &swizzle);
+
+/// The swizzle of rows of `row_bytes` (a power of two, 16 or more) in
+/// 16-byte vectors (what ldmatrix reads per row and cp.async writes per
+/// thread), as Triton and CUTLASS choose it: the phase changes every
+/// 128 / row_bytes rows (every row from 128 bytes on) and takes
+/// min(8, row_bytes / 16) values, so that any 8 consecutive rows of an
+/// aligned group of 8 (one ldmatrix matrix) put a column of vectors on 8
+/// different groups of 4 banks: all 32 banks once.
+Swizzle swizzle_for_rows(int64_t row_bytes, int64_t element_bytes);
+
+/// A tile in shared memory: `rows` rows of `columns` elements of
+/// `element_bytes`, stored row by row without padding, each row's 16-byte
+/// vectors swizzled by `swizzle` (swizzle_for_rows).
+struct SharedTile {
+  int64_t rows = 0, columns = 0;
+  int64_t element_bytes = 2;
+  Swizzle swizzle;
+  int64_t elements() const { return rows * columns; }
+  int64_t bytes() const { return elements() * element_bytes; }
+  /// (dim0 = row, dim1 = column) -> offset: where each element sits, the
+  /// inverse of swizzled_shared_layout. Every address of the tile is read
+  /// off this map (tile_addresses.h).
+  ir::LinearLayout offsets() const;
+};
+
+/// The swizzled tile of rows x columns elements of `element_bytes`.
+SharedTile swizzled_tile(int64_t rows, int64_t columns, int64_t element_bytes);
 
 } // namespace blocc::nvptx

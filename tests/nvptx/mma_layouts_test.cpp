@@ -312,22 +312,37 @@ TEST(MmaInstruction, Fp8IntoF32FromSm89On) {
 }
 
 // Tiles of elements other than 16 bits are kept K fastest whatever their
-// registers run along (ldmatrix cannot transpose them); rows of 32 bytes
-// of K or more padded to 4 words past a multiple of 8.
-TEST(MmaFragmentTile, KFastestBeyondHalvesAndPitchInWords) {
+// registers run along (ldmatrix cannot transpose them); rows unpadded and
+// swizzled in 16-byte vectors by their length.
+TEST(MmaFragmentTile, KFastestBeyondHalvesAndSwizzledByRowBytes) {
   using blocc::ir::Scalar;
   DotOf f32(Scalar::F32, Scalar::F32, Scalar::F32, 64, 64, 32, "tf32");
   FragmentTile a = fragment_tile(*f32.dot, 0, true);
   EXPECT_EQ(a.element_bytes, 4);
   EXPECT_EQ(a.rows, 64);
-  EXPECT_EQ(a.pitch, 36); // 32 words + 4
+  EXPECT_EQ(a.columns, 32);
+  EXPECT_EQ(a.bytes(), 64 * 32 * 4);
+  // 128-byte rows: 8 phases, a new one every row.
+  EXPECT_EQ(a.swizzle.vector, 4);
+  EXPECT_EQ(a.swizzle.per_phase, 1);
+  EXPECT_EQ(a.swizzle.max_phase, 8);
   BlockedLayout rows{{32, 64}, {1, 4}, {2, 16}, {4, 1}};
   Layout b_layout{0, {0, 1}, {32, 64}};
   EXPECT_FALSE(operand_runs_along_k(rows, b_layout, 1));
   EXPECT_TRUE(fragment_tile_k_fastest(*f32.dot, rows, b_layout, 1));
   DotOf halves(Scalar::F16, Scalar::F16, Scalar::F32, 64, 64, 32);
   EXPECT_FALSE(fragment_tile_k_fastest(*halves.dot, rows, b_layout, 1));
-  EXPECT_EQ(fragment_tile(*halves.dot, 0, true).pitch, 40); // 16 words + 4
+  // 64-byte rows: 4 phases, a new one every other row.
+  FragmentTile h = fragment_tile(*halves.dot, 0, true);
+  EXPECT_EQ(h.columns, 32);
+  EXPECT_EQ(h.swizzle.vector, 8);
+  EXPECT_EQ(h.swizzle.per_phase, 2);
+  EXPECT_EQ(h.swizzle.max_phase, 4);
+  // K slowest: B's rows are its 64 columns of N (128 bytes).
+  FragmentTile b = fragment_tile(*halves.dot, 1, false);
+  EXPECT_EQ(b.rows, 32);
+  EXPECT_EQ(b.columns, 64);
+  EXPECT_EQ(b.swizzle.max_phase, 8);
 }
 
 TEST(MmaAccumulatorLayout, OnlyForTensorCoreTypesOnWholeTiles) {

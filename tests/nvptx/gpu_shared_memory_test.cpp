@@ -14,18 +14,19 @@ using namespace blocc::gpu_testing;
 
 namespace {
 
-// v is needed as a row (one layout) and broadcast over a 2 x BLOCK tile
-// (another), so the load converts through shared memory a buffer of the
-// whole block (padded one element in 32).
+// v is needed as a row (one layout) and as the column of a BLOCK x 2 tile
+// (another, whose threads run down the column: v's elements change warps),
+// so the load converts through shared memory a buffer of the whole block
+// (padded one element in 32).
 template <typename T> auto make_two_layouts(const char *name) {
   return bl::kernel(name, [](bl::Ptr<T> x, bl::Ptr<T> row, bl::Ptr<T> tile,
                              bl::Const<int> BLOCK) {
     auto cols = bl::arange(0, BLOCK);
     auto v = bl::load(x + cols);
     bl::store(row + cols, v);
-    auto r = bl::expand_dims(bl::arange(0, 2), 1);
-    bl::store(tile + r * BLOCK + bl::expand_dims(cols, 0),
-              bl::broadcast_to(bl::expand_dims(v, 0), {2, BLOCK}));
+    auto pair = bl::expand_dims(bl::arange(0, 2), 0);
+    bl::store(tile + bl::expand_dims(cols, 1) * 2 + pair,
+              bl::broadcast_to(bl::expand_dims(v, 1), {BLOCK, 2}));
   });
 }
 auto two_layouts_f32 = make_two_layouts<float>("two_layouts_f32");

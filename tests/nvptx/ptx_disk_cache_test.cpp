@@ -17,9 +17,9 @@ using namespace blocc::cache_testing;
 
 namespace {
 
-// A load needed as a row and broadcast over a 2 x BLOCK tile (a conversion
-// through shared memory of the whole block: dynamic beyond 48 KB), and a
-// division by a run-time value (a fault site).
+// A load needed as a row and as the column of a BLOCK x 2 tile (a
+// conversion through shared memory of the whole block: dynamic beyond 48
+// KB), and a division by a run-time value (a fault site).
 int divide_line = 0;
 auto convert_and_divide = bl::kernel(
     "convert_and_divide",
@@ -29,9 +29,9 @@ auto convert_and_divide = bl::kernel(
       divide_line = __LINE__ + 1;
       auto v = bl::load(x + cols) / divisor;
       bl::store(row + cols, v);
-      auto r = bl::expand_dims(bl::arange(0, 2), 1);
-      bl::store(tile + r * BLOCK + bl::expand_dims(cols, 0),
-                bl::broadcast_to(bl::expand_dims(v, 0), {2, BLOCK}));
+      auto pair = bl::expand_dims(bl::arange(0, 2), 0);
+      bl::store(tile + bl::expand_dims(cols, 1) * 2 + pair,
+                bl::broadcast_to(bl::expand_dims(v, 1), {BLOCK, 2}));
     });
 
 struct Counts {

@@ -4,24 +4,33 @@ namespace blocc::nvptx {
 
 namespace {
 
+/// Coordinate `name` of `p` (0 where `p` has no such dimension).
+int64_t along(const ir::LinearLayout::Point &p, const std::string &name) {
+  auto it = p.find(name);
+  return it == p.end() ? 0 : it->second;
+}
+
 /// Whether every bit of hardware dimension `name` of the destination reads
 /// from the same bit of the same dimension in the source, and nothing else
 /// reads from that dimension: the dimension is not crossed.
 bool kept(const ir::LinearLayout &source_of, const std::string &name) {
   for (const ir::LinearLayout::Dimension &d : source_of.inputs())
     for (int b = 0; b < d.bits; ++b) {
-      ir::LinearLayout::Point p = source_of.image(d.name, b);
-      int64_t along = p.count(name) ? p.at(name) : 0;
       int64_t want = d.name == name ? int64_t{1} << b : 0;
-      if (along != want)
+      if (along(source_of.image(d.name, b), name) != want)
         return false;
     }
   return true;
 }
 
-int64_t along(const ir::LinearLayout::Point &p, const std::string &name) {
-  auto it = p.find(name);
-  return it == p.end() ? 0 : it->second;
+/// The path of a conversion whose destination index reads source index
+/// `source_of`.
+ConversionPath path_of(const ir::LinearLayout &source_of) {
+  if (!kept(source_of, "warp"))
+    return ConversionPath::SharedMemory;
+  if (!kept(source_of, "lane"))
+    return ConversionPath::Shuffles;
+  return ConversionPath::Registers;
 }
 
 /// Whether no lane or warp bit of the destination changes the register it
@@ -54,10 +63,9 @@ bool WarpRoute::keeps_lanes() const {
 
 std::optional<WarpRoute> warp_route(const ir::LinearLayout &from,
                                     const ir::LinearLayout &to) {
-  if (conversion_path(from, to) == ConversionPath::SharedMemory)
-    return std::nullopt;
   ir::LinearLayout source_of = to.invert_and_compose(from);
-  if (!register_independent_of_thread(source_of))
+  if (path_of(source_of) == ConversionPath::SharedMemory ||
+      !register_independent_of_thread(source_of))
     return std::nullopt;
   WarpRoute route;
   const int64_t registers = int64_t{1} << source_of.input_bits("register");
@@ -74,12 +82,7 @@ std::optional<WarpRoute> warp_route(const ir::LinearLayout &from,
 ConversionPath conversion_path(const ir::LinearLayout &from,
                                const ir::LinearLayout &to) {
   // For each destination index, the source index that holds its element.
-  ir::LinearLayout source_of = to.invert_and_compose(from);
-  if (!kept(source_of, "warp"))
-    return ConversionPath::SharedMemory;
-  if (!kept(source_of, "lane"))
-    return ConversionPath::Shuffles;
-  return ConversionPath::Registers;
+  return path_of(to.invert_and_compose(from));
 }
 
 std::string describe(ConversionPath path) {

@@ -9,14 +9,14 @@ namespace blocc::nvptx {
 
 namespace {
 
-/// The f32 operands of a packing `or(shl(zext(bitcast(fptrunc hi)), 16),
-/// zext(bitcast(fptrunc lo)))` (either operand order of the or), both
-/// narrowed to the same 16-bit float type; nullopt for anything else.
+/// The two f32 values a packing narrows, and the 16-bit float type.
 struct NarrowedPair {
   llvm::Value *high = nullptr, *low = nullptr;
   llvm::Type *half_type = nullptr;
 };
 
+/// Whether `v` is zext(bitcast(fptrunc wide)) to i32 from f32 to f16 or
+/// bf16; then `wide` and the narrow `type` are set.
 bool narrowed_bits(llvm::Value *v, llvm::Value *&wide, llvm::Type *&type) {
   using namespace llvm::PatternMatch;
   llvm::Value *narrow = nullptr;
@@ -28,6 +28,9 @@ bool narrowed_bits(llvm::Value *v, llvm::Value *&wide, llvm::Type *&type) {
   return type->isHalfTy() || type->isBFloatTy();
 }
 
+/// The operands of a packing `or(shl(zext(bitcast(fptrunc hi)), 16),
+/// zext(bitcast(fptrunc lo)))` (either operand order of the or), both
+/// narrowed to the same type; nullopt for anything else.
 std::optional<NarrowedPair> narrowed_pair(llvm::Instruction &i) {
   using namespace llvm::PatternMatch;
   llvm::Value *shifted = nullptr, *low = nullptr;

@@ -6,6 +6,7 @@
 #include "backends/nvptx/negated_abs_as_min.h"
 #include "backends/nvptx/paired_narrowing.h"
 #include "backends/nvptx/ptx_min_max_as_selects.h"
+#include "backends/nvptx/signed_bool_to_float.h"
 #include "ir/error.h"
 
 #include <llvm/ADT/SmallString.h>
@@ -84,6 +85,8 @@ void optimize_for_gpu(llvm::Module &module, llvm::TargetMachine &machine) {
   emit_negated_abs_as_min(module);
   emit_narrow_negation_in_32_bits(module);
   emit_integer_min_max_as_selects(module);
+  // A form LLVM's NVPTX target gets wrong.
+  emit_signed_bool_to_float_as_select(module);
   // Not a workaround: two narrowings packed into a word as one cvt.
   emit_paired_narrowing(module);
   llvm_backend::verify_module(module);

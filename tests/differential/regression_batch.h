@@ -61,6 +61,11 @@ inline constexpr RegressionKernel kRegressionBatch[] = {
      "mask's predicates into bits of one register and read another "
      "element's bit, negated; right with the ptxas of 13.5 (BLOCC_PTXAS, "
      "runtime/cuda/ptx_assembler.h), whose warning names it"},
+    // From the GPU fuzzing batch of generation 6.
+    {31010388, 16, 6,
+     "GPU, 1 warp: out1 (f32) element 0 was 1, -1 on the CPU: LLVM's NVPTX "
+     "target lowered sitofp i1 (-O3's form of float(-int8(mask))) as a "
+     "conversion of 1 (signed_bool_to_float.h)"},
     {5122112873, 12, 3,
      "check: an f16 result equal to the poison pattern (0xABAB) read as "
      "never written by the float64 check"},

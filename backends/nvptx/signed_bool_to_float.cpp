@@ -18,15 +18,13 @@ bool is_signed_bool_to_float(const llvm::Instruction &i) {
 } // namespace
 
 void emit_signed_bool_to_float_as_select(llvm::Module &module) {
-  replace_instructions(
-      module, is_signed_bool_to_float,
-      [](llvm::IRBuilder<> &b, llvm::Instruction &i) {
-        llvm::Type *type = i.getType();
-        return b.CreateSelect(i.getOperand(0),
-                              llvm::ConstantFP::get(type, -1.0),
-                              llvm::ConstantFP::get(type, 0.0),
-                              "signed_bool");
-      });
+  replace_instructions(module, is_signed_bool_to_float,
+                       [](llvm::IRBuilder<> &b, llvm::Instruction &i) {
+                         llvm::Type *type = i.getType();
+                         return b.CreateSelect(
+                             i.getOperand(0), llvm::ConstantFP::get(type, -1.0),
+                             llvm::ConstantFP::get(type, 0.0), "signed_bool");
+                       });
 }
 
 } // namespace blocc::nvptx

@@ -19,9 +19,13 @@
 // inputs' precision before the second product, as Triton's tutorial does,
 // so that both products take half inputs.
 //
-// Causal: the loop stops after the key block holding the program's last
-// query (later keys are all masked), and scores of keys after their query
-// are set to -inf before the maximum. CAUSAL is a compile-time constant.
+// The keys are walked in two loops: the blocks wholly inside the sequence
+// (and, causal, wholly before the program's first query) need no masks,
+// and only the last few pass through a second loop that masks scores to
+// -inf before the maximum. Causal, that loop stops after the key block
+// holding the program's last query (later keys are all masked). CAUSAL is
+// a compile-time constant. scale must be positive: the row maxima are
+// taken before the scaling.
 #pragma once
 
 #include <blocc/blocc.h>
@@ -54,32 +58,52 @@ template <typename T> auto make_attention(const char *name) {
         auto l = bl::zeros({BLOCK_M}, bl::float32);
         auto acc = bl::zeros({BLOCK_M, HEAD_DIM}, bl::float32);
         auto scale_log2 = scale * 1.4426950408889634f; // exp(x) = 2^(x log2 e)
-        bl::Tensor end = seq_len;
-        if (CAUSAL) // no key after the block's last query is seen
-          end = bl::minimum(first_query + BLOCK_M, seq_len);
-        for (auto first_key : bl::range(0, end, BLOCK_N)) {
+        // Folds the key block at first_key into m, l and acc. Only the
+        // last blocks need masks (keys past the end, or after a query);
+        // the blocks before them are folded without any.
+        auto fold = [&](const bl::Tensor &first_key, bool masked) {
           auto keys = first_key + bl::arange(0, BLOCK_N);
           auto key_row = bl::expand_dims(keys, 0); // [1, BLOCK_N]
           auto key_col = bl::expand_dims(keys, 1); // [BLOCK_N, 1]
           // K^T's tile, [HEAD_DIM, BLOCK_N], read straight from K's rows.
-          auto kt_tile =
-              bl::load(k + head + key_row * HEAD_DIM + bl::expand_dims(dims, 1),
-                       key_row < seq_len, 0.f);
-          auto visible = key_row < seq_len;
-          if (CAUSAL)
-            visible = visible & (key_row <= query_col);
-          auto s = bl::where(visible, bl::dot(q_tile, kt_tile) * scale_log2,
-                             -INFINITY);
-          auto m_new = bl::maximum(m, bl::max(s, 1));
-          auto p = bl::exp2(s - bl::expand_dims(m_new, 1));
+          auto kt_ptrs =
+              k + head + key_row * HEAD_DIM + bl::expand_dims(dims, 1);
+          auto v_ptrs = v + head + key_col * HEAD_DIM + dim_row;
+          auto kt_tile = masked ? bl::load(kt_ptrs, key_row < seq_len, 0.f)
+                                : bl::load(kt_ptrs);
+          auto qk = bl::dot(q_tile, kt_tile);
+          if (masked) {
+            auto visible = key_row < seq_len;
+            if (CAUSAL)
+              visible = visible & (key_row <= query_col);
+            qk = bl::where(visible, qk, -INFINITY);
+          }
+          // Maxima of the scaled scores, as scale > 0; the scaling and the
+          // subtraction of the maximum are one rounding (fma).
+          auto m_new = bl::maximum(m, bl::max(qk, 1) * scale_log2);
+          auto p =
+              bl::exp2(bl::fma(qk, scale_log2, -bl::expand_dims(m_new, 1)));
           auto alpha = bl::exp2(m - m_new); // rescales the old sums
           l = l * alpha + bl::sum(p, 1);
-          auto v_tile = bl::load(v + head + key_col * HEAD_DIM + dim_row,
-                                 key_col < seq_len, 0.f);
+          auto v_tile = masked ? bl::load(v_ptrs, key_col < seq_len, 0.f)
+                               : bl::load(v_ptrs);
           acc = bl::dot(p.to(bl::dtype_of<T>()), v_tile,
                         acc * bl::expand_dims(alpha, 1));
           m = m_new;
-        }
+        };
+        // Key blocks wholly before the end and, causal, before the
+        // program's first query: every score is seen.
+        bl::Tensor unmasked_end = seq_len;
+        if (CAUSAL)
+          unmasked_end = bl::minimum(first_query, seq_len);
+        unmasked_end = unmasked_end / BLOCK_N * BLOCK_N;
+        for (auto first_key : bl::range(0, unmasked_end, BLOCK_N))
+          fold(first_key, false);
+        bl::Tensor end = seq_len;
+        if (CAUSAL) // no key after the block's last query is seen
+          end = bl::minimum(first_query + BLOCK_M, seq_len);
+        for (auto first_key : bl::range(unmasked_end, end, BLOCK_N))
+          fold(first_key, true);
         bl::store(out + head + query_col * HEAD_DIM + dim_row,
                   acc / bl::expand_dims(l, 1), query_col < seq_len);
       });

@@ -86,6 +86,7 @@ int main() {
     auto tuned = bl::autotune(
         attention,
         on.is_gpu() ? std::vector<C>{C({{"BLOCK_M", 64}, {"BLOCK_N", 64}}, 4),
+                                     C({{"BLOCK_M", 128}, {"BLOCK_N", 64}}, 4),
                                      C({{"BLOCK_M", 128}, {"BLOCK_N", 64}}, 8),
                                      C({{"BLOCK_M", 64}, {"BLOCK_N", 32}}, 4)}
                     : std::vector<C>{C({{"BLOCK_M", 32}, {"BLOCK_N", 32}}),

@@ -296,6 +296,8 @@ private:
       r.constancy = common_constancy(op);
       return r;
     }
+    case OpCode::ConvertLayout: // the same elements
+      return info(op.operand(0));
     case OpCode::MultipleOf:
     case OpCode::MaxContiguous:
     case OpCode::MaxConstancy:

@@ -75,6 +75,10 @@ enum class OpCode : uint8_t {
   MultipleOf,    // (x) {values: per-dim divisibility}
   MaxContiguous, // (x) {values: per-dim contiguity}
   MaxConstancy,  // (x) {values: per-dim constancy}
+  // --- a backend's level of the IR: never in block IR users write --------
+  ConvertLayout, // (block) -> the same block: an identity that a backend's
+                 // level of the IR (the GPU IR) uses to move a value from
+                 // one placement to another, which its attributes name
   // --- debug --------------------------------------------------------------
   Print,  // (values...) {prefix, hex}
   Assert, // (cond) {message}

@@ -379,6 +379,11 @@ private:
     case OpCode::MaxContiguous:
     case OpCode::MaxConstancy:
       return verify_hint(op);
+    case OpCode::ConvertLayout:
+      expect_counts(op, 1, 1);
+      if (!op.operand(0)->type().is_block())
+        fail(op, "operand " + operand_str(op, 0) + " is not a block");
+      return expect_result_type(op, op.operand(0)->type());
     case OpCode::Print:
       expect_counts(op, 0, SIZE_MAX, 0, 0);
       expect_optional_attr<std::string>(op, "prefix", "a string");

@@ -212,6 +212,7 @@ llvm::Value *KernelLowering::evaluate(Chunk &chunk, const ir::Value *v,
     case OpCode::MultipleOf:
     case OpCode::MaxContiguous:
     case OpCode::MaxConstancy:
+    case OpCode::ConvertLayout:
       // The same elements in the same (flat) order (a scalar operand is
       // the one element of a block of one).
       result = evaluate(chunk, op->operand(0), lanes);
@@ -399,6 +400,7 @@ void KernelLowering::lower_op(const ir::Operation &op) {
   case OpCode::MultipleOf:
   case OpCode::MaxContiguous:
   case OpCode::MaxConstancy:
+  case OpCode::ConvertLayout: // one placement of a block on the CPU
     if (!block_result)
       return set_scalar(op.result(), scalar(op.operand(0)));
     lazy_from_operands(false, false);

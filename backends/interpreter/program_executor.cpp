@@ -254,6 +254,7 @@ void ProgramExecutor::run_op(const ir::Operation &op) {
   case OpCode::MultipleOf:
   case OpCode::MaxContiguous:
   case OpCode::MaxConstancy:
+  case OpCode::ConvertLayout: // where its elements live: nothing here
     if (operands.size() != 1)
       s.fail("expects one operand");
     return define(op, {*operands[0]});

@@ -113,6 +113,7 @@ std::unique_ptr<ir::Function> to_gpu_ir(const ir::Function &function,
     run_gpu_pipeline(*gpu, options);
   else if (!carries_layouts(*gpu))
     assign_layouts(*gpu, options);
+  make_conversions_explicit(*gpu, options);
   return gpu;
 }
 

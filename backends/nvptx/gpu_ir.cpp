@@ -119,6 +119,9 @@ void verify_parent(const ir::Function &function, size_t index,
                 std::to_string(num_warps));
 }
 
+void verify_explicit_layouts(const ir::Function &function,
+                             const LayoutAssignment &layouts);
+
 /// The layouts the IR carries (layout_attrs.h) read (each fits its value,
 /// each parent is defined: LayoutAssignment::read checks as it reads),
 /// their parents fit the warps, and every block value something needs
@@ -129,6 +132,8 @@ void verify_layouts(const ir::Function &function, int num_warps,
       LayoutAssignment::read(function, num_warps, arch);
   for (size_t i = 0; i < layouts->parents().size(); ++i)
     verify_parent(function, i, layouts->parents()[i], num_warps);
+  if (carries_explicit_layouts(function))
+    verify_explicit_layouts(function, *layouts);
   const_cast<ir::Function &>(function).walk([&](ir::Operation &user) {
     if (!needs_operands(user, *layouts))
       return;
@@ -148,6 +153,101 @@ void verify_layouts(const ir::Function &function, int num_warps,
               which + "has no layout (" + user.describe() + " needs it)");
     }
   });
+}
+
+/// The explicit form's layouts (layout_attrs.h) agree with each other: a
+/// convert_layout moves a value that has a layout to the one its result
+/// has, and the ops whose reading rule is their result's layout (elementwise
+/// ops, hints, loads, atomics), stores, loops and ifs have their block
+/// operands in the layouts they read them in. (What a shape op, reduction
+/// or dot reads is its operands' layouts, which the lowering checks.)
+class ExplicitLayoutsCheck {
+public:
+  explicit ExplicitLayoutsCheck(const LayoutAssignment &layouts)
+      : layouts_(layouts) {}
+
+  void op(const ir::Operation &op) const {
+    switch (op.code()) {
+    case OpCode::ConvertLayout:
+      if (!layouts_.home(op.operand(0)))
+        invalid(op, "converts a value that has no layout");
+      if (!layouts_.home(op.result()))
+        invalid(op, "has no layout to convert to");
+      return;
+    case OpCode::Store:
+      for (size_t i = 1; i < op.num_operands(); ++i)
+        same(op, i, op.operand(0), "its pointers");
+      return;
+    case OpCode::For:
+      for (size_t k = 0; k < op.num_results(); ++k) {
+        same(op, 3 + k, op.result(k), "result " + std::to_string(k));
+        same_value(op, op.region(0)->argument(1 + k), op.result(k),
+                   "body argument " + std::to_string(1 + k),
+                   "result " + std::to_string(k));
+      }
+      return;
+    case OpCode::Yield:
+      if (const ir::Operation *parent = op.parent_op();
+          parent &&
+          (parent->code() == OpCode::For || parent->code() == OpCode::If))
+        for (size_t k = 0; k < op.num_operands(); ++k)
+          same(op, k, parent->result(k),
+               "result " + std::to_string(k) + " of " + parent->describe());
+      return;
+    default:
+      break;
+    }
+    if (ir::is_elementwise(op.code()) || op.code() == OpCode::Load ||
+        op.code() == OpCode::AtomicRmw || op.code() == OpCode::AtomicCas ||
+        op.code() == OpCode::MultipleOf || op.code() == OpCode::MaxContiguous ||
+        op.code() == OpCode::MaxConstancy)
+      for (size_t i = 0; i < op.num_operands(); ++i)
+        if (!copied_ahead_load(op.operand(i)))
+          same(op, i, op.result(), "its result");
+  }
+
+private:
+  static bool copied_ahead_load(const ir::Value *v) {
+    const ir::Operation *producer = v->defining_op();
+    return producer && producer->code() == OpCode::Load &&
+           copied_ahead(*producer);
+  }
+
+  /// Operand `i` of `op` carries the layout of `other` (where both are
+  /// blocks and `other` has one).
+  void same(const ir::Operation &op, size_t i, const ir::Value *other,
+            const std::string &whose) const {
+    same_value(op, op.operand(i), other, "operand " + std::to_string(i), whose);
+  }
+
+  void same_value(const ir::Operation &op, const ir::Value *v,
+                  const ir::Value *other, const std::string &what,
+                  const std::string &whose) const {
+    const Layout *expected = layouts_.home(other);
+    if (!v->type().is_block() || !expected)
+      return;
+    const Layout *layout = layouts_.home(v);
+    if (layout && *layout == *expected)
+      return;
+    invalid(op, what + " is in " +
+                    (layout ? text(*layout) : std::string("no layout")) +
+                    ", not in " + text(*expected) + ", the layout of " + whose +
+                    " (a convert_layout moves a value between "
+                    "layouts)");
+  }
+
+  std::string text(const Layout &l) const {
+    return layout_text(layouts_.parent(l), l);
+  }
+
+  const LayoutAssignment &layouts_;
+};
+
+void verify_explicit_layouts(const ir::Function &function,
+                             const LayoutAssignment &layouts) {
+  ExplicitLayoutsCheck check(layouts);
+  const_cast<ir::Function &>(function).walk(
+      [&](ir::Operation &op) { check.op(op); });
 }
 
 } // namespace

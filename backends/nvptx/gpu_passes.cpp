@@ -18,6 +18,10 @@ const std::vector<GpuPassInfo> &gpu_passes() {
        "loops that load the tiles of dots on tensor cores copy them ahead "
        "(cp.async) in num_stages stages",
        pipeline_loops},
+      {"gpu-explicit-conversions",
+       "one layout per block value: an op per layout it is computed in, a "
+       "convert_layout op where a value moves between layouts",
+       make_conversions_explicit},
   };
   return passes;
 }

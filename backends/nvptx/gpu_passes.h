@@ -11,6 +11,11 @@
 //                       (assign_layouts_pass.cpp, layout_attrs.h)
 //   gpu-pipeline-loops  which loops copy the tiles of their dots ahead, in
 //                       how many stages (pipeline_loops.cpp)
+//   gpu-explicit-conversions
+//                       the layouts in the explicit form (layout_attrs.h):
+//                       one layout per block value, an op per layout it is
+//                       computed in, a convert_layout op per conversion
+//                       (explicit_conversions.cpp)
 //
 // A pass leaves what the IR already says: an op that carries its
 // attributes keeps them, so a hand-written decision stands.
@@ -45,6 +50,14 @@ void assign_layouts(ir::Function &function, const GpuPassOptions &options);
 /// and the loads they copy ahead. Reads the dots' engines: run
 /// accelerate_dot first.
 void pipeline_loops(ir::Function &function, const GpuPassOptions &options);
+
+/// Rewrites the layouts gpu-assign-layouts wrote (homes and the layouts
+/// each value is needed in) into the explicit form: every block value in
+/// one layout, ops computed per layout cloned, conversions as
+/// convert_layout ops where the lowering converted. Reads which loads are
+/// copied ahead: run pipeline_loops first.
+void make_conversions_explicit(ir::Function &function,
+                               const GpuPassOptions &options);
 
 struct GpuPassInfo {
   std::string name; // as blocc-opt's --pass names it

@@ -262,6 +262,9 @@ void KernelLowering::lower_op(const ir::Operation &op) {
     case OpCode::If:
       lower_if(op);
       return;
+    case OpCode::ConvertLayout:
+      lower_convert_layout(op);
+      return;
     default:
       break;
     }

@@ -161,6 +161,8 @@ public:
   /// The loop's plan when its loads are pipelined (pipeline_loads.h).
   const PipelinedLoop *pipelined_loop(const ir::Operation &for_op) const;
   void lower_if(const ir::Operation &op);
+  /// A convert_layout of the GPU IR's explicit form (lower_convert.cpp).
+  void lower_convert_layout(const ir::Operation &op);
   /// Lowers `op` once more, rebinding its results: a pipelined loop's
   /// address ops for a later iteration (loop_pipeline.h).
   void lower_again(const ir::Operation &op) { lower_op(op); }

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <functional>
 #include <map>
+#include <set>
 #include <variant>
 
 namespace blocc::nvptx {
@@ -73,24 +74,39 @@ std::vector<std::string> split(const std::string &text,
 
 /// The attribute names of a value's home and layouts: `home`/`layouts` for
 /// the result of an op of one result, `home_K`/`layouts_K` for result K of
-/// several, `argJ_home`/`argJ_layouts` for argument J of a loop's body.
+/// several, `argJ_home`/`argJ_layouts` for argument J of a loop's body; and
+/// of its one layout in the explicit form (`layout`, `layout_K`,
+/// `argJ_layout`).
 struct ValueKeys {
-  std::string home, layouts;
+  std::string home, layouts, layout;
 };
 
 ValueKeys result_keys(const ir::Operation &op, size_t k) {
-  if (op.num_results() == 1)
-    return {gpu_attr::kHome, gpu_attr::kLayouts};
-  std::string suffix = "_" + std::to_string(k);
-  return {gpu_attr::kHome + suffix, gpu_attr::kLayouts + suffix};
+  return {result_key(gpu_attr::kHome, op, k),
+          result_key(gpu_attr::kLayouts, op, k), result_layout_key(op, k)};
 }
 
 ValueKeys argument_keys(size_t j) {
   std::string prefix = "arg" + std::to_string(j) + "_";
-  return {prefix + gpu_attr::kHome, prefix + gpu_attr::kLayouts};
+  return {prefix + gpu_attr::kHome, prefix + gpu_attr::kLayouts,
+          argument_layout_key(j)};
 }
 
-/// Whether `key` names a layout attribute.
+} // namespace
+
+std::string result_key(const std::string &name, const ir::Operation &op,
+                       size_t k) {
+  return op.num_results() == 1 ? name : name + "_" + std::to_string(k);
+}
+
+std::string result_layout_key(const ir::Operation &op, size_t k) {
+  return result_key(gpu_attr::kLayout, op, k);
+}
+
+std::string argument_layout_key(size_t j) {
+  return "arg" + std::to_string(j) + "_" + gpu_attr::kLayout;
+}
+
 bool is_layout_key(const std::string &key) {
   auto ends_with = [&](const std::string &suffix) {
     return key.size() >= suffix.size() &&
@@ -100,11 +116,24 @@ bool is_layout_key(const std::string &key) {
     return key.rfind(prefix, 0) == 0;
   };
   return starts_with(gpu_attr::kHome) || starts_with(gpu_attr::kLayouts) ||
+         is_explicit_layout_key(key) ||
          (starts_with("arg") &&
           (ends_with("_home") || ends_with("_layouts"))) ||
          key == gpu_attr::kStoreLayout || key == gpu_attr::kReduceLayout ||
          key == gpu_attr::kOperandLayouts;
 }
+
+bool is_explicit_layout_key(const std::string &key) {
+  auto ends_with = [&](const std::string &suffix) {
+    return key.size() >= suffix.size() &&
+           key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return key == gpu_attr::kLayout ||
+         key.rfind(std::string(gpu_attr::kLayout) + "_", 0) == 0 ||
+         (key.rfind("arg", 0) == 0 && ends_with("_layout"));
+}
+
+namespace {
 
 /// The block arguments of `op`'s regions, which its attributes describe:
 /// only a loop's body has block arguments (reductions and scans combine
@@ -371,6 +400,18 @@ bool carries_layouts(const ir::Function &function) {
   return carried;
 }
 
+bool carries_explicit_layouts(const ir::Function &function) {
+  bool found = false;
+  for (const auto &attribute : function.attributes())
+    found = found || is_explicit_layout_key(attribute.first);
+  const_cast<ir::Function &>(function).walk([&](ir::Operation &op) {
+    found = found || op.code() == OpCode::ConvertLayout;
+    for (const auto &attribute : op.attributes())
+      found = found || is_explicit_layout_key(attribute.first);
+  });
+  return found;
+}
+
 void write_layouts(ir::Function &function, const LayoutAssignment &layouts) {
   for (size_t i = 0; i < layouts.parents().size(); ++i)
     function.attributes()[gpu_attr::kParentPrefix + std::to_string(i)] =
@@ -382,11 +423,17 @@ void write_layouts(ir::Function &function, const LayoutAssignment &layouts) {
 
 // Reading is a member of LayoutAssignment, which it fills: the parents,
 // then one walk over the ops, each attribute read against the value it
-// describes.
+// describes. In the explicit form a value's one layout is its home, and the
+// layout it is needed in where anything uses it; what an op reads its
+// operands in is what they carry.
 class LayoutAssignment::Reader {
 public:
   Reader(LayoutAssignment &layouts, const ir::Function &function)
-      : layouts_(layouts) {
+      : layouts_(layouts), explicit_(carries_explicit_layouts(function)) {
+    if (explicit_)
+      const_cast<ir::Function &>(function).walk([&](ir::Operation &op) {
+        used_.insert(op.operands().begin(), op.operands().end());
+      });
     layouts_.parents_ = read_parents(function);
     for (size_t i = 0; i < function.num_arguments(); ++i)
       value(function.attributes(), function_place(function),
@@ -400,6 +447,10 @@ public:
       value(attributes, where, op.result(k), result_keys(op, k));
     for (const ir::Value *argument : region_arguments(op))
       value(attributes, where, argument, argument_keys(argument->index()));
+    if (explicit_) {
+      operands_as_carried(op);
+      return;
+    }
     if (op.code() == OpCode::Store && op.operand(1)->type().is_block())
       layouts_.store_layouts_.emplace(
           &op, layout(where, string(attributes, where, gpu_attr::kStoreLayout),
@@ -413,8 +464,48 @@ public:
   }
 
 private:
+  /// The explicit form: a store, a reduction and a shape op read their
+  /// operands in the layouts those carry.
+  void operands_as_carried(const ir::Operation &op) {
+    if (op.code() == OpCode::Store && op.operand(1)->type().is_block())
+      layouts_.store_layouts_.emplace(&op, carried(op, 1));
+    if (op.code() == OpCode::Reduce && op.operand(0)->type().is_block())
+      layouts_.reduce_layouts_.emplace(&op, carried(op, 0));
+    if (!reads_shape_operands(op))
+      return;
+    for (const auto &[result, layout] : shape_keys(op, layouts_)) {
+      std::vector<Layout> operands;
+      for (size_t i = 0; i < op.num_operands(); ++i)
+        operands.push_back(op.operand(i)->type().is_block() ? carried(op, i)
+                                                            : Layout{});
+      layouts_.shape_operands_.emplace(std::make_tuple(&op, result, layout),
+                                       operands);
+    }
+  }
+
+  /// The one layout operand `i` of `op` carries.
+  const Layout &carried(const ir::Operation &op, size_t i) const {
+    const Layout *layout = layouts_.home(op.operand(i));
+    if (!layout)
+      invalid(op, "operand " + std::to_string(i) + " has no layout");
+    return *layout;
+  }
+
   void value(const ir::Attributes &attributes, const std::string &where,
              const ir::Value *v, const ValueKeys &keys) {
+    if (explicit_) {
+      if (attributes.count(keys.home) || attributes.count(keys.layouts))
+        invalid(where, keys.home + " and " + keys.layouts +
+                           " belong to the implicit form, which the "
+                           "explicit form's layouts do not mix with");
+      if (!attributes.count(keys.layout))
+        return;
+      Layout l = layout(where, string(attributes, where, keys.layout), v);
+      layouts_.homes_.emplace(v, l);
+      if (used_.count(v))
+        layouts_.layouts_[v] = {l};
+      return;
+    }
     if (attributes.count(keys.home))
       layouts_.homes_.emplace(
           v, layout(where, string(attributes, where, keys.home), v));
@@ -504,6 +595,8 @@ private:
   }
 
   LayoutAssignment &layouts_;
+  const bool explicit_;
+  std::set<const ir::Value *> used_; // the explicit form's used values
 };
 
 std::unique_ptr<LayoutAssignment>

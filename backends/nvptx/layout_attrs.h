@@ -43,6 +43,27 @@
 //                    order, separated by " | ", each holding one layout
 //                    per operand
 //
+// The explicit form (written by the gpu-explicit-conversions pass, and what
+// the passes after it and the lowering read) gives every block value
+// exactly one layout, Triton's model: an op needed in several layouts is
+// one op per layout, and a value moves between layouts only through a
+// `convert_layout` op, whose result's layout is its target:
+//
+//     %x = load %ptrs {layout = "#blocked0"} : ...
+//     %y = convert_layout %x {layout = "#blocked1 dims=[1,0]"} : ...
+//     %m = reduce %x {axis = 1, layout = "#blocked0 dims=[0]"} : ...
+//     store %q, %y
+//
+//   layout           the value's one layout; `layout_K` for result K of an
+//                    op of several results, `argJ_layout` for argument J
+//                    of a loop's body (and of the function, among its
+//                    attributes)
+//
+// An op reads its operands in the layouts they carry: a store writes from
+// its value's, a reduction reads its operands', a shape op reads each
+// operand's; home, layouts, store_layout, reduce_layout and
+// operand_layouts are the implicit form's alone.
+//
 // verify_gpu_ir (gpu_ir.h) checks them: the reading (each layout fits its
 // value, each parent is defined), and that they are complete.
 #pragma once
@@ -60,6 +81,8 @@ inline constexpr const char *kLayouts = "layouts";
 inline constexpr const char *kStoreLayout = "store_layout";
 inline constexpr const char *kReduceLayout = "reduce_layout";
 inline constexpr const char *kOperandLayouts = "operand_layouts";
+/// The explicit form's one layout of a value.
+inline constexpr const char *kLayout = "layout";
 /// The function's parents: "blocked0", "blocked1", ...
 inline constexpr const char *kParentPrefix = "blocked";
 } // namespace gpu_attr
@@ -67,6 +90,24 @@ inline constexpr const char *kParentPrefix = "blocked";
 /// Whether `function` carries layouts (the gpu-assign-layouts pass has
 /// run, or they were written by hand).
 bool carries_layouts(const ir::Function &function);
+
+/// Whether `function` carries its layouts in the explicit form (a
+/// `layout` attribute, or a convert_layout op).
+bool carries_explicit_layouts(const ir::Function &function);
+
+/// Whether `key` names a layout attribute of either form, or of the
+/// explicit form.
+bool is_layout_key(const std::string &key);
+bool is_explicit_layout_key(const std::string &key);
+
+/// `name` for result `k` of `op`: `name` itself for an op of one result,
+/// else `name_K`.
+std::string result_key(const std::string &name, const ir::Operation &op,
+                       size_t k);
+/// The explicit form's attribute of result `k`'s layout, of argument `j`'s
+/// of a loop body or the function.
+std::string result_layout_key(const ir::Operation &op, size_t k);
+std::string argument_layout_key(size_t j);
 
 /// Writes `layouts`, assigned to `function`, into it.
 void write_layouts(ir::Function &function, const LayoutAssignment &layouts);

@@ -172,6 +172,20 @@ KernelLowering::Registers KernelLowering::convert_within_warps(
   });
 }
 
+void KernelLowering::lower_convert_layout(const ir::Operation &op) {
+  const ir::Value *source = op.operand(0);
+  const Layout *from = layouts_->home(source);
+  const Layout *to = layouts_->home(op.result());
+  if (!to)
+    return; // nothing reads it
+  if (!from)
+    throw Error("internal: " + op.describe() +
+                " converts a value without "
+                "a layout");
+  define_block(op.result(), *to,
+               convert_layout(source, *from, registers(source, *from), *to));
+}
+
 void KernelLowering::define_block(const ir::Value *v, const Layout &home,
                                   Registers values) {
   blocks_[{v, layout_id(home)}] = values;

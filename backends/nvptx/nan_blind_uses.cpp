@@ -51,6 +51,7 @@ bool passes_bits_on(OpCode code) {
   case OpCode::Broadcast:
   case OpCode::ExpandDims:
   case OpCode::Reshape:
+  case OpCode::ConvertLayout:
   case OpCode::Maximum:
   case OpCode::Minimum:
     return true;

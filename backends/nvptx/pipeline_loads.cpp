@@ -52,6 +52,7 @@ bool is_address_op(const ir::Operation &op) {
   case OpCode::MultipleOf:
   case OpCode::MaxContiguous:
   case OpCode::MaxConstancy:
+  case OpCode::ConvertLayout:
     return true;
   default:
     return false;

@@ -1,6 +1,7 @@
 #include "backends/nvptx/print_layouts.h"
 
 #include "backends/nvptx/assign_layouts.h"
+#include "backends/nvptx/conversion_path.h"
 #include "backends/nvptx/gpu_ir.h"
 #include "backends/nvptx/kernel_lowering.h"
 #include "backends/nvptx/mma_layouts.h"
@@ -83,6 +84,8 @@ public:
                             ? note
                             : "#" + std::to_string(i) + ": " + note);
     }
+    if (op.code() == ir::OpCode::ConvertLayout)
+      parts.push_back(conversion(op));
     if (op.code() == ir::OpCode::Store && op.operand(1)->type().is_block())
       parts.push_back("stores from " + layout(layouts_.store_layout(op)));
     if (op.code() == ir::OpCode::Dot)
@@ -112,6 +115,19 @@ public:
   }
 
 private:
+  /// Where a convert_layout takes its value from, and through what
+  /// (conversion_path.h).
+  std::string conversion(const ir::Operation &convert) const {
+    const Layout *from = layouts_.home(convert.operand(0));
+    const Layout *to = layouts_.home(convert.result());
+    if (!from || !to)
+      return "";
+    return "from " + layout(*from) + " through " +
+           describe(
+               conversion_path(linear_layout_of(layouts_.parent(*from), *from),
+                               linear_layout_of(layouts_.parent(*to), *to)));
+  }
+
   /// Which units a dot runs on, and why not on tensor cores.
   std::string dot_units(const ir::Operation &dot) const {
     const GpuArch &arch = layouts_.arch();

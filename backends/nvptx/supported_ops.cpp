@@ -62,6 +62,7 @@ std::string unsupported_reason(const ir::Operation &op,
   case OpCode::MultipleOf:
   case OpCode::MaxContiguous:
   case OpCode::MaxConstancy:
+  case OpCode::ConvertLayout:
   case OpCode::Return:
   case OpCode::Yield:
   case OpCode::For:

@@ -48,6 +48,7 @@ bool passes_zero_sign_on(OpCode code) {
   case OpCode::Broadcast:
   case OpCode::ExpandDims:
   case OpCode::Reshape:
+  case OpCode::ConvertLayout:
     return true;
   default:
     return false;

@@ -86,7 +86,8 @@ TEST(GpuInspection, LayoutsAnnotateTheIrAndReadBackAsIt) {
   EXPECT_EQ(read->attributes().count("blocked0"), 1u);
   read->attributes().clear();
   read->walk([](bl::ir::Operation &op) {
-    for (const char *key : {"home", "layouts", "store_layout", "reduce_layout"})
+    for (const char *key :
+         {"layout", "home", "layouts", "store_layout", "reduce_layout"})
       op.attributes().erase(key);
   });
   EXPECT_EQ(bl::ir::print(*read), stages[bl::Stage::Ir]);

@@ -269,6 +269,8 @@ private:
        {{"values", std::vector<int64_t>{64}}});
     op(OpCode::MaxConstancy, {idx}, idx->type(),
        {{"values", std::vector<int64_t>{1}}});
+    op(OpCode::ConvertLayout, {idx}, idx->type(),
+       {{"layout", std::string("#blocked1")}});
     b.create(OpCode::Print, {idx, mask}, {},
              {{"prefix",
                std::string("idx \"quoted\"\\ tab\t nl\n ctl\x01 \xc3\xa9")},

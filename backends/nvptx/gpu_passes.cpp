@@ -22,6 +22,11 @@ const std::vector<GpuPassInfo> &gpu_passes() {
        "one layout per block value: an op per layout it is computed in, a "
        "convert_layout op where a value moves between layouts",
        make_conversions_explicit},
+      {"gpu-remove-conversions",
+       "conversions that move nothing, chains and duplicates of "
+       "conversions removed; cheap ops computed again in the target layout "
+       "where that costs less than converting",
+       remove_conversions},
   };
   return passes;
 }

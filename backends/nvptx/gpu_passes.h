@@ -16,6 +16,11 @@
 //                       one layout per block value, an op per layout it is
 //                       computed in, a convert_layout op per conversion
 //                       (explicit_conversions.cpp)
+//   gpu-remove-conversions
+//                       conversions that cost more than they must: those
+//                       between equal linear layouts, chains, duplicates,
+//                       and values cheaper to compute again in the target
+//                       layout than to convert (remove_conversions.cpp)
 //
 // A pass leaves what the IR already says: an op that carries its
 // attributes keeps them, so a hand-written decision stands.
@@ -58,6 +63,19 @@ void pipeline_loops(ir::Function &function, const GpuPassOptions &options);
 /// copied ahead: run pipeline_loops first.
 void make_conversions_explicit(ir::Function &function,
                                const GpuPassOptions &options);
+
+/// Removes the convert_layout ops of the explicit form that cost more than
+/// they must: a conversion between two layouts that are the same linear
+/// layout, a conversion of a conversion (folded into one from the first
+/// source), a second conversion of one value to one layout; and a
+/// conversion of a value that cheap ops compute from values already held
+/// in the target layout, where computing them again there costs less than
+/// the conversion (conversion_path.h tells registers, shuffles or shared
+/// memory apart). Loads, reductions, scans, dots, atomics and loop or if
+/// results are never computed again, nor anything from another block.
+/// Run make_conversions_explicit first; IR without explicit layouts is
+/// left as it is.
+void remove_conversions(ir::Function &function, const GpuPassOptions &options);
 
 struct GpuPassInfo {
   std::string name; // as blocc-opt's --pass names it

@@ -21,7 +21,9 @@
 //
 // A load that a pipelined loop copies ahead (async_copy) never lives in
 // registers: the dot reads its stage of shared memory in place, so it is
-// used as it is and converted to nothing.
+// used as it is and converted to nothing. (In the GPU pipeline
+// gpu-pipeline-loops runs after this pass and removes the conversions of
+// the loads it marks; hand-written GPU IR may mark them before.)
 #include "backends/nvptx/assign_layouts.h"
 #include "backends/nvptx/gpu_ir.h"
 #include "backends/nvptx/gpu_passes.h"
@@ -139,8 +141,8 @@ private:
             const Instance &instance) {
     for (size_t i = 0; i < copy.num_operands(); ++i)
       if (instance.operands[i])
-        copy.set_operand(
-            i, version(original, operands[i], *instance.operands[i]));
+        copy.set_operand(i,
+                         version(original, operands[i], *instance.operands[i]));
     for (size_t k = 0; k < copy.num_results(); ++k) {
       if (!instance.results[k])
         continue;
@@ -296,7 +298,8 @@ private:
 
   /// A value computed in `layout`: what it reads its operands in.
   Instance per_layout(const ir::Operation &op, const Layout &layout) const {
-    Instance copy{{layout}, std::vector<std::optional<Layout>>(op.num_operands())};
+    Instance copy{{layout},
+                  std::vector<std::optional<Layout>>(op.num_operands())};
     for (size_t i = 0; i < op.num_operands(); ++i) {
       const ir::Value *operand = op.operand(i);
       if (!operand->type().is_block())

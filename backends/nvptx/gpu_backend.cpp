@@ -109,11 +109,16 @@ std::unique_ptr<ir::Function> to_gpu_ir(const ir::Function &function,
                                         int num_stages) {
   std::unique_ptr<ir::Function> gpu = ir::clone(function);
   GpuPassOptions options{o.num_warps, num_stages, o.arch};
-  if (!is_gpu_ir(function))
+  if (!is_gpu_ir(function)) {
     run_gpu_pipeline(*gpu, options);
-  else if (!carries_layouts(*gpu))
+    return gpu;
+  }
+  if (!carries_layouts(*gpu))
     assign_layouts(*gpu, options);
-  make_conversions_explicit(*gpu, options);
+  if (!carries_explicit_layouts(*gpu)) {
+    make_conversions_explicit(*gpu, options);
+    remove_conversions(*gpu, options);
+  }
   return gpu;
 }
 

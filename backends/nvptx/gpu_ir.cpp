@@ -159,8 +159,10 @@ void verify_layouts(const ir::Function &function, int num_warps,
 /// convert_layout moves a value that has a layout to the one its result
 /// has, and the ops whose reading rule is their result's layout (elementwise
 /// ops, hints, loads, atomics), stores, loops and ifs have their block
-/// operands in the layouts they read them in. (What a shape op, reduction
-/// or dot reads is its operands' layouts, which the lowering checks.)
+/// operands in the layouts they read them in, or in layouts equal to those
+/// as linear layouts (the same registers of the same threads). (What a
+/// shape op, reduction or dot reads is its operands' layouts, which the
+/// lowering checks.)
 class ExplicitLayoutsCheck {
 public:
   explicit ExplicitLayoutsCheck(const LayoutAssignment &layouts)
@@ -227,7 +229,8 @@ private:
     if (!v->type().is_block() || !expected)
       return;
     const Layout *layout = layouts_.home(v);
-    if (layout && *layout == *expected)
+    if (layout && same_linear_layout(layouts_.parent(*layout), *layout,
+                                     layouts_.parent(*expected), *expected))
       return;
     invalid(op, what + " is in " +
                     (layout ? text(*layout) : std::string("no layout")) +

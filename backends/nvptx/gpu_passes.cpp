@@ -14,14 +14,19 @@ const std::vector<GpuPassInfo> &gpu_passes() {
        "the layouts of every block value: where it is produced (its home) "
        "and every layout it is needed in",
        assign_layouts},
-      {"gpu-pipeline-loops",
-       "loops that load the tiles of dots on tensor cores copy them ahead "
-       "(cp.async) in num_stages stages",
-       pipeline_loops},
       {"gpu-explicit-conversions",
        "one layout per block value: an op per layout it is computed in, a "
        "convert_layout op where a value moves between layouts",
        make_conversions_explicit},
+      {"gpu-remove-conversions",
+       "conversions that move nothing, chains and duplicates of "
+       "conversions removed; cheap ops computed again in the target layout "
+       "where that costs less than converting",
+       remove_conversions},
+      {"gpu-pipeline-loops",
+       "loops that load the tiles of dots on tensor cores copy them ahead "
+       "(cp.async) in num_stages stages",
+       pipeline_loops},
   };
   return passes;
 }

@@ -9,13 +9,19 @@
 //   gpu-assign-layouts  which threads hold which elements of every block
 //                       value: its home and the layouts it is needed in
 //                       (assign_layouts_pass.cpp, layout_attrs.h)
-//   gpu-pipeline-loops  which loops copy the tiles of their dots ahead, in
-//                       how many stages (pipeline_loops.cpp)
 //   gpu-explicit-conversions
 //                       the layouts in the explicit form (layout_attrs.h):
 //                       one layout per block value, an op per layout it is
 //                       computed in, a convert_layout op per conversion
 //                       (explicit_conversions.cpp)
+//   gpu-remove-conversions
+//                       conversions that cost more than they must: those
+//                       between equal linear layouts, chains, duplicates,
+//                       and values cheaper to compute again in the target
+//                       layout than to convert (remove_conversions.cpp)
+//   gpu-pipeline-loops  which loops copy the tiles of their dots ahead, in
+//                       how many stages; the conversions between a copied
+//                       load and its dot go (pipeline_loops.cpp)
 //
 // A pass leaves what the IR already says: an op that carries its
 // attributes keeps them, so a hand-written decision stands.
@@ -47,17 +53,34 @@ void accelerate_dot(ir::Function &function, const GpuPassOptions &options);
 void assign_layouts(ir::Function &function, const GpuPassOptions &options);
 
 /// Marks the loops worth pipelining (pipeline_loads.h) with their stages
-/// and the loads they copy ahead. Reads the dots' engines: run
-/// accelerate_dot first.
+/// and the loads they copy ahead, seeing through the conversions between
+/// a load and its dot in the explicit form, which it then removes (a
+/// copied load lives in shared memory, where the dot reads it). Reads the
+/// dots' engines and the layouts: run accelerate_dot and assign_layouts
+/// (and the explicit form's passes, or none of them) first.
 void pipeline_loops(ir::Function &function, const GpuPassOptions &options);
 
 /// Rewrites the layouts gpu-assign-layouts wrote (homes and the layouts
 /// each value is needed in) into the explicit form: every block value in
 /// one layout, ops computed per layout cloned, conversions as
-/// convert_layout ops where the lowering converted. Reads which loads are
-/// copied ahead: run pipeline_loops first.
+/// convert_layout ops where the lowering converted. A load that IR marks
+/// as copied ahead is used as it is (gpu-pipeline-loops, run after it,
+/// removes the conversions of the loads it marks).
 void make_conversions_explicit(ir::Function &function,
                                const GpuPassOptions &options);
+
+/// Removes the convert_layout ops of the explicit form that cost more than
+/// they must: a conversion between two layouts that are the same linear
+/// layout, a conversion of a conversion (folded into one from the first
+/// source), a second conversion of one value to one layout; and a
+/// conversion of a value that cheap ops compute from values already held
+/// in the target layout, where computing them again there costs less than
+/// the conversion (conversion_path.h tells registers, shuffles or shared
+/// memory apart). Loads, reductions, scans, dots, atomics and loop or if
+/// results are never computed again, nor anything from another block.
+/// Run make_conversions_explicit first; IR without explicit layouts is
+/// left as it is.
+void remove_conversions(ir::Function &function, const GpuPassOptions &options);
 
 struct GpuPassInfo {
   std::string name; // as blocc-opt's --pass names it

@@ -177,12 +177,22 @@ llvm::Value *KernelLowering::scalar(const ir::Value *v) {
 const KernelLowering::Registers &
 KernelLowering::registers(const ir::Value *v, const Layout &layout) {
   auto it = blocks_.find({v, layout_id(layout)});
-  if (it == blocks_.end())
-    throw Error("internal: the GPU backend did not compute " +
-                (v->defining_op() ? v->defining_op()->describe()
-                                  : std::string("an argument")) +
-                " in layout " + describe(parent(layout), layout));
-  return it->second;
+  if (it != blocks_.end())
+    return it->second;
+  // The GPU IR may read a value in a layout equal to the one it carries as
+  // a linear layout (gpu-remove-conversions drops such a conversion): the
+  // same registers hold the same elements in both.
+  const BlockedLayout &p = parent(layout);
+  for (auto held = blocks_.lower_bound({v, 0});
+       held != blocks_.end() && held->first.first == v; ++held) {
+    const Layout &other = layout_ids_[size_t(held->first.second)];
+    if (same_linear_layout(parent(other), other, p, layout))
+      return held->second;
+  }
+  throw Error("internal: the GPU backend did not compute " +
+              (v->defining_op() ? v->defining_op()->describe()
+                                : std::string("an argument")) +
+              " in layout " + describe(parent(layout), layout));
 }
 
 KernelLowering::Registers KernelLowering::per_register(

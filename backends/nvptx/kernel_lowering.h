@@ -112,6 +112,8 @@ public:
   llvm::Type *storage_type(ir::Scalar s);
 
   llvm::Value *scalar(const ir::Value *v);
+  /// v's registers in `layout`, or in a layout equal to it as a linear
+  /// layout (the same registers of the same threads).
   const Registers &registers(const ir::Value *v, const Layout &layout);
   const BlockedLayout &parent(const Layout &layout) const {
     return layouts_->parent(layout);

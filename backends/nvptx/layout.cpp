@@ -122,6 +122,23 @@ ir::LinearLayout linear_layout_of(const BlockedLayout &parent,
       ir::LinearLayout::from_images(inputs, outputs, images));
 }
 
+bool same_linear_layout(const BlockedLayout &pa, const Layout &a,
+                        const BlockedLayout &pb, const Layout &b) {
+  if (a == b)
+    return true;
+  return a.shape == b.shape &&
+         linear_layout_of(pa, a) == linear_layout_of(pb, b);
+}
+
+bool is_full(const BlockedLayout &parent, const Layout &layout) {
+  if (layout.shape != parent.shape)
+    return false;
+  for (size_t k = 0; k < layout.dims.size(); ++k)
+    if (layout.dims[k] != static_cast<int>(k))
+      return false;
+  return true;
+}
+
 BlockedLayout choose_blocked_layout(const std::vector<int64_t> &shape,
                                     int64_t vector_width, int num_warps) {
   BlockedLayout l;

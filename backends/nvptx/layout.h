@@ -91,6 +91,18 @@ struct Layout {
 ir::LinearLayout linear_layout_of(const BlockedLayout &parent,
                                   const Layout &layout);
 
+/// Whether a value in `a` (over parent `pa`) and in `b` (over `pb`) sit in
+/// the same registers of the same threads: their linear layouts are equal,
+/// so the registers of one are the other's, register for register, and a
+/// conversion between them moves nothing.
+bool same_linear_layout(const BlockedLayout &pa, const Layout &a,
+                        const BlockedLayout &pb, const Layout &b);
+
+/// Whether `layout` holds every dimension of `parent` in order, at the
+/// parent's extent: each element then has one owner (the thread whose
+/// replicated lane and warp bits are 0), which stores and prints rely on.
+bool is_full(const BlockedLayout &parent, const Layout &layout);
+
 /// The first register of `parent` holding the same element of a value in
 /// `layout` as register r.
 int64_t canonical_register(const BlockedLayout &parent, const Layout &layout,

@@ -62,7 +62,11 @@
 // An op reads its operands in the layouts they carry: a store writes from
 // its value's, a reduction reads its operands', a shape op reads each
 // operand's; home, layouts, store_layout, reduce_layout and
-// operand_layouts are the implicit form's alone.
+// operand_layouts are the implicit form's alone. An op that reads its
+// operands in its result's layout (elementwise ops, loads, loops, ...)
+// may find one in a layout equal to that as a linear layout: the same
+// registers of the same threads (layout.h: same_linear_layout), read with
+// no conversion.
 //
 // verify_gpu_ir (gpu_ir.h) checks them: the reading (each layout fits its
 // value, each parent is defined), and that they are complete.

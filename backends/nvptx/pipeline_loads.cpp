@@ -127,6 +127,24 @@ std::pair<int, const ir::Operation *> users(const ir::Block &body,
   return {count, user};
 }
 
+/// What reads `v` in `body`, through the convert_layout ops that are its
+/// only use (the explicit form converts a load to the layout its dot reads
+/// it in; a copy ahead makes that moot, since the dot reads the stage in
+/// place): the value that op reads, how many ops read it, and the one.
+struct Reader {
+  const ir::Value *read;
+  int count;
+  const ir::Operation *user;
+};
+Reader reader_through_conversions(const ir::Block &body, const ir::Value *v) {
+  auto [count, user] = users(body, v);
+  while (count == 1 && user->code() == OpCode::ConvertLayout) {
+    v = user->result();
+    std::tie(count, user) = users(body, v);
+  }
+  return {v, count, user};
+}
+
 class LoopPlanner {
 public:
   LoopPlanner(const LayoutAssignment &layouts,
@@ -143,7 +161,7 @@ public:
       return std::nullopt;
     if (load.num_operands() > 2 && !is_positive_zero(load.operand(2)))
       return std::nullopt;
-    auto [count, dot] = users(body, load.result());
+    auto [read, count, dot] = reader_through_conversions(body, load.result());
     // fp8 arrives as bytes: a bitcast to the same width between the load
     // and the dot moves no data, and the copy lands as the dot reads it.
     const ir::Operation *bitcast = nullptr;
@@ -151,9 +169,11 @@ public:
         ir::scalar_bits(dot->result()->type().element()) ==
             ir::scalar_bits(type.element())) {
       bitcast = dot;
-      std::tie(count, dot) = users(body, bitcast->result());
+      Reader next = reader_through_conversions(body, bitcast->result());
+      read = next.read;
+      count = next.count;
+      dot = next.user;
     }
-    const ir::Value *read = bitcast ? bitcast->result() : load.result();
     if (count != 1 || dot->code() != OpCode::Dot ||
         dot->operand(0) == dot->operand(1) || !layouts_.on_tensor_cores(*dot) ||
         dot->result()->owner_block() != &body)

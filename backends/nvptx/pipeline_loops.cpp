@@ -1,5 +1,10 @@
 // The gpu-pipeline-loops pass (gpu_passes.h): the loops pipeline_loads.h
-// chooses, written on them and their loads (gpu_ir.h).
+// chooses, written on them and their loads (gpu_ir.h). In the explicit
+// form (layout_attrs.h) a load that feeds a dot may reach it through
+// convert_layout ops; once it is copied ahead it never lives in registers
+// (the dot reads its stage of shared memory in place), so those
+// conversions go and the dot, or the bitcast between them, reads the load
+// as it is.
 #include "backends/nvptx/assign_layouts.h"
 #include "backends/nvptx/gpu_ir.h"
 #include "backends/nvptx/gpu_passes.h"
@@ -22,6 +27,30 @@ bool loop_feeds_tensor_cores(ir::Function &function) {
   return found;
 }
 
+/// A load copied ahead, or a bitcast of one: it lives in shared memory.
+bool is_staged(const ir::Value *v) {
+  const ir::Operation *op = v->defining_op();
+  if (op && op->code() == ir::OpCode::Bitcast)
+    op = op->operand(0)->defining_op();
+  return op && op->code() == ir::OpCode::Load && copied_ahead(*op);
+}
+
+/// Removes the conversions of values that live in shared memory: their
+/// users read them as they are.
+void read_staged_in_place(ir::Function &function) {
+  std::vector<ir::Operation *> conversions;
+  function.walk([&](ir::Operation &op) {
+    if (op.code() == ir::OpCode::ConvertLayout)
+      conversions.push_back(&op);
+  });
+  // In program order, so that a chain goes link by link.
+  for (ir::Operation *convert : conversions)
+    if (is_staged(convert->operand(0))) {
+      function.replace_all_uses(convert->result(), convert->operand(0));
+      convert->parent_block()->erase(convert);
+    }
+}
+
 } // namespace
 
 void pipeline_loops(ir::Function &function, const GpuPassOptions &options) {
@@ -40,6 +69,7 @@ void pipeline_loops(ir::Function &function, const GpuPassOptions &options) {
       const_cast<ir::Operation *>(load.load)->set_attr(gpu_attr::kAsyncCopy,
                                                        int64_t{1});
   }
+  read_staged_in_place(function);
 }
 
 } // namespace blocc::nvptx

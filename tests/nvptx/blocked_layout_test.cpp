@@ -3,7 +3,9 @@
 // 8 warps, 1 to 8 elements per thread), the linear form puts every
 // (register, lane, warp) at the element the lowering gives it, holds every
 // element, and replicates exactly the threads the lowering does not let
-// write.
+// write. Two layouts of different parents are one placement where their
+// linear maps are (same_linear_layout: the row slices of parents that
+// differ only along the columns).
 #include "backends/nvptx/layout.h"
 
 #include <gtest/gtest.h>
@@ -133,6 +135,27 @@ TEST(BlockedLayout, CanonicalRegistersClearTheRegisterBitsAValueReplicates) {
                 << parent.str() << ", register " << r << ", " << linear.str();
         }
       }
+}
+
+TEST(BlockedLayout,
+     SlicesOfParentsThatDifferOnlyAlongTheSlicedDimensionAreOne) {
+  // 4 threads along the columns in both, 4 or 8 columns each: the rows'
+  // slices place every row in the same registers of the same threads,
+  // the tiles themselves do not.
+  BlockedLayout four{{64, 64}, {1, 4}, {8, 4}, {4, 1}};
+  BlockedLayout eight{{64, 64}, {1, 8}, {8, 4}, {4, 1}};
+  Layout rows_of_four{0, {0}, {64}}, rows_of_eight{1, {0}, {64}};
+  EXPECT_TRUE(blocc::nvptx::same_linear_layout(four, rows_of_four, eight,
+                                               rows_of_eight));
+  Layout tile_of_four{0, {0, 1}, {64, 64}}, tile_of_eight{1, {0, 1}, {64, 64}};
+  EXPECT_FALSE(blocc::nvptx::same_linear_layout(four, tile_of_four, eight,
+                                                tile_of_eight));
+  // Columns: 4 and 8 a thread, not one placement.
+  EXPECT_FALSE(blocc::nvptx::same_linear_layout(four, Layout{0, {1}, {64}},
+                                                eight, Layout{1, {1}, {64}}));
+  EXPECT_TRUE(blocc::nvptx::is_full(four, tile_of_four));
+  EXPECT_FALSE(blocc::nvptx::is_full(four, rows_of_four));
+  EXPECT_FALSE(blocc::nvptx::is_full(four, Layout{0, {0, 1}, {64, 1}}));
 }
 
 } // namespace

@@ -6,8 +6,8 @@ stages.
 
 Each kernel (a piece between `// -----` lines) is compared alone. Kernels
 the direct path rejects (the error tests) are skipped. Kernels that are GPU
-IR already get only their layouts (gpu-assign-layouts), as the backend
-gives them. Where the stages chosen leave too little shared memory, the
+IR already (an engine, stages or layouts) get only their layouts
+(gpu-assign-layouts, where they have none), as the backend gives them. Where the stages chosen leave too little shared memory, the
 direct path compiles the kernel unpipelined: so is its GPU IR, chosen for
 one stage.
 
@@ -49,7 +49,7 @@ def check(opt, path, index, piece, arch, warps, stages):
     if rc != 0:
         return "skipped"
     code = re.sub(r"//.*", "", piece)
-    gpu_ir = re.search(r"\b(engine|num_stages) = ", code)
+    gpu_ir = re.search(r"\b(engine|num_stages|home|layouts?) = ", code)
     for chosen in [stages, 1]:
         passes = (["--pass=gpu-assign-layouts"] if gpu_ir
                   else ["--pipeline=gpu"])

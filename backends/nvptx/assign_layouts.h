@@ -56,6 +56,7 @@
 
 #include "backends/nvptx/gpu_arch.h"
 #include "backends/nvptx/layout.h"
+#include "backends/nvptx/shared_layouts.h"
 #include "ir/axis_info.h"
 #include "ir/function.h"
 
@@ -87,8 +88,24 @@ public:
      int num_warps, const GpuArch &arch);
 
   const std::vector<BlockedLayout> &parents() const { return parents_; }
+  /// The shared layouts the GPU IR names (layout_attrs.h: `sharedN`).
+  const std::vector<SharedLayout> &shared_layouts() const {
+    return shared_layouts_;
+  }
   const BlockedLayout &parent(const Layout &l) const {
     return parents_[l.parent];
+  }
+  /// The shared layout `v` is held in (the explicit form's `#sharedN`: a
+  /// value written to shared memory by a convert_layout), nullptr for
+  /// values held in registers.
+  const SharedLayout *shared_layout(const ir::Value *v) const {
+    auto it = shared_values_.find(v);
+    return it == shared_values_.end() ? nullptr : &shared_layouts_[it->second];
+  }
+  /// The number of `v`'s shared layout (`#sharedN`); -1 where it has none.
+  int shared_number(const ir::Value *v) const {
+    auto it = shared_values_.find(v);
+    return it == shared_values_.end() ? -1 : static_cast<int>(it->second);
   }
   /// The layouts `v` is needed in (none for scalars and unused values).
   const std::vector<Layout> &layouts_of(const ir::Value *v) const;
@@ -166,6 +183,8 @@ private:
   bool changed_ = false;
   std::map<std::vector<int64_t>, int64_t> vector_width_; // per anchor shape
   std::vector<BlockedLayout> parents_;
+  std::vector<SharedLayout> shared_layouts_;
+  std::map<const ir::Value *, size_t> shared_values_;
   std::map<const ir::Value *, std::vector<Layout>> layouts_;
   std::map<const ir::Value *, Layout> homes_;
   std::map<const ir::Operation *, Layout> store_layouts_;

@@ -93,7 +93,8 @@ bool needs_operands(const ir::Operation &user,
     if (!result->type().is_block())
       continue;
     block_results = true;
-    if (layouts.home(result) || !layouts.layouts_of(result).empty())
+    if (layouts.home(result) || layouts.shared_layout(result) ||
+        !layouts.layouts_of(result).empty())
       return true;
   }
   return !block_results || user.num_regions() != 0;
@@ -139,6 +140,7 @@ void verify_layouts(const ir::Function &function, int num_warps,
       return;
     for (const ir::Value *operand : user.operands()) {
       if (!operand->type().is_block() || layouts->home(operand) ||
+          layouts->shared_layout(operand) ||
           !layouts->layouts_of(operand).empty())
         continue;
       const ir::Operation *producer = operand->defining_op();
@@ -169,13 +171,20 @@ public:
       : layouts_(layouts) {}
 
   void op(const ir::Operation &op) const {
+    shared_values(op);
     switch (op.code()) {
-    case OpCode::ConvertLayout:
-      if (!layouts_.home(op.operand(0)))
+    case OpCode::ConvertLayout: {
+      const bool from_shared = layouts_.shared_layout(op.operand(0));
+      const bool to_shared = layouts_.shared_layout(op.result());
+      if (from_shared && to_shared)
+        invalid(op, "converts a value in shared memory to shared memory "
+                    "(one is written from registers and read into them)");
+      if (!from_shared && !layouts_.home(op.operand(0)))
         invalid(op, "converts a value that has no layout");
-      if (!layouts_.home(op.result()))
+      if (!to_shared && !layouts_.home(op.result()))
         invalid(op, "has no layout to convert to");
       return;
+    }
     case OpCode::Store:
       for (size_t i = 1; i < op.num_operands(); ++i)
         same(op, i, op.operand(0), "its pointers");
@@ -209,6 +218,34 @@ public:
   }
 
 private:
+  /// A value in shared memory (`#sharedN`) is the result of a
+  /// convert_layout from registers, and only convert_layout ops of its
+  /// block read it, into registers: the kernel's shared buffer holds it
+  /// from its write to the reads that follow.
+  void shared_values(const ir::Operation &op) const {
+    for (size_t i = 0; i < op.num_operands(); ++i) {
+      int number = layouts_.shared_number(op.operand(i));
+      if (number < 0)
+        continue;
+      std::string shared = "#shared" + std::to_string(number);
+      if (op.code() != OpCode::ConvertLayout)
+        invalid(op, "operand " + std::to_string(i) + " is in shared memory (" +
+                        shared + "), which only a convert_layout reads");
+      const ir::Operation *producer = op.operand(i)->defining_op();
+      if (!producer || producer->parent_block() != op.parent_block())
+        invalid(op, "reads a value in shared memory (" + shared +
+                        ") outside the block that writes it");
+    }
+    for (size_t k = 0; k < op.num_results(); ++k)
+      if (op.code() != OpCode::ConvertLayout &&
+          layouts_.shared_layout(op.result(k)))
+        invalid(op, "only a convert_layout writes a value in shared memory");
+    for (size_t r = 0; r < op.num_regions(); ++r)
+      for (const ir::Value *argument : op.region(r)->arguments())
+        if (layouts_.shared_layout(argument))
+          invalid(op, "a block argument cannot be in shared memory");
+  }
+
   static bool copied_ahead_load(const ir::Value *v) {
     const ir::Operation *producer = v->defining_op();
     return producer && producer->code() == OpCode::Load &&

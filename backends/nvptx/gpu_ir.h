@@ -80,7 +80,10 @@ bool copied_ahead(const ir::Operation &load);
 /// warp grid (A in registers: 16-bit, warps along M alone), stages from 1
 /// to 8 on loops only, async_copy on loads of pipelined loops only; and
 /// where it carries layouts, that they are complete and consistent
-/// (verify_layouts). Throws blocc::Error naming the op.
+/// (verify_layouts), values in shared memory included (layout_attrs.h:
+/// written by a convert_layout from registers, read by convert_layout ops
+/// of its block into registers, in a shared layout of its shape). Throws
+/// blocc::Error naming the op.
 void verify_gpu_ir(const ir::Function &function, int num_warps,
                    const GpuArch &arch);
 

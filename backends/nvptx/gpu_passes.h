@@ -22,6 +22,11 @@
 //   gpu-pipeline-loops  which loops copy the tiles of their dots ahead, in
 //                       how many stages; the conversions between a copied
 //                       load and its dot go (pipeline_loops.cpp)
+//   gpu-stage-conversions
+//                       the shared memory of conversions made explicit:
+//                       each conversion through shared memory becomes the
+//                       value written there in a shared layout and its
+//                       read in the target layout (stage_conversions.cpp)
 //
 // A pass leaves what the IR already says: an op that carries its
 // attributes keeps them, so a hand-written decision stands.
@@ -81,6 +86,15 @@ void make_conversions_explicit(ir::Function &function,
 /// Run make_conversions_explicit first; IR without explicit layouts is
 /// left as it is.
 void remove_conversions(ir::Function &function, const GpuPassOptions &options);
+
+/// Splits each convert_layout that goes through shared memory (no
+/// warp_route: conversion_path.h) into a convert_layout to the function's
+/// shared layout of its shape (layout_attrs.h: `#sharedN`, row by row, one
+/// pad element every 32) and a convert_layout of that to the target
+/// layout, right after it. Conversions within registers or warps, and IR
+/// without explicit layouts, are left as they are. Run it last: the other
+/// passes read conversions as single ops.
+void stage_conversions(ir::Function &function, const GpuPassOptions &options);
 
 struct GpuPassInfo {
   std::string name; // as blocc-opt's --pass names it

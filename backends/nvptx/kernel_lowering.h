@@ -208,6 +208,20 @@ public:
   /// between lanes, or through shared memory (conversion_path.h says which).
   Registers convert_layout(const ir::Value *v, const Layout &from,
                            const Registers &values, const Layout &to);
+  /// Writes `values`, v held in `from`, to the kernel's shared buffer as
+  /// `shared` places them (barriers before, where it was read since the
+  /// last one, and after).
+  void write_shared(const ir::Value *v, const SharedLayout &shared,
+                    const Layout &from, const Registers &values);
+  /// v's registers in `to`, read from the shared buffer, where
+  /// write_shared put it as `shared` places it.
+  Registers read_shared(const ir::Value *v, const SharedLayout &shared,
+                        const Layout &to);
+  /// The shared address of register `r` of v held in `layout`, as
+  /// `shared` places it.
+  llvm::Value *shared_value_address(const ir::Value *v,
+                                    const SharedLayout &shared,
+                                    const Layout &layout, int64_t r);
   /// A conversion within each warp, along `route`.
   Registers convert_within_warps(const WarpRoute &route,
                                  const Registers &values, const Layout &to);
@@ -292,6 +306,17 @@ private:
   std::set<const ir::Value *> zero_signs_unobserved_;
   std::vector<Layout> layout_ids_;
   std::map<std::pair<const ir::Value *, int>, Registers> blocks_;
+  /// The values of the GPU IR in shared memory (`#sharedN`): what was
+  /// written, from which layout, so that a read after something else used
+  /// the buffer can write it again.
+  struct SharedValue {
+    Layout from;
+    Registers values;
+  };
+  std::map<const ir::Value *, SharedValue> shared_values_;
+  /// The shared value the buffer holds now (nullptr: none, or another
+  /// user's data).
+  const ir::Value *shared_holder_ = nullptr;
   // Per parent layout and dimension: the thread's first element (i32).
   std::vector<std::vector<llvm::Value *>> thread_offsets_;
   std::vector<llvm::Value *> owners_; // per parent layout (i1)

@@ -1,6 +1,7 @@
 #include "backends/nvptx/layout_attrs.h"
 
 #include "backends/nvptx/shape_layouts.h"
+#include "backends/nvptx/shared_layouts.h"
 #include "ir/error.h"
 
 #include <algorithm>
@@ -284,6 +285,46 @@ public:
     return p;
   }
 
+  /// A shared layout as SharedLayout::str() spells it.
+  SharedLayout shared() {
+    SharedLayout l;
+    if (text_.compare(0, 8, "swizzled") == 0) {
+      l.kind = SharedLayout::Kind::Swizzled;
+      expect("swizzled<shape=");
+    } else {
+      expect("padded<shape=");
+    }
+    l.shape = list();
+    expect(" order=");
+    l.order = list();
+    if (l.kind == SharedLayout::Kind::Padded) {
+      expect(" pad_every=");
+      l.pad_every = number();
+      expect(" pad=");
+      l.pad = number();
+    } else {
+      expect(" vector=");
+      l.swizzle.vector = number();
+      expect(" per_phase=");
+      l.swizzle.per_phase = number();
+      expect(" max_phase=");
+      l.swizzle.max_phase = number();
+    }
+    expect(">");
+    end();
+    if (std::string why = l.problem(); !why.empty())
+      fail(why);
+    return l;
+  }
+
+  /// The number of a shared layout: "#sharedN".
+  size_t shared_number() {
+    expect("#shared");
+    size_t index = static_cast<size_t>(number());
+    end();
+    return index;
+  }
+
   /// The parent's number and the dims (nullopt: the parent's, in order).
   std::pair<int, std::optional<std::vector<int>>> layout() {
     expect("#blocked");
@@ -348,10 +389,13 @@ private:
   size_t pos_ = 0;
 };
 
-/// The function's parents, by number.
-std::vector<BlockedLayout> read_parents(const ir::Function &function) {
-  std::map<int64_t, BlockedLayout> by_number;
-  const std::string prefix = gpu_attr::kParentPrefix;
+/// The function's layouts named `prefix` and a number (its parents, its
+/// shared layouts), by number, each read by `read`.
+template <typename T>
+std::vector<T> read_numbered(const ir::Function &function,
+                             const std::string &prefix, const std::string &kind,
+                             const std::function<T(TextReader &)> &read) {
+  std::map<int64_t, T> by_number;
   for (const auto &[key, value] : function.attributes()) {
     if (key.rfind(prefix, 0) != 0)
       continue;
@@ -362,20 +406,35 @@ std::vector<BlockedLayout> read_parents(const ir::Function &function) {
     std::string digits = key.substr(prefix.size());
     if (digits.empty() || digits.size() > 4 ||
         digits.find_first_not_of("0123456789") != std::string::npos)
-      fail("a blocked layout's name is 'blocked' and its number");
+      fail("a " + kind + " layout's name is '" + prefix + "' and its number");
     const auto *text = std::get_if<std::string>(&value);
     if (!text)
       fail("must be a string");
-    by_number.emplace(std::stoll(digits), TextReader(*text, fail).parent());
+    TextReader reader(*text, fail);
+    by_number.emplace(std::stoll(digits), read(reader));
   }
-  std::vector<BlockedLayout> parents;
-  for (const auto &[number, parent] : by_number) {
-    if (number != static_cast<int64_t>(parents.size()))
+  std::vector<T> layouts;
+  for (const auto &[number, layout] : by_number) {
+    if (number != static_cast<int64_t>(layouts.size()))
       throw Error("GPU IR: function '" + function.name() + "' has no " +
-                  prefix + std::to_string(parents.size()));
-    parents.push_back(parent);
+                  prefix + std::to_string(layouts.size()));
+    layouts.push_back(layout);
   }
-  return parents;
+  return layouts;
+}
+
+/// The function's parents, by number.
+std::vector<BlockedLayout> read_parents(const ir::Function &function) {
+  return read_numbered<BlockedLayout>(
+      function, gpu_attr::kParentPrefix, "blocked",
+      [](TextReader &reader) { return reader.parent(); });
+}
+
+/// The function's shared layouts, by number.
+std::vector<SharedLayout> read_shared_layouts(const ir::Function &function) {
+  return read_numbered<SharedLayout>(
+      function, gpu_attr::kSharedPrefix, "shared",
+      [](TextReader &reader) { return reader.shared(); });
 }
 
 } // namespace
@@ -389,9 +448,10 @@ std::string layout_text(const BlockedLayout &parent, const Layout &layout) {
 
 bool carries_layouts(const ir::Function &function) {
   bool carried = false;
-  const std::string prefix = gpu_attr::kParentPrefix;
   for (const auto &attribute : function.attributes())
-    carried = carried || attribute.first.rfind(prefix, 0) == 0 ||
+    carried = carried ||
+              attribute.first.rfind(gpu_attr::kParentPrefix, 0) == 0 ||
+              attribute.first.rfind(gpu_attr::kSharedPrefix, 0) == 0 ||
               is_layout_key(attribute.first);
   const_cast<ir::Function &>(function).walk([&](ir::Operation &op) {
     for (const auto &attribute : op.attributes())
@@ -435,6 +495,7 @@ public:
         used_.insert(op.operands().begin(), op.operands().end());
       });
     layouts_.parents_ = read_parents(function);
+    layouts_.shared_layouts_ = read_shared_layouts(function);
     for (size_t i = 0; i < function.num_arguments(); ++i)
       value(function.attributes(), function_place(function),
             function.argument(i), argument_keys(i));
@@ -486,6 +547,10 @@ private:
   /// The one layout operand `i` of `op` carries.
   const Layout &carried(const ir::Operation &op, size_t i) const {
     const Layout *layout = layouts_.home(op.operand(i));
+    if (int shared = layouts_.shared_number(op.operand(i)); shared >= 0)
+      invalid(op, "operand " + std::to_string(i) + " is in shared memory (#" +
+                      gpu_attr::kSharedPrefix + std::to_string(shared) +
+                      "), which only a convert_layout reads");
     if (!layout)
       invalid(op, "operand " + std::to_string(i) + " has no layout");
     return *layout;
@@ -500,7 +565,12 @@ private:
                            "explicit form's layouts do not mix with");
       if (!attributes.count(keys.layout))
         return;
-      Layout l = layout(where, string(attributes, where, keys.layout), v);
+      const std::string &text = string(attributes, where, keys.layout);
+      if (text.rfind(std::string("#") + gpu_attr::kSharedPrefix, 0) == 0) {
+        layouts_.shared_values_[v] = shared(where, text, v);
+        return;
+      }
+      Layout l = layout(where, text, v);
       layouts_.homes_.emplace(v, l);
       if (used_.count(v))
         layouts_.layouts_[v] = {l};
@@ -552,6 +622,23 @@ private:
     if (!text)
       invalid(where, key + " must be a string");
     return *text;
+  }
+
+  /// The number of the shared layout `text` ("#sharedN") names, which
+  /// must have `v`'s shape.
+  size_t shared(const std::string &where, const std::string &text,
+                const ir::Value *v) {
+    TextReader reader(text, [&](const std::string &why) {
+      invalid(where, "layout \"" + text + "\": " + why);
+    });
+    size_t index = reader.shared_number();
+    if (index >= layouts_.shared_layouts_.size())
+      reader.fail("the function has no shared" + std::to_string(index));
+    const SharedLayout &shared = layouts_.shared_layouts_[index];
+    if (shared.shape != v->type().shape())
+      reader.fail("does not fit a value of type " + v->type().str() +
+                  " (its shape is " + ints_text(shared.shape) + ")");
+    return index;
   }
 
   /// The layout `text` spells, of `v`'s shape.

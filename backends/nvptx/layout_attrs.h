@@ -68,6 +68,16 @@
 // registers of the same threads (layout.h: same_linear_layout), read with
 // no conversion.
 //
+// A value in shared memory (written by the gpu-stage-conversions pass) has
+// a shared layout: the function's attributes `shared0`, `shared1`, ...
+// (shared_layouts.h: SharedLayout::str(), e.g. "padded<shape=[64,64]
+// order=[1,0] pad_every=32 pad=1>"), named `#sharedN` by its one layout.
+// Only a convert_layout from a layout in registers writes one, and only
+// convert_layout ops of its block to one read it:
+//
+//     %s = convert_layout %x {layout = "#shared0"} : ...
+//     %y = convert_layout %s {layout = "#blocked1 dims=[1,0]"} : ...
+//
 // verify_gpu_ir (gpu_ir.h) checks them: the reading (each layout fits its
 // value, each parent is defined), and that they are complete.
 #pragma once
@@ -89,6 +99,8 @@ inline constexpr const char *kOperandLayouts = "operand_layouts";
 inline constexpr const char *kLayout = "layout";
 /// The function's parents: "blocked0", "blocked1", ...
 inline constexpr const char *kParentPrefix = "blocked";
+/// The function's shared layouts: "shared0", "shared1", ...
+inline constexpr const char *kSharedPrefix = "shared";
 } // namespace gpu_attr
 
 /// Whether `function` carries layouts (the gpu-assign-layouts pass has

@@ -11,9 +11,14 @@
 // the threads of a warp, which own runs of 1 to 8 consecutive elements,
 // write different banks; then each thread reads the elements of the target
 // layout. Threads holding replicas write the same value to the same place.
+// In the GPU IR such a conversion is two convert_layout ops
+// (gpu-stage-conversions): the write to a value in shared memory, whose
+// shared layout (SharedLayout) says where each element goes, and its read;
+// lowered one after the other, they are the same instructions.
 #include "backends/nvptx/kernel_lowering.h"
 
 #include "backends/nvptx/conversion_path.h"
+#include "backends/nvptx/shared_layouts.h"
 
 #include "ir/error.h"
 
@@ -51,8 +56,6 @@ llvm::Value *from_shared(llvm::IRBuilderBase &b, llvm::Value *v,
   return v;
 }
 
-int64_t padded(int64_t n) { return n + n / 32; }
-
 } // namespace
 
 void KernelLowering::barrier() {
@@ -62,6 +65,7 @@ void KernelLowering::barrier() {
 }
 
 void KernelLowering::before_shared_write() {
+  shared_holder_ = nullptr;
   if (shared_read_since_barrier_)
     barrier();
 }
@@ -107,6 +111,7 @@ void KernelLowering::claim_shared_bytes(int64_t end) {
 }
 
 void KernelLowering::reserve_shared_bytes(int64_t bytes) {
+  shared_holder_ = nullptr; // the buffer's offsets move
   claim_shared_bytes(bytes);
   shared_reserved_ = bytes;
 }
@@ -174,6 +179,30 @@ KernelLowering::Registers KernelLowering::convert_within_warps(
 
 void KernelLowering::lower_convert_layout(const ir::Operation &op) {
   const ir::Value *source = op.operand(0);
+  if (const SharedLayout *shared = layouts_->shared_layout(op.result())) {
+    const Layout *home = layouts_->home(source);
+    if (!home)
+      throw Error("internal: " + op.describe() +
+                  " writes a value without a layout to shared memory");
+    SharedValue &held = shared_values_[op.result()];
+    held = {*home, registers(source, *home)};
+    write_shared(source, *shared, held.from, held.values);
+    shared_holder_ = op.result();
+    return;
+  }
+  if (const SharedLayout *shared = layouts_->shared_layout(source)) {
+    const Layout *to = layouts_->home(op.result());
+    if (!to)
+      return; // nothing reads it
+    const SharedValue &held = shared_values_.at(source);
+    if (shared_holder_ != source) {
+      // Something else used the buffer since: write the value again.
+      write_shared(source, *shared, held.from, held.values);
+      shared_holder_ = source;
+    }
+    define_block(op.result(), *to, read_shared(source, *shared, *to));
+    return;
+  }
   const Layout *from = layouts_->home(source);
   const Layout *to = layouts_->home(op.result());
   if (!to)
@@ -204,23 +233,53 @@ KernelLowering::convert_layout(const ir::Value *v, const Layout &from,
             warp_route(linear_layout_of(parent(from), from),
                        linear_layout_of(parent(to), to)))
       return convert_within_warps(*route, values, to);
+  SharedLayout shared = SharedLayout::padded_row_major(v->type().shape());
+  write_shared(v, shared, from, values);
+  return read_shared(v, shared, to);
+}
+
+llvm::Value *KernelLowering::shared_value_address(const ir::Value *v,
+                                                  const SharedLayout &shared,
+                                                  const Layout &layout,
+                                                  int64_t r) {
+  // The row-major index, then its pads. (A reshape writes and reads in
+  // layouts of two shapes with the row-major index in common.)
+  if (shared.kind != SharedLayout::Kind::Padded ||
+      shared.order != SharedLayout::padded_row_major(shared.shape).order ||
+      shared.pad != 1)
+    throw Error("GPU IR: " + shared.str() +
+                ": the lowering holds values in shared memory row by row, "
+                "one pad element at a time");
   llvm::Type *type = shared_type(builder, value_type(v->type()));
-  int64_t count = padded(v->type().num_elements());
-  auto address = [&](const Layout &layout, int64_t r) {
-    llvm::Value *index = linear_index(layout, r);
-    index = builder.CreateAdd(index, builder.CreateLShr(index, 5));
-    return shared_element(0, count, type, index);
-  };
+  llvm::Value *index = linear_index(layout, r);
+  const int shift = ir::LinearLayout::bits_of(shared.pad_every, "pad_every");
+  index = builder.CreateAdd(
+      index, builder.CreateLShr(index, static_cast<uint64_t>(shift)));
+  return shared_element(0, shared.buffer_elements(), type, index);
+}
+
+void KernelLowering::write_shared(const ir::Value *v,
+                                  const SharedLayout &shared,
+                                  const Layout &from, const Registers &values) {
   before_shared_write();
   const BlockedLayout &source = parent(from);
   for (int64_t r = 0; r < source.num_registers(); ++r)
     if (canonical_register(source, from, r) == r)
-      builder.CreateStore(to_shared(builder, values[r]), address(from, r));
+      builder.CreateStore(to_shared(builder, values[r]),
+                          shared_value_address(v, shared, from, r));
   after_shared_write();
+}
+
+KernelLowering::Registers
+KernelLowering::read_shared(const ir::Value *v, const SharedLayout &shared,
+                            const Layout &to) {
+  llvm::Type *type = shared_type(builder, value_type(v->type()));
   llvm::Type *register_type = value_type(v->type());
   return per_register(to, [&](int64_t r) {
-    return from_shared(builder, builder.CreateLoad(type, address(to, r)),
-                       register_type);
+    return from_shared(
+        builder,
+        builder.CreateLoad(type, shared_value_address(v, shared, to, r)),
+        register_type);
   });
 }
 

@@ -55,6 +55,8 @@ public:
 
   /// The layouts `v` is needed in, "" for a value that has none.
   std::string value(const ir::Value *v) const {
+    if (int number = layouts_.shared_number(v); number >= 0)
+      return "#shared" + std::to_string(number) + ", in shared memory";
     const std::vector<Layout> &needed = layouts_.layouts_of(v);
     const Layout *home = layouts_.home(v);
     std::vector<std::string> others;
@@ -120,6 +122,10 @@ private:
   std::string conversion(const ir::Operation &convert) const {
     const Layout *from = layouts_.home(convert.operand(0));
     const Layout *to = layouts_.home(convert.result());
+    if (from && layouts_.shared_layout(convert.result()))
+      return "written from " + layout(*from);
+    if (int number = layouts_.shared_number(convert.operand(0)); number >= 0)
+      return "read from #shared" + std::to_string(number);
     if (!from || !to)
       return "";
     return "from " + layout(*from) + " through " +
@@ -185,6 +191,13 @@ std::string print_layouts(const ir::Function &function, int num_warps,
            "\n";
   if (layouts.parents().empty())
     out += "//   (no block values)\n";
+  // Each shared layout, then which element each offset holds (offsets
+  // without the pads of a padded layout).
+  for (size_t i = 0; i < layouts.shared_layouts().size(); ++i) {
+    const SharedLayout &shared = layouts.shared_layouts()[i];
+    out += "//   #shared" + std::to_string(i) + " = " + shared.str() +
+           "\n//     linear: " + shared.linear_layout().str() + "\n";
+  }
   return out + ir::print(function,
                          [&](const ir::Operation &op) { return notes.op(op); });
 }

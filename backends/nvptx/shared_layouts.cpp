@@ -3,6 +3,7 @@
 #include "ir/error.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace blocc::nvptx {
 
@@ -65,6 +66,98 @@ SharedTile swizzled_tile(int64_t rows, int64_t columns, int64_t element_bytes) {
   tile.element_bytes = element_bytes;
   tile.swizzle = swizzle_for_rows(columns * element_bytes, element_bytes);
   return tile;
+}
+
+namespace {
+
+std::string list_text(const std::vector<int64_t> &values) {
+  std::string s = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? "," : "") + std::to_string(values[i]);
+  return s + "]";
+}
+
+bool power_of_two(int64_t v) { return v >= 1 && (v & (v - 1)) == 0; }
+
+} // namespace
+
+SharedLayout SharedLayout::padded_row_major(const std::vector<int64_t> &shape) {
+  SharedLayout layout;
+  layout.shape = shape;
+  for (size_t k = shape.size(); k-- > 0;)
+    layout.order.push_back(static_cast<int64_t>(k));
+  return layout;
+}
+
+std::string SharedLayout::str() const {
+  std::string s = kind == Kind::Padded ? "padded" : "swizzled";
+  s += "<shape=" + list_text(shape) + " order=" + list_text(order);
+  if (kind == Kind::Padded)
+    return s + " pad_every=" + std::to_string(pad_every) +
+           " pad=" + std::to_string(pad) + ">";
+  return s + " vector=" + std::to_string(swizzle.vector) +
+         " per_phase=" + std::to_string(swizzle.per_phase) +
+         " max_phase=" + std::to_string(swizzle.max_phase) + ">";
+}
+
+std::string SharedLayout::problem() const {
+  if (shape.empty())
+    return "it has no dimensions";
+  for (int64_t n : shape)
+    if (!power_of_two(n))
+      return "its shape's sizes must be powers of two";
+  std::vector<int64_t> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<int64_t> dims(shape.size());
+  std::iota(dims.begin(), dims.end(), 0);
+  if (sorted != dims)
+    return "its order must name each of its " + std::to_string(shape.size()) +
+           " dimensions once";
+  if (kind == Kind::Padded) {
+    if (!power_of_two(pad_every) || pad < 0)
+      return "pad_every must be a power of two and pad not negative";
+    return "";
+  }
+  if (shape.size() != 2 || order != std::vector<int64_t>{1, 0})
+    return "a swizzled layout is a 2-D tile stored row by row (order=[1,0])";
+  if (!power_of_two(swizzle.vector) || !power_of_two(swizzle.per_phase) ||
+      !power_of_two(swizzle.max_phase))
+    return "vector, per_phase and max_phase must be powers of two";
+  if (swizzle.vector * swizzle.max_phase > shape[1])
+    return std::to_string(swizzle.max_phase) + " phases of " +
+           std::to_string(swizzle.vector) +
+           "-element vectors do not fit a row of " + std::to_string(shape[1]);
+  return "";
+}
+
+ir::LinearLayout SharedLayout::linear_layout() const {
+  if (kind == Kind::Swizzled)
+    return swizzled_shared_layout(shape[0], shape[1], swizzle);
+  std::vector<ir::LinearLayout::Dimension> outputs;
+  for (size_t d = 0; d < shape.size(); ++d)
+    outputs.push_back(
+        {"dim" + std::to_string(d), log2_of(shape[d], "a dimension")});
+  // Offset bits from the lowest: the fastest dimension's first.
+  std::vector<std::vector<int64_t>> images;
+  for (int64_t d : order)
+    for (int b = 0; b < outputs[size_t(d)].bits; ++b) {
+      std::vector<int64_t> image(shape.size(), 0);
+      image[size_t(d)] = int64_t{1} << b;
+      images.push_back(image);
+    }
+  int bits = static_cast<int>(images.size());
+  return ir::LinearLayout::from_images({{"offset", bits}}, outputs, {images});
+}
+
+int64_t SharedLayout::buffer_elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return kind == Kind::Padded ? n + n / pad_every * pad : n;
+}
+
+bool SharedLayout::operator==(const SharedLayout &other) const {
+  return str() == other.str();
 }
 
 } // namespace blocc::nvptx

@@ -4,11 +4,24 @@
 // ldmatrix and MMA operand loads make them) on distinct banks, where a
 // plain row-major tile with rows of 128 bytes puts all of them on the same
 // banks; and it needs no padding, so that a tile takes exactly its bytes.
+//
+// SharedLayout names either kind as the GPU IR does (the function's
+// attributes `shared0`, `shared1`, ...: layout_attrs.h):
+//
+//   padded<shape=[64,64] order=[1,0] pad_every=32 pad=1>
+//       the elements one dimension after another, the first of `order`
+//       fastest ([1,0]: row by row), with `pad` unused elements after
+//       every `pad_every`, so that the threads of a warp, which hold runs
+//       of consecutive elements, reach different banks
+//   swizzled<shape=[64,64] order=[1,0] vector=8 per_phase=1 max_phase=8>
+//       a tile row by row, each row's vectors swizzled (Swizzle below)
 #pragma once
 
 #include "ir/linear_layout.h"
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace blocc::nvptx {
 
@@ -54,5 +67,39 @@ struct SharedTile {
 
 /// The swizzled tile of rows x columns elements of `element_bytes`.
 SharedTile swizzled_tile(int64_t rows, int64_t columns, int64_t element_bytes);
+
+/// A block value's layout in shared memory: at which offset (in elements)
+/// of a buffer each of its elements sits.
+struct SharedLayout {
+  enum class Kind { Padded, Swizzled };
+  Kind kind = Kind::Padded;
+  std::vector<int64_t> shape;
+  /// The dimensions from the fastest varying to the slowest.
+  std::vector<int64_t> order;
+  /// Padded: `pad` elements after every `pad_every`.
+  int64_t pad_every = 32, pad = 1;
+  /// Swizzled (2-D, row by row): how the rows' vectors are permuted.
+  Swizzle swizzle;
+
+  /// The layout layout conversions write through: row by row (the last
+  /// dimension fastest), one pad element every 32.
+  static SharedLayout padded_row_major(const std::vector<int64_t> &shape);
+
+  /// What the GPU IR spells: "padded<shape=[..] order=[..] pad_every=N
+  /// pad=N>" or "swizzled<shape=[..] order=[..] vector=N per_phase=N
+  /// max_phase=N>".
+  std::string str() const;
+  /// offset -> (dim0, dim1, ...): the element each offset holds, offsets
+  /// counted without the pads (a padded layout's offset o sits at o + o /
+  /// pad_every * pad in the buffer).
+  ir::LinearLayout linear_layout() const;
+  /// Elements the buffer holds, pads included.
+  int64_t buffer_elements() const;
+  /// Why the layout is not one (sizes not powers of two, `order` not a
+  /// permutation of the dimensions, a swizzle not of a 2-D row-major
+  /// tile, or one that does not fit its rows); empty where it is.
+  std::string problem() const;
+  bool operator==(const SharedLayout &other) const;
+};
 
 } // namespace blocc::nvptx

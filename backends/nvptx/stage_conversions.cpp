@@ -1,0 +1,88 @@
+// gpu-stage-conversions: the shared memory of layout conversions, made
+// explicit. A convert_layout whose elements cannot stay within each warp
+// (conversion_path.h: no warp_route, as elements cross warps or a thread's
+// lane decides which register it reads) goes through shared memory; this
+// pass splits it into the value in shared memory and its read:
+//
+//   %s = convert_layout %v {layout = "#shared0"}  // %v written to shared
+//   %w = convert_layout %s {layout = "#blocked1"} // read back in #blocked1
+//
+// #shared0 is the function's shared layout (layout_attrs.h) that the
+// lowering writes conversions through: row by row, one pad element every
+// 32 (SharedLayout::padded_row_major), one per shape. The write takes the
+// conversion's place, right before its read, so that nothing else uses
+// the kernel's shared buffer between them. Conversions within registers
+// or warps stay single ops.
+#include "backends/nvptx/gpu_passes.h"
+
+#include "backends/nvptx/assign_layouts.h"
+#include "backends/nvptx/conversion_path.h"
+#include "backends/nvptx/gpu_ir.h"
+#include "backends/nvptx/layout_attrs.h"
+#include "backends/nvptx/shared_layouts.h"
+
+#include <memory>
+
+namespace blocc::nvptx {
+
+using ir::OpCode;
+
+namespace {
+
+/// The number of `function`'s shared layout `layout` (`known` lists them),
+/// which it gets where it has none.
+size_t shared_layout_number(ir::Function &function,
+                            std::vector<SharedLayout> &known,
+                            const SharedLayout &layout) {
+  for (size_t i = 0; i < known.size(); ++i)
+    if (known[i] == layout)
+      return i;
+  function
+      .attributes()[gpu_attr::kSharedPrefix + std::to_string(known.size())] =
+      layout.str();
+  known.push_back(layout);
+  return known.size() - 1;
+}
+
+} // namespace
+
+void stage_conversions(ir::Function &function, const GpuPassOptions &options) {
+  if (!carries_explicit_layouts(function))
+    return;
+  std::unique_ptr<LayoutAssignment> layouts =
+      LayoutAssignment::read(function, options.num_warps, options.arch);
+  std::vector<SharedLayout> known = layouts->shared_layouts();
+  std::vector<ir::Operation *> converts;
+  function.walk([&](ir::Operation &op) {
+    if (op.code() == OpCode::ConvertLayout)
+      converts.push_back(&op);
+  });
+  for (ir::Operation *convert : converts) {
+    ir::Value *v = convert->operand(0);
+    const Layout *from = layouts->home(v);
+    const Layout *to = layouts->home(convert->result());
+    if (!from || !to || from->shape != to->shape)
+      continue; // a half already, or nothing reads it
+    if (const ir::Operation *load = v->defining_op();
+        load && load->code() == OpCode::Load && copied_ahead(*load))
+      continue; // read in place from its stage (gpu-pipeline-loops)
+    if (warp_route(linear_layout_of(layouts->parent(*from), *from),
+                   linear_layout_of(layouts->parent(*to), *to)))
+      continue;
+    size_t number = shared_layout_number(
+        function, known, SharedLayout::padded_row_major(v->type().shape()));
+    auto write = std::make_unique<ir::Operation>(
+        OpCode::ConvertLayout, std::vector<ir::Value *>{v},
+        std::vector<ir::Type>{v->type()},
+        ir::Attributes{
+            {gpu_attr::kLayout, "#" + std::string(gpu_attr::kSharedPrefix) +
+                                    std::to_string(number)}},
+        convert->loc());
+    ir::Value *shared = write->result();
+    ir::Block *block = convert->parent_block();
+    block->insert(block->find(convert), std::move(write));
+    convert->set_operand(0, shared);
+  }
+}
+
+} // namespace blocc::nvptx

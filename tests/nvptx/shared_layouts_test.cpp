@@ -1,7 +1,9 @@
 // Swizzled shared-memory layouts: the linear layout puts every element at
 // the offset the swizzle formula gives, and the 128-byte swizzle keeps the
 // 8 rows of 16-byte vectors that ldmatrix reads on distinct banks, where
-// the unswizzled tile puts all 8 on the same ones.
+// the unswizzled tile puts all 8 on the same ones. The GPU IR's shared
+// layouts (SharedLayout): the padded one's linear layout numbers the
+// elements in its order, and its text and checks.
 #include "backends/nvptx/shared_layouts.h"
 #include "ir/error.h"
 
@@ -69,6 +71,58 @@ TEST(SharedLayouts, The128ByteSwizzleKeepsLdmatrixRowsOnDistinctBanks) {
 TEST(SharedLayouts, ASwizzleThatDoesNotFitItsRowIsAnError) {
   EXPECT_THROW(swizzled_shared_layout(64, 32, {8, 1, 8}), blocc::Error);
   EXPECT_THROW(swizzled_shared_layout(48, 32, {1, 1, 1}), blocc::Error);
+}
+
+TEST(SharedLayouts, APaddedLayoutNumbersItsElementsInItsOrder) {
+  SharedLayout rows = SharedLayout::padded_row_major({8, 16});
+  EXPECT_EQ(rows.str(), "padded<shape=[8,16] order=[1,0] pad_every=32 pad=1>");
+  EXPECT_EQ(rows.problem(), "");
+  LinearLayout by_rows = rows.linear_layout();
+  SharedLayout columns = rows;
+  columns.order = {0, 1};
+  LinearLayout by_columns = columns.linear_layout();
+  for (int64_t offset = 0; offset < 128; ++offset) {
+    LinearLayout::Point r = by_rows.apply({{"offset", offset}});
+    EXPECT_EQ(r.at("dim0"), offset / 16);
+    EXPECT_EQ(r.at("dim1"), offset % 16);
+    LinearLayout::Point c = by_columns.apply({{"offset", offset}});
+    EXPECT_EQ(c.at("dim0"), offset % 8);
+    EXPECT_EQ(c.at("dim1"), offset / 8);
+  }
+  // 128 elements and a pad after every 32 of them.
+  EXPECT_EQ(rows.buffer_elements(), 132);
+}
+
+TEST(SharedLayouts, ASwizzledLayoutIsTheSwizzledTile) {
+  SharedLayout tile;
+  tile.kind = SharedLayout::Kind::Swizzled;
+  tile.shape = {64, 64};
+  tile.order = {1, 0};
+  tile.swizzle = {8, 1, 8};
+  EXPECT_EQ(tile.str(), "swizzled<shape=[64,64] order=[1,0] vector=8 "
+                        "per_phase=1 max_phase=8>");
+  EXPECT_EQ(tile.problem(), "");
+  EXPECT_EQ(tile.linear_layout(), swizzled_shared_layout(64, 64, {8, 1, 8}));
+  EXPECT_EQ(tile.buffer_elements(), 4096);
+}
+
+TEST(SharedLayouts, ALayoutThatIsNoneSaysWhy) {
+  SharedLayout odd = SharedLayout::padded_row_major({48, 16});
+  EXPECT_EQ(odd.problem(), "its shape's sizes must be powers of two");
+  SharedLayout repeated = SharedLayout::padded_row_major({8, 16});
+  repeated.order = {1, 1};
+  EXPECT_EQ(repeated.problem(),
+            "its order must name each of its 2 dimensions once");
+  SharedLayout wide;
+  wide.kind = SharedLayout::Kind::Swizzled;
+  wide.shape = {64, 32};
+  wide.order = {1, 0};
+  wide.swizzle = {8, 1, 8};
+  EXPECT_EQ(wide.problem(),
+            "8 phases of 8-element vectors do not fit a row of 32");
+  wide.order = {0, 1};
+  EXPECT_EQ(wide.problem(), "a swizzled layout is a 2-D tile stored row by "
+                            "row (order=[1,0])");
 }
 
 } // namespace

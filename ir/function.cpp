@@ -98,6 +98,13 @@ void Operation::walk(const std::function<void(Operation &)> &f) {
       op->walk(f);
 }
 
+void Operation::walk(const std::function<void(const Operation &)> &f) const {
+  f(*this);
+  for (const auto &region : regions_)
+    for (const auto &op : region->ops())
+      static_cast<const Operation &>(*op).walk(f);
+}
+
 std::vector<Value *> Block::arguments() const {
   std::vector<Value *> v;
   for (const auto &a : arguments_)
@@ -161,6 +168,11 @@ Value *Function::add_argument(Type t, ArgumentInfo info) {
 void Function::walk(const std::function<void(Operation &)> &f) {
   for (auto &op : body_.ops())
     op->walk(f);
+}
+
+void Function::walk(const std::function<void(const Operation &)> &f) const {
+  for (const auto &op : body_.ops())
+    static_cast<const Operation &>(*op).walk(f);
 }
 
 void Function::replace_all_uses(Value *from, Value *to) {

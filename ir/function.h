@@ -110,6 +110,7 @@ public:
 
   /// Calls f on this op and every op nested in its regions, parents first.
   void walk(const std::function<void(Operation &)> &f);
+  void walk(const std::function<void(const Operation &)> &f) const;
 
 private:
   friend class Block;
@@ -198,6 +199,7 @@ public:
 
   /// Every op, parents before the ops in their regions, in program order.
   void walk(const std::function<void(Operation &)> &f);
+  void walk(const std::function<void(const Operation &)> &f) const;
 
   /// Rewrites every use of `from` (in any op of the function) to `to`.
   void replace_all_uses(Value *from, Value *to);

@@ -129,7 +129,7 @@ std::unique_ptr<ir::Function> to_gpu_ir(const ir::Function &function,
 /// then issues fp8 MMAs, which need a newer PTX version.
 bool issues_fp8_mma(const ir::Function &gpu_ir) {
   bool fp8 = false;
-  const_cast<ir::Function &>(gpu_ir).walk([&](ir::Operation &op) {
+  gpu_ir.walk([&](const ir::Operation &op) {
     fp8 = fp8 || (runs_on_tensor_cores(op) &&
                   ir::is_fp8(op.operand(0)->type().element()));
   });

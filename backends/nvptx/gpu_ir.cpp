@@ -135,7 +135,7 @@ void verify_layouts(const ir::Function &function, int num_warps,
     verify_parent(function, i, layouts->parents()[i], num_warps);
   if (carries_explicit_layouts(function))
     verify_explicit_layouts(function, *layouts);
-  const_cast<ir::Function &>(function).walk([&](ir::Operation &user) {
+  function.walk([&](const ir::Operation &user) {
     if (!needs_operands(user, *layouts))
       return;
     for (const ir::Value *operand : user.operands()) {
@@ -286,15 +286,14 @@ private:
 void verify_explicit_layouts(const ir::Function &function,
                              const LayoutAssignment &layouts) {
   ExplicitLayoutsCheck check(layouts);
-  const_cast<ir::Function &>(function).walk(
-      [&](ir::Operation &op) { check.op(op); });
+  function.walk([&](const ir::Operation &op) { check.op(op); });
 }
 
 } // namespace
 
 bool is_gpu_ir(const ir::Function &function) {
   bool annotated = carries_layouts(function);
-  const_cast<ir::Function &>(function).walk([&](ir::Operation &op) {
+  function.walk([&](const ir::Operation &op) {
     annotated = annotated || op.has_attr(gpu_attr::kEngine) ||
                 op.has_attr(gpu_attr::kNumStages);
   });
@@ -335,7 +334,7 @@ bool copied_ahead(const ir::Operation &load) {
 
 void verify_gpu_ir(const ir::Function &function, int num_warps,
                    const GpuArch &arch) {
-  const_cast<ir::Function &>(function).walk([&](ir::Operation &op) {
+  function.walk([&](const ir::Operation &op) {
     if (op.code() == OpCode::Dot)
       verify_dot(op, num_warps, arch);
     else if (op.has_attr(gpu_attr::kEngine) ||

@@ -453,7 +453,7 @@ bool carries_layouts(const ir::Function &function) {
               attribute.first.rfind(gpu_attr::kParentPrefix, 0) == 0 ||
               attribute.first.rfind(gpu_attr::kSharedPrefix, 0) == 0 ||
               is_layout_key(attribute.first);
-  const_cast<ir::Function &>(function).walk([&](ir::Operation &op) {
+  function.walk([&](const ir::Operation &op) {
     for (const auto &attribute : op.attributes())
       carried = carried || is_layout_key(attribute.first);
   });
@@ -464,7 +464,7 @@ bool carries_explicit_layouts(const ir::Function &function) {
   bool found = false;
   for (const auto &attribute : function.attributes())
     found = found || is_explicit_layout_key(attribute.first);
-  const_cast<ir::Function &>(function).walk([&](ir::Operation &op) {
+  function.walk([&](const ir::Operation &op) {
     found = found || op.code() == OpCode::ConvertLayout;
     for (const auto &attribute : op.attributes())
       found = found || is_explicit_layout_key(attribute.first);
@@ -491,7 +491,7 @@ public:
   Reader(LayoutAssignment &layouts, const ir::Function &function)
       : layouts_(layouts), explicit_(carries_explicit_layouts(function)) {
     if (explicit_)
-      const_cast<ir::Function &>(function).walk([&](ir::Operation &op) {
+      function.walk([&](const ir::Operation &op) {
         used_.insert(op.operands().begin(), op.operands().end());
       });
     layouts_.parents_ = read_parents(function);
@@ -692,8 +692,7 @@ LayoutAssignment::read(const ir::Function &function, int num_warps,
   std::unique_ptr<LayoutAssignment> layouts(
       new LayoutAssignment(num_warps, arch));
   Reader reader(*layouts, function);
-  const_cast<ir::Function &>(function).walk(
-      [&](ir::Operation &op) { reader.op(op); });
+  function.walk([&](const ir::Operation &op) { reader.op(op); });
   return layouts;
 }
 

@@ -106,10 +106,9 @@ UseEffect nan_bits_use(const ir::Operation &user, size_t) {
 
 std::set<const ir::Value *>
 results_with_unobserved_nan_bits(const ir::Function &kernel) {
-  auto &function = const_cast<ir::Function &>(kernel); // walk is not const
   ObservedUses nan_bits(kernel, nan_bits_use);
   std::set<const ir::Value *> unobserved;
-  function.walk([&](ir::Operation &op) {
+  kernel.walk([&](const ir::Operation &op) {
     if (has_nan_fixup(op) && !nan_bits.observed(op.result()))
       unobserved.insert(op.result());
   });
@@ -118,9 +117,8 @@ results_with_unobserved_nan_bits(const ir::Function &kernel) {
 
 std::set<const ir::Value *>
 narrows_of_hardware_nans(const ir::Function &kernel) {
-  auto &function = const_cast<ir::Function &>(kernel); // walk is not const
   std::set<const ir::Value *> out;
-  function.walk([&](ir::Operation &op) {
+  kernel.walk([&](const ir::Operation &op) {
     if (op.code() != OpCode::Cast)
       return;
     Scalar to = op.result()->type().element();

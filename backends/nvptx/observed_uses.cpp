@@ -42,8 +42,7 @@ ObservedUses::ObservedUses(const ir::Function &function, const UseRule &rule) {
     if (observed_.insert(v).second)
       work.push_back(v);
   };
-  // walk is not const; nothing here changes the function.
-  const_cast<ir::Function &>(function).walk([&](ir::Operation &user) {
+  function.walk([&](const ir::Operation &user) {
     for (size_t i = 0; i < user.num_operands(); ++i) {
       const ir::Value *v = user.operand(i);
       std::vector<const ir::Value *> to = carried_to(user, i);

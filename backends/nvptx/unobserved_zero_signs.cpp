@@ -82,7 +82,7 @@ std::set<const ir::Value *>
 results_with_unobserved_zero_signs(const ir::Function &kernel) {
   ObservedUses zero_signs(kernel, zero_sign_use);
   std::set<const ir::Value *> unobserved;
-  const_cast<ir::Function &>(kernel).walk([&](ir::Operation &op) {
+  kernel.walk([&](const ir::Operation &op) {
     if ((op.code() == OpCode::Maximum || op.code() == OpCode::Minimum) &&
         op.result()->type().element() == Scalar::F32 &&
         !zero_signs.observed(op.result()))

@@ -201,10 +201,8 @@ private:
     for (const Layout &layout : layouts_.layouts_of(v)) {
       if (layout == home)
         continue;
-      auto convert = std::make_unique<ir::Operation>(
-          OpCode::ConvertLayout, std::vector<ir::Value *>{v},
-          std::vector<ir::Type>{v->type()},
-          ir::Attributes{{gpu_attr::kLayout, text(layout)}},
+      auto convert = make_convert_layout(
+          v, text(layout),
           v->defining_op() ? v->defining_op()->loc() : ir::Location{});
       versions_[{v, layout}] = convert->result();
       at = std::next(block.insert(at, std::move(convert)));

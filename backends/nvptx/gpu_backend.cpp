@@ -102,8 +102,9 @@ struct Generated {
 /// `function` at the GPU level of the IR: a copy that the GPU passes have
 /// annotated, with loops of at most `num_stages` stages; or a copy as it
 /// is where it is GPU IR already (blocc-opt reading a pass's output), given
-/// the layouts that follow from its decisions where it has none, and its
-/// conversions through shared memory split (gpu-stage-conversions), so
+/// the layouts that follow from its decisions where it has none, its dots'
+/// operands in tiles (gpu-stage-dot-operands) and its conversions through
+/// shared memory split (gpu-stage-conversions), so
 /// that the lowering reads every layout, and every value in shared memory,
 /// from the IR.
 std::unique_ptr<ir::Function> to_gpu_ir(const ir::Function &function,
@@ -121,7 +122,9 @@ std::unique_ptr<ir::Function> to_gpu_ir(const ir::Function &function,
     make_conversions_explicit(*gpu, options);
     remove_conversions(*gpu, options);
   }
-  stage_conversions(*gpu, options); // none where they are staged already
+  // Neither pass changes what is staged already.
+  stage_dot_operands(*gpu, options);
+  stage_conversions(*gpu, options);
   return gpu;
 }
 

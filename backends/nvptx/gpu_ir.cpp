@@ -218,32 +218,81 @@ public:
   }
 
 private:
-  /// A value in shared memory (`#sharedN`) is the result of a
-  /// convert_layout from registers, and only convert_layout ops of its
-  /// block read it, into registers: the kernel's shared buffer holds it
-  /// from its write to the reads that follow.
+  /// A value in shared memory (`#sharedN`) is written by a convert_layout
+  /// from registers, or, in a swizzled tile, copied there by a load of a
+  /// pipelined loop (async_copy; a bitcast of it stays there). A padded
+  /// value is read by convert_layout ops of its block, into registers:
+  /// the kernel's shared buffer holds it from its write to the reads that
+  /// follow. A tile is read by dots on tensor cores, as the tile of the
+  /// operand it is (mma_layouts.h: fragment_tile_of).
   void shared_values(const ir::Operation &op) const {
     for (size_t i = 0; i < op.num_operands(); ++i) {
-      int number = layouts_.shared_number(op.operand(i));
-      if (number < 0)
+      const ir::Value *v = op.operand(i);
+      const SharedLayout *layout = layouts_.shared_layout(v);
+      if (!layout)
         continue;
-      std::string shared = "#shared" + std::to_string(number);
+      std::string shared =
+          "#shared" + std::to_string(layouts_.shared_number(v));
+      if (layout->kind == SharedLayout::Kind::Swizzled) {
+        tile_reader(op, i, *layout, shared);
+        continue;
+      }
       if (op.code() != OpCode::ConvertLayout)
         invalid(op, "operand " + std::to_string(i) + " is in shared memory (" +
                         shared + "), which only a convert_layout reads");
-      const ir::Operation *producer = op.operand(i)->defining_op();
+      const ir::Operation *producer = v->defining_op();
       if (!producer || producer->parent_block() != op.parent_block())
         invalid(op, "reads a value in shared memory (" + shared +
                         ") outside the block that writes it");
     }
     for (size_t k = 0; k < op.num_results(); ++k)
-      if (op.code() != OpCode::ConvertLayout &&
-          layouts_.shared_layout(op.result(k)))
-        invalid(op, "only a convert_layout writes a value in shared memory");
+      if (const SharedLayout *layout = layouts_.shared_layout(op.result(k)))
+        shared_writer(op, *layout);
     for (size_t r = 0; r < op.num_regions(); ++r)
       for (const ir::Value *argument : op.region(r)->arguments())
         if (layouts_.shared_layout(argument))
           invalid(op, "a block argument cannot be in shared memory");
+  }
+
+  /// `op` reads operand `i`, in the swizzled tile `layout` (`shared`).
+  static void tile_reader(const ir::Operation &op, size_t i,
+                          const SharedLayout &layout,
+                          const std::string &shared) {
+    const ir::Value *v = op.operand(i);
+    if (op.code() == OpCode::Bitcast)
+      return; // a tile itself (shared_writer)
+    if (!runs_on_tensor_cores(op) || i > 1)
+      invalid(op, "operand " + std::to_string(i) +
+                      " is in a tile of shared "
+                      "memory (" +
+                      shared +
+                      "), which only dots on tensor cores "
+                      "read (as A or B)");
+    const int64_t bytes = ir::scalar_bits(v->type().element()) / 8;
+    std::optional<FragmentTile> tile =
+        fragment_tile_of(layout, static_cast<int>(i), bytes);
+    if (!tile || (!tile->k_fastest && bytes != 2))
+      invalid(op, std::string(i == 0 ? "A" : "B") + " is in " + shared + " (" +
+                      layout.str() +
+                      "), which is no tile ldmatrix "
+                      "reads for it: swizzled as its rows' bytes say, with "
+                      "K fastest unless its elements are 16-bit");
+  }
+
+  /// `op` writes a result in `layout`.
+  void shared_writer(const ir::Operation &op,
+                     const SharedLayout &layout) const {
+    if (op.code() == OpCode::ConvertLayout)
+      return;
+    const bool tile = layout.kind == SharedLayout::Kind::Swizzled;
+    if (tile && op.code() == OpCode::Load && copied_ahead(op))
+      return;
+    if (tile && op.code() == OpCode::Bitcast &&
+        layouts_.shared_layout(op.operand(0)) &&
+        *layouts_.shared_layout(op.operand(0)) == layout)
+      return;
+    invalid(op, "only a convert_layout writes a value in shared memory (a "
+                "load copied ahead, or a bitcast of one, a swizzled tile)");
   }
 
   static bool copied_ahead_load(const ir::Value *v) {
@@ -318,6 +367,15 @@ std::optional<BlockedLayout> registers_a_layout(const ir::Operation &dot) {
     return std::nullopt;
   const ir::Type &a = dot.operand(0)->type();
   return mma_fragments_layout(a.dim(0), a.dim(1), mma_warps(dot).first, 1);
+}
+
+bool takes_a_from_registers(const ir::Operation &dot,
+                            const BlockedLayout &parent, const Layout &layout) {
+  std::optional<BlockedLayout> fragments = registers_a_layout(dot);
+  const int64_t k = dot.operand(0)->type().dim(1);
+  return fragments && parent == *fragments &&
+         layout.dims == std::vector<int>{0, 1} &&
+         k / 16 <= kMaxStepsOfAInRegisters;
 }
 
 int loop_stages(const ir::Operation &loop) {

@@ -69,6 +69,16 @@ std::optional<BlockedLayout> accumulator_layout(const ir::Operation &dot);
 /// registers are A's fragments. nullopt for the others.
 std::optional<BlockedLayout> registers_a_layout(const ir::Operation &dot);
 
+/// Whether a dot on tensor cores reads A, held in `layout` over `parent`,
+/// from its registers rather than from a tile in shared memory: it is
+/// marked mma_a_in_registers, `layout` is registers_a_layout (every
+/// register a fragment element) and K's steps are few enough to be
+/// straight-line code (kMaxStepsOfAInRegisters), which the fragments'
+/// registers need.
+bool takes_a_from_registers(const ir::Operation &dot,
+                            const BlockedLayout &parent, const Layout &layout);
+inline constexpr int64_t kMaxStepsOfAInRegisters = 8;
+
 /// The stages of a loop (its num_stages; 1: not pipelined).
 int loop_stages(const ir::Operation &loop);
 

@@ -27,6 +27,11 @@ const std::vector<GpuPassInfo> &gpu_passes() {
        "loops that load the tiles of dots on tensor cores copy them ahead "
        "(cp.async) in num_stages stages",
        pipeline_loops},
+      {"gpu-stage-dot-operands",
+       "the operands of dots on tensor cores as values in swizzled tiles of "
+       "shared memory: written by a convert_layout, or landed there by the "
+       "copies of a pipelined loop",
+       stage_dot_operands},
       {"gpu-stage-conversions",
        "conversions through shared memory split in two: the value written "
        "to shared memory in a shared layout, and its read in the target "

@@ -22,6 +22,11 @@
 //   gpu-pipeline-loops  which loops copy the tiles of their dots ahead, in
 //                       how many stages; the conversions between a copied
 //                       load and its dot go (pipeline_loops.cpp)
+//   gpu-stage-dot-operands
+//                       the operands of dots on tensor cores as values in
+//                       swizzled tiles of shared memory: a copied load
+//                       lands in its tile, any other operand is written
+//                       there by a convert_layout (stage_dot_operands.cpp)
 //   gpu-stage-conversions
 //                       the shared memory of conversions made explicit:
 //                       each conversion through shared memory becomes the
@@ -86,6 +91,16 @@ void make_conversions_explicit(ir::Function &function,
 /// Run make_conversions_explicit first; IR without explicit layouts is
 /// left as it is.
 void remove_conversions(ir::Function &function, const GpuPassOptions &options);
+
+/// Puts each operand of a dot on tensor cores that ldmatrix reads (all but
+/// A taken from registers: takes_a_from_registers) in a swizzled tile of
+/// shared memory, the function's shared layout of the tile
+/// (shared_layout_of): a load copied ahead (or a bitcast of one) takes
+/// that layout itself; any other operand is converted to it right before
+/// the dot, or before its pipelined loop where it is written once
+/// (written_before_loop). Operands in shared memory already, and IR
+/// without explicit layouts, are left as they are.
+void stage_dot_operands(ir::Function &function, const GpuPassOptions &options);
 
 /// Splits each convert_layout that goes through shared memory (no
 /// warp_route: conversion_path.h) into a convert_layout to the function's

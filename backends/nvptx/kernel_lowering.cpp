@@ -29,6 +29,7 @@ KernelLowering::KernelLowering(const ir::Function &kernel, llvm::Module &module,
   narrows_of_hardware_nans_ = narrows_of_hardware_nans(kernel);
   zero_signs_unobserved_ = results_with_unobserved_zero_signs(kernel);
   pipelined_loops_ = plan_pipelined_loops(kernel, *layouts_, axis_info);
+  find_tile_releases();
 }
 
 const PipelinedLoop *
@@ -96,8 +97,10 @@ llvm::Function *KernelLowering::lower(const std::string &symbol) {
   builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", f));
   bind_arguments(f);
   compute_thread_positions();
-  for (const auto &op : kernel.body().ops())
+  for (const auto &op : kernel.body().ops()) {
     lower_op(*op);
+    release_tiles_after(*op);
+  }
   if (!builder.GetInsertBlock()->getTerminator())
     builder.CreateRetVoid();
   if (shared_)

@@ -154,11 +154,6 @@ public:
   /// (lower_shape.cpp).
   void lower_shape(const ir::Operation &op);
   void lower_dot(const ir::Operation &op);
-  /// Writes `dot`'s operand (0: A, 1: B) as `tile` from element
-  /// `first_element` (i32) of the reserved shared memory, where the dot
-  /// will read it as a staged operand (lower_dot.cpp).
-  void stage_dot_operand(const ir::Operation &dot, int operand,
-                         const FragmentTile &tile, llvm::Value *first_element);
   void lower_for(const ir::Operation &op);
   /// The loop's plan when its loads are pipelined (pipeline_loads.h).
   const PipelinedLoop *pipelined_loop(const ir::Operation &for_op) const;
@@ -239,13 +234,13 @@ public:
   /// Address of element `index` (i32) of `type` from the start of the
   /// kernel's shared memory, inside the reserved bytes.
   llvm::Value *reserved_shared_element(llvm::Type *type, llvm::Value *index);
-  /// A dot input that a pipelined loop copied into shared memory: the
-  /// load is not lowered, and the dot reads the tile of the current
-  /// iteration in place.
+  /// A value in a swizzled tile of shared memory, which a dot reads in
+  /// place: written by a convert_layout (lower_shared_tile.cpp), or copied
+  /// by a pipelined loop (its load is not lowered; the tile is the current
+  /// iteration's stage).
   struct StagedOperand {
-    FragmentTile tile;
     /// i32: index of the tile's first element, in elements of its type,
-    /// from the start of shared memory (the current iteration's stage).
+    /// from the start of shared memory.
     llvm::Value *first_element = nullptr;
   };
   const StagedOperand *staged_operand(const ir::Value *v) const;
@@ -258,6 +253,23 @@ public:
   /// reads).
   void before_shared_write();
   void after_shared_write();
+  // Swizzled tiles (lower_shared_tile.cpp).
+  /// Writes the operand of `convert` into a tile of `shared` (swizzled)
+  /// after the bytes kept so far, which it keeps until its last reader.
+  void write_tile(const ir::Operation &convert, const SharedLayout &shared);
+  /// Stores `values`, held in `from`, into `tile`, whose rows run along
+  /// the value's dimension `row_dim`; `element_at` gives the address of
+  /// the tile's element at an index.
+  void
+  store_tile(const Layout &from, const Registers &values,
+             const SharedTile &tile, int row_dim, ir::Scalar element,
+             const std::function<llvm::Value *(llvm::Value *)> &element_at);
+  /// Call before reading a tile: the barrier after tile writes, where one
+  /// is due.
+  void fence_tile_writes();
+  /// Gives back the bytes of the tiles whose last reader `op` (of the
+  /// tile's block) holds.
+  void release_tiles_after(const ir::Operation &op);
   /// Bytes of shared memory the kernel needs so far.
   int64_t shared_bytes() const { return shared_bytes_; }
   /// After lower(): the dynamic shared memory each launch must request
@@ -291,6 +303,9 @@ private:
   llvm::Value *shared_address(int64_t offset, int64_t count, llvm::Type *type,
                               llvm::Value *index);
   void compute_thread_positions();
+  /// For each value in a tile written by a convert_layout, the op of its
+  /// block after which it is no longer read.
+  void find_tile_releases();
   void lower_op(const ir::Operation &op);
   int layout_id(const Layout &layout);
 
@@ -330,6 +345,18 @@ private:
   int64_t dynamic_shared_bytes_ = 0;
   std::map<const ir::Operation *, PipelinedLoop> pipelined_loops_;
   std::map<const ir::Value *, StagedOperand> staged_operands_;
+  /// Tiles written by convert_layout ops: the op after which each is read
+  /// no more; those holding their bytes (each with the bytes kept before
+  /// it), the last written last; those released but not yet on top.
+  std::map<const ir::Value *, const ir::Operation *> tile_last_readers_;
+  struct LiveTile {
+    const ir::Value *value = nullptr;
+    int64_t reserved_before = 0;
+  };
+  std::vector<LiveTile> live_tiles_;
+  std::set<const ir::Value *> released_;
+  /// Tiles written since the last barrier.
+  bool tiles_unfenced_ = false;
   std::vector<FaultSite> fault_sites_;
 
 public:

@@ -481,6 +481,29 @@ void write_layouts(ir::Function &function, const LayoutAssignment &layouts) {
   function.walk([&](ir::Operation &op) { writer.op(op); });
 }
 
+std::unique_ptr<ir::Operation> make_convert_layout(ir::Value *v,
+                                                   const std::string &layout,
+                                                   const ir::Location &loc) {
+  return std::make_unique<ir::Operation>(
+      OpCode::ConvertLayout, std::vector<ir::Value *>{v},
+      std::vector<ir::Type>{v->type()},
+      ir::Attributes{{gpu_attr::kLayout, layout}}, loc);
+}
+
+std::string shared_layout_name(ir::Function &function,
+                               std::vector<SharedLayout> &known,
+                               const SharedLayout &layout) {
+  size_t number = 0;
+  while (number < known.size() && !(known[number] == layout))
+    ++number;
+  const std::string name = gpu_attr::kSharedPrefix + std::to_string(number);
+  if (number == known.size()) {
+    function.attributes()[name] = layout.str();
+    known.push_back(layout);
+  }
+  return "#" + name;
+}
+
 // Reading is a member of LayoutAssignment, which it fills: the parents,
 // then one walk over the ops, each attribute read against the value it
 // describes. In the explicit form a value's one layout is its home, and the

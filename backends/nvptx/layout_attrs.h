@@ -68,15 +68,19 @@
 // registers of the same threads (layout.h: same_linear_layout), read with
 // no conversion.
 //
-// A value in shared memory (written by the gpu-stage-conversions pass) has
-// a shared layout: the function's attributes `shared0`, `shared1`, ...
-// (shared_layouts.h: SharedLayout::str(), e.g. "padded<shape=[64,64]
-// order=[1,0] pad_every=32 pad=1>"), named `#sharedN` by its one layout.
-// Only a convert_layout from a layout in registers writes one, and only
-// convert_layout ops of its block to one read it:
+// A value in shared memory (written by the gpu-stage-conversions and
+// gpu-stage-dot-operands passes) has a shared layout: the function's
+// attributes `shared0`, `shared1`, ... (shared_layouts.h:
+// SharedLayout::str(), e.g. "padded<shape=[64,64] order=[1,0] pad_every=32
+// pad=1>"), named `#sharedN` by its one layout. A convert_layout from a
+// layout in registers writes one; a padded one is read by convert_layout
+// ops of its block into registers, a swizzled tile by dots on tensor
+// cores (which a load copied ahead by a pipelined loop also writes):
 //
 //     %s = convert_layout %x {layout = "#shared0"} : ...
 //     %y = convert_layout %s {layout = "#blocked1 dims=[1,0]"} : ...
+//     %t = convert_layout %a {layout = "#shared1"} : ...  // swizzled<...>
+//     %c = dot %t, %b, %acc {engine = "mma.sync", ...}
 //
 // verify_gpu_ir (gpu_ir.h) checks them: the reading (each layout fits its
 // value, each parent is defined), and that they are complete.
@@ -131,5 +135,18 @@ void write_layouts(ir::Function &function, const LayoutAssignment &layouts);
 /// `layout` over `parent` as the attributes spell it: "#blocked1",
 /// "#blocked0 dims=[0]".
 std::string layout_text(const BlockedLayout &parent, const Layout &layout);
+
+/// A convert_layout of `v` to the layout `layout` spells ("#blocked1",
+/// "#shared0"), at `loc`, for its pass to insert.
+std::unique_ptr<ir::Operation> make_convert_layout(ir::Value *v,
+                                                   const std::string &layout,
+                                                   const ir::Location &loc);
+
+/// "#sharedN", the name of `function`'s shared layout `layout` (`known`:
+/// its shared layouts so far, LayoutAssignment::shared_layouts), which
+/// becomes one of its attributes where it is not yet.
+std::string shared_layout_name(ir::Function &function,
+                               std::vector<SharedLayout> &known,
+                               const SharedLayout &layout);
 
 } // namespace blocc::nvptx

@@ -2,9 +2,9 @@
 // pipeline_loads.h). lower_for drives the loop; a LoopPipeline adds, at
 // fixed points of it, what pipelining needs:
 //
-//   before the loop    reserve S stages of shared memory, and write the
-//                      dots' inputs computed before the loop (invariant
-//                      tiles) once, ahead of the stages; for iterations
+//   before the loop    reserve S stages of shared memory (after the dots'
+//                      inputs written before the loop, which the GPU IR
+//                      writes there: gpu-stage-dot-operands); for iterations
 //                      0 .. S-2, compute the address ops, issue the tiles'
 //                      cp.async copies into stage s (zero-size copies
 //                      past the trip count), commit a group each; carry

@@ -31,6 +31,7 @@ const ir::Operation *KernelLowering::lower_region(const ir::Block &block) {
     if (ir::is_terminator(op->code()) && op->code() != ir::OpCode::Return)
       return op.get();
     lower_op(*op);
+    release_tiles_after(*op);
   }
   return nullptr;
 }

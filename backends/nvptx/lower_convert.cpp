@@ -62,6 +62,7 @@ void KernelLowering::barrier() {
   builder.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
   stored_since_barrier_ = false;
   shared_read_since_barrier_ = false;
+  tiles_unfenced_ = false;
 }
 
 void KernelLowering::before_shared_write() {
@@ -180,6 +181,10 @@ KernelLowering::Registers KernelLowering::convert_within_warps(
 void KernelLowering::lower_convert_layout(const ir::Operation &op) {
   const ir::Value *source = op.operand(0);
   if (const SharedLayout *shared = layouts_->shared_layout(op.result())) {
+    if (shared->kind == SharedLayout::Kind::Swizzled) {
+      write_tile(op, *shared);
+      return;
+    }
     const Layout *home = layouts_->home(source);
     if (!home)
       throw Error("internal: " + op.describe() +

@@ -6,13 +6,13 @@
 // f16 and bf16, m16n8k8 for f32 as tf32, m16n8k32 for int8 and fp8):
 // where the layout assignment homed the result in the MMA accumulator
 // layout (mma_layouts.h: each warp's registers are the fragments of its
-// part of the block), A and B are staged in shared memory in their own
-// type as they are multiplied, each in the orientation its registers run
-// (mma_layouts.h: FragmentTile; K fastest for elements other than 16
-// bits), so that it is written in vectors — or a pipelined loop has
-// already copied them there (loop_pipeline.h) and they are read in place.
-// The tiles are XOR-swizzled (shared_layouts.h), and every address in
-// them, written or read, comes from one place (tile_addresses.h);
+// part of the block), A and B are read from tiles in shared memory in
+// their own type: values of the GPU IR in swizzled layouts
+// (gpu-stage-dot-operands; mma_layouts.h: FragmentTile, K fastest for
+// elements other than 16 bits), written by a convert_layout
+// (lower_shared_tile.cpp) or copied there by a pipelined loop
+// (loop_pipeline.h), and read in place. Every address in them, written or
+// read, comes from one place (tile_addresses.h);
 // each step of 32 bytes along K, a warp reads its fragments with ldmatrix
 // (.trans for a tile stored with K slowest, which only 16-bit tiles are:
 // .trans moves halves) and issues one MMA per 16 x 8 tile. In words the
@@ -91,7 +91,7 @@ namespace {
 constexpr int64_t kGroup = 4;
 constexpr int64_t kMaxVectorBytes = 16;
 /// Steps of 16 along K that a dot on tensor cores issues without a loop.
-constexpr int64_t kUnrolledMmaSteps = 8;
+constexpr int64_t kUnrolledMmaSteps = kMaxStepsOfAInRegisters;
 
 /// How one input of the dot is kept in shared memory.
 struct Staging {
@@ -100,14 +100,12 @@ struct Staging {
   bool k_fastest = false;       // [batch][mn][k] rather than [batch][k][mn]
   int64_t vector = 1;           // elements one read moves along the row
   int64_t pitch = 0;            // elements between rows (CUDA cores)
-  // Tensor cores: the swizzled tile (then `pitch` is unused).
+  // Tensor cores: the swizzled tile it is read from (then `pitch`,
+  // `batch_stride`, `offset` and `count` are unused).
   std::optional<FragmentTile> tile;
   int64_t batch_stride = 0; // elements between batches
   int64_t offset = 0;       // bytes into the kernel's shared memory
   int64_t count = 0;        // elements in all
-  // In the bytes a pipelined loop reserves: the index of the first element
-  // from the start of shared memory (then `offset` is unused).
-  llvm::Value *reserved_first = nullptr;
 
   int64_t element_bytes() const { return llb::storage_bytes(element); }
   int64_t bytes() const { return count * element_bytes(); }
@@ -161,16 +159,6 @@ public:
     auto is_byte = [](Scalar s) { return s == Scalar::I8 || s == Scalar::U8; };
     dp4a_ = is_byte(a) && is_byte(b) &&
             (acc_ == Scalar::I32 || acc_ == Scalar::U32) && depth_ % 4 == 0;
-  }
-
-  /// Writes operand `operand`, held in registers, as `tile` at element
-  /// `first` of the reserved shared memory (loop_pipeline.h).
-  void write_tile(int operand, const FragmentTile &tile, llvm::Value *first) {
-    Staging s = fragment_staging(operand);
-    s.k_fastest = tile.k_fastest;
-    s.tile = tile;
-    s.reserved_first = first;
-    write(operand, s);
   }
 
   void lower() {
@@ -329,16 +317,6 @@ private:
     llvm::Value *row = s.k_fastest ? mn : k, *column = s.k_fastest ? k : mn;
     llvm::Value *index =
         add(mul(batch, s.batch_stride), add(mul(row, s.pitch), column));
-    if (s.reserved_first)
-      return k_.reserved_shared_element(type, add(s.reserved_first, index));
-    return k_.shared_element(s.offset, s.count, type, index);
-  }
-
-  /// The address of element `index` of an input's array.
-  llvm::Value *tile_address(const Staging &s, llvm::Type *type,
-                            llvm::Value *index) {
-    if (s.reserved_first)
-      return k_.reserved_shared_element(type, add(s.reserved_first, index));
     return k_.shared_element(s.offset, s.count, type, index);
   }
 
@@ -364,44 +342,24 @@ private:
         p.shape[last] == layout.shape[fast]) {
       run = std::min(p.size_per_thread[last],
                      std::max<int64_t>(1, kMaxVectorBytes / s.element_bytes()));
-      // A swizzled tile keeps 16-byte vectors whole; a padded row pitch
-      // must keep the run's alignment.
-      while (!s.tile && run > 1 &&
-             (s.pitch % run != 0 || s.batch_stride % run != 0))
+      // The row pitch must keep the run's alignment.
+      while (run > 1 && (s.pitch % run != 0 || s.batch_stride % run != 0))
         run /= 2;
     }
     llvm::Type *type = k_.storage_type(s.element);
     auto first = [&](int dim) {
       return layout.shape[dim] == 1 ? i32(0) : k_.element_index(layout, 0, dim);
     };
-    std::function<llvm::Value *(int64_t r)> address_of;
-    std::optional<TileAddresses> tile;
-    if (s.tile) {
-      // A swizzled tile (tensor cores, two dimensions): the thread's first
-      // element is its part, each register's offset a constant.
-      const int row = s.k_fastest ? mn_dim(operand) : k_dim(operand);
-      tile.emplace(b_, *s.tile,
-                   thread_part_of(linear_layout_of(p, layout), row, first(row),
-                                  first(1 - row)),
-                   type, [&](llvm::Value *index) {
-                     return tile_address(s, type, index);
-                   });
-      address_of = [&, row](int64_t r) {
-        return tile->at(offset_in(layout, r, row),
-                        offset_in(layout, r, 1 - row));
-      };
-    } else {
-      llvm::Value *base =
-          shared_base(s, type, rank_ == 3 ? first(0) : i32(0),
-                      first(mn_dim(operand)), first(k_dim(operand)));
-      address_of = [&, base](int64_t r) {
-        return b_.CreateConstGEP1_64(
-            type, base,
-            shared_offset(s, rank_ == 3 ? offset_in(layout, r, 0) : 0,
-                          offset_in(layout, r, mn_dim(operand)),
-                          offset_in(layout, r, k_dim(operand))));
-      };
-    }
+    llvm::Value *base =
+        shared_base(s, type, rank_ == 3 ? first(0) : i32(0),
+                    first(mn_dim(operand)), first(k_dim(operand)));
+    auto address_of = [&](int64_t r) {
+      return b_.CreateConstGEP1_64(
+          type, base,
+          shared_offset(s, rank_ == 3 ? offset_in(layout, r, 0) : 0,
+                        offset_in(layout, r, mn_dim(operand)),
+                        offset_in(layout, r, k_dim(operand))));
+    };
     for (int64_t r = 0; r < p.num_registers(); ++r) {
       if (canonical_register(p, layout, r) != r ||
           p.register_offset(r)[last] % run != 0)
@@ -605,78 +563,47 @@ private:
 
   bool on_tensor_cores() const { return k_.layouts().on_tensor_cores(op_); }
 
-  /// An input kept in its own type as it is multiplied, in the orientation
-  /// its registers run (mma_layouts.h: FragmentTile), so that each thread
-  /// writes whole runs as vectors.
-  Staging fragment_staging(int operand) const {
-    const ir::Value *x = op_.operand(operand);
-    const Layout &layout = k_.layouts().layouts_of(x).front();
-    FragmentTile tile = fragment_tile(
-        op_, operand,
-        fragment_tile_k_fastest(op_, k_.parent(layout), layout, operand));
-    Staging s;
-    s.input = s.element = x->type().element();
-    s.k_fastest = tile.k_fastest;
-    s.vector = 8;
-    s.tile = tile;
-    s.batch_stride = s.count = tile.elements();
-    return s;
-  }
-
-  /// Stages the inputs that a pipelined loop has not already copied into
-  /// shared memory (pipeline_loads.h), one after the other.
-  void stage_fragment_inputs() {
-    int64_t end = 0;
-    // The sides written here: neither A held as fragments in registers nor
-    // an input a pipelined loop has copied (a write of either would land
-    // on the other's tile).
-    std::array<bool, 2> write_side = {false, false};
+  /// The tiles of shared memory A and B are read from (the GPU IR's
+  /// swizzled layouts: written by a convert_layout, or copied by a
+  /// pipelined loop), but for A held as its fragments in registers.
+  void find_tiles() {
     for (int side = 0; side < 2; ++side) {
       if (side == 0 && a_registers_)
         continue;
-      if (const KernelLowering::StagedOperand *staged =
-              k_.staged_operand(op_.operand(side))) {
-        staged_[side] = staged;
-        staging_[side].k_fastest = staged->tile.k_fastest;
-        staging_[side].tile = staged->tile;
-        staging_[side].element = op_.operand(side)->type().element();
-        continue;
-      }
-      staging_[side] = fragment_staging(side);
-      staging_[side].offset = align_up(end, 16);
-      end = staging_[side].offset + staging_[side].bytes();
-      write_side[side] = true;
+      const ir::Value *x = op_.operand(side);
+      const SharedLayout *shared = k_.layouts().shared_layout(x);
+      std::optional<FragmentTile> tile =
+          shared ? fragment_tile_of(*shared, side,
+                                    llb::storage_bytes(x->type().element()))
+                 : std::nullopt;
+      staged_[side] = k_.staged_operand(x);
+      if (!tile || !staged_[side])
+        throw Error("internal: " + op_.describe() + ": operand " +
+                    std::to_string(side) +
+                    " is in no tile of shared memory that ldmatrix reads "
+                    "(gpu-stage-dot-operands puts it there)");
+      staging_[side].k_fastest = tile->k_fastest;
+      staging_[side].tile = *tile;
+      staging_[side].element = x->type().element();
     }
-    if (!write_side[0] && !write_side[1])
-      return;
-    if (k_.shared_reserved_bytes() + end > k_.arch.max_shared_bytes())
-      too_much_shared_memory(k_.shared_reserved_bytes() + end);
-    k_.before_shared_write();
-    for (int side = 0; side < 2; ++side)
-      if (write_side[side])
-        write(side, staging_[side]);
-    k_.after_shared_write();
+    k_.fence_tile_writes();
   }
 
-  /// Where A was computed in the layout of its fragments (the GPU IR's
-  /// mma_a_in_registers) and K's steps are straight-line code: its
-  /// registers, read as fragments without shared memory.
+  /// Where A was computed in the layout of its fragments
+  /// (takes_a_from_registers): its registers, read as fragments without
+  /// shared memory.
   void find_a_in_registers() {
-    std::optional<BlockedLayout> fragments = registers_a_layout(op_);
-    if (!fragments || depth_ / 16 > kUnrolledMmaSteps)
+    const ir::Value *a = op_.operand(0);
+    const Layout *layout = k_.layouts().home(a);
+    if (!layout || !takes_a_from_registers(op_, k_.parent(*layout), *layout))
       return;
-    for (const Layout &layout : k_.layouts().layouts_of(op_.operand(0))) {
-      const BlockedLayout &p = k_.parent(layout);
-      if (!(p == *fragments) || layout.dims != std::vector<int>{0, 1})
-        continue;
-      a_registers_ = &k_.registers(op_.operand(0), layout);
-      for (int64_t r = 0; r < p.num_registers(); ++r) {
-        std::vector<int64_t> offset = p.register_offset(r);
-        a_register_at_[{offset[0], offset[1]}] = r;
-      }
-      a_tile_rows_ = p.tile(0);
-      return;
+    const BlockedLayout &p = k_.parent(*layout);
+    a_registers_ = &k_.registers(a, *layout);
+    for (int64_t r = 0; r < p.num_registers(); ++r) {
+      std::vector<int64_t> offset = p.register_offset(r);
+      a_register_at_[{offset[0], offset[1]}] = r;
     }
+    a_tile_rows_ = p.tile(0);
   }
 
   /// A's fragment a0..a3 of 16-row fragment t at step `step` of 16 along
@@ -703,7 +630,7 @@ private:
   void lower_on_tensor_cores() {
     mma_ = *mma_instruction(op_, k_.arch);
     find_a_in_registers();
-    stage_fragment_inputs();
+    find_tiles();
     for (int side = 0; side < 2; ++side)
       if (!(side == 0 && a_registers_) && !staging_[side].k_fastest &&
           staging_[side].element_bytes() != 2)
@@ -748,11 +675,8 @@ private:
   /// The address of element `index` of a side's tile in shared memory.
   llvm::Value *tile_element(int side, llvm::Value *index) {
     llvm::Type *type = k_.storage_type(staging_[side].element);
-    if (staged_[side])
-      return k_.reserved_shared_element(
-          type, add(staged_[side]->first_element, index));
-    const Staging &s = staging_[side];
-    return k_.shared_element(s.offset, s.count, type, index);
+    return k_.reserved_shared_element(type,
+                                      add(staged_[side]->first_element, index));
   }
 
   /// The rows each lane hands ldmatrix (mma_layouts.h: ldmatrix_rows),
@@ -977,12 +901,6 @@ private:
 
 void KernelLowering::lower_dot(const ir::Operation &op) {
   DotLowering(*this, op).lower();
-}
-
-void KernelLowering::stage_dot_operand(const ir::Operation &dot, int operand,
-                                       const FragmentTile &tile,
-                                       llvm::Value *first_element) {
-  DotLowering(*this, dot).write_tile(operand, tile, first_element);
 }
 
 } // namespace blocc::nvptx

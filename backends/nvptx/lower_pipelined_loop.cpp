@@ -31,8 +31,7 @@ LoopPipeline::LoopPipeline(KernelLowering &k, const ir::Operation &loop,
 llvm::Value *LoopPipeline::stage_first(llvm::Value *stage) {
   int64_t element_bytes = plan_.loads.front().tile.element_bytes;
   return b_.CreateAdd(
-      b_.getInt32(static_cast<uint32_t>((base_bytes_ + plan_.invariant_bytes) /
-                                        element_bytes)),
+      b_.getInt32(static_cast<uint32_t>(base_bytes_ / element_bytes)),
       b_.CreateMul(stage, b_.getInt32(static_cast<uint32_t>(plan_.stage_bytes /
                                                             element_bytes))));
 }
@@ -48,7 +47,9 @@ void LoopPipeline::bind(const ir::Value *argument, size_t k,
 void LoopPipeline::copy_tile(const PipelinedLoad &load, llvm::Value *first,
                              llvm::Value *valid) {
   const ir::Operation &op = *load.load;
-  const Layout &layout = *k_.layouts().home(op.result());
+  // The load's result is its tile (gpu-stage-dot-operands); its pointers'
+  // layout says which thread copies which elements.
+  const Layout &layout = *k_.layouts().home(op.operand(0));
   const BlockedLayout &p = k_.parent(layout);
   const KernelLowering::Registers &addresses =
       k_.registers(op.operand(0), layout);
@@ -121,17 +122,7 @@ void LoopPipeline::prologue(const std::vector<CarriedValue> &initial) {
     k_.barrier();
   saved_reserve_ = k_.shared_reserved_bytes();
   base_bytes_ = (saved_reserve_ + 127) / 128 * 128;
-  k_.reserve_shared_bytes(base_bytes_ + plan_.invariant_bytes +
-                          plan_.stages * plan_.stage_bytes);
-  for (const InvariantOperand &invariant : plan_.invariants) {
-    llvm::Value *first = b_.getInt32(static_cast<uint32_t>(
-        base_bytes_ / invariant.tile.element_bytes + invariant.offset));
-    k_.stage_dot_operand(*invariant.dot, invariant.operand, invariant.tile,
-                         first);
-    k_.set_staged_operand(
-        invariant.dot->operand(static_cast<size_t>(invariant.operand)),
-        {invariant.tile, first});
-  }
+  k_.reserve_shared_bytes(base_bytes_ + plan_.stages * plan_.stage_bytes);
   std::vector<CarriedValue> carried;
   for (size_t index : plan_.carried)
     carried.push_back(initial[index]);
@@ -195,7 +186,6 @@ void LoopPipeline::start_iteration(llvm::Value *trip) {
   llvm::Value *first = stage_first(stage_);
   for (const PipelinedLoad &load : plan_.loads) {
     KernelLowering::StagedOperand staged{
-        load.tile,
         b_.CreateAdd(first, b_.getInt32(static_cast<uint32_t>(load.offset)))};
     k_.set_staged_operand(load.load->result(), staged);
     if (load.bitcast)
@@ -228,9 +218,6 @@ void LoopPipeline::finish() {
     if (load.bitcast)
       k_.clear_staged_operand(load.bitcast->result());
   }
-  for (const InvariantOperand &invariant : plan_.invariants)
-    k_.clear_staged_operand(
-        invariant.dot->operand(static_cast<size_t>(invariant.operand)));
   k_.reserve_shared_bytes(saved_reserve_);
 }
 

@@ -296,6 +296,38 @@ FragmentTile fragment_tile(const ir::Operation &dot, int operand,
   return tile;
 }
 
+SharedLayout shared_layout_of(const FragmentTile &tile, int operand) {
+  const int64_t k_dim = operand == 0 ? 1 : 0, mn_dim = 1 - k_dim;
+  SharedLayout shared;
+  shared.kind = SharedLayout::Kind::Swizzled;
+  const int64_t k = tile.k_fastest ? tile.columns : tile.rows;
+  const int64_t mn = tile.k_fastest ? tile.rows : tile.columns;
+  shared.shape =
+      operand == 0 ? std::vector<int64_t>{mn, k} : std::vector<int64_t>{k, mn};
+  shared.order = tile.k_fastest ? std::vector<int64_t>{k_dim, mn_dim}
+                                : std::vector<int64_t>{mn_dim, k_dim};
+  shared.swizzle = tile.swizzle;
+  return shared;
+}
+
+std::optional<FragmentTile> fragment_tile_of(const SharedLayout &shared,
+                                             int operand,
+                                             int64_t element_bytes) {
+  if (shared.kind != SharedLayout::Kind::Swizzled || shared.shape.size() != 2 ||
+      !shared.problem().empty() ||
+      shared.shape[size_t(shared.order[0])] * element_bytes < 16)
+    return std::nullopt;
+  const int64_t k_dim = operand == 0 ? 1 : 0;
+  FragmentTile tile;
+  static_cast<SharedTile &>(tile) =
+      swizzled_tile(shared.shape[size_t(shared.order[1])],
+                    shared.shape[size_t(shared.order[0])], element_bytes);
+  tile.k_fastest = shared.order[0] == k_dim;
+  if (!(shared_layout_of(tile, operand) == shared))
+    return std::nullopt;
+  return tile;
+}
+
 ir::LinearLayout ldmatrix_rows(const FragmentTile &tile, int operand,
                                const BlockedLayout &accumulator,
                                int64_t input_bytes) {

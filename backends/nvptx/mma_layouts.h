@@ -149,6 +149,16 @@ struct FragmentTile : SharedTile {
 /// The tile of operand `operand` (0: A, 1: B) of `dot`.
 FragmentTile fragment_tile(const ir::Operation &dot, int operand,
                            bool k_fastest);
+/// The GPU IR's shared layout of operand `operand`'s tile, of the
+/// operand's shape ([M, K] for A, [K, N] for B): swizzled, K fastest
+/// (order [1,0] for A, [0,1] for B) where the tile keeps K fastest.
+SharedLayout shared_layout_of(const FragmentTile &tile, int operand);
+/// The tile a shared layout of operand `operand` keeps, with elements of
+/// `element_bytes`; nullopt where it is no tile that ldmatrix reads (a
+/// padded layout, or a swizzle other than swizzle_for_rows gives its rows).
+std::optional<FragmentTile> fragment_tile_of(const SharedLayout &shared,
+                                             int operand,
+                                             int64_t element_bytes);
 /// The orientation of the tile of an operand written from registers held
 /// in `layout` over `parent`: as its registers run (operand_runs_along_k),
 /// so that they are written as vectors; but K fastest for elements other

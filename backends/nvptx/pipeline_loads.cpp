@@ -145,6 +145,16 @@ Reader reader_through_conversions(const ir::Block &body, const ir::Value *v) {
   return {v, count, user};
 }
 
+} // namespace
+
+bool written_before_loop(const ir::Operation &dot, int operand,
+                         const ir::Block &body) {
+  const ir::Value *v = dot.operand(static_cast<size_t>(operand));
+  return v->owner_block() != &body && users(body, v).first == 1;
+}
+
+namespace {
+
 class LoopPlanner {
 public:
   LoopPlanner(const LayoutAssignment &layouts,
@@ -181,7 +191,11 @@ public:
     int operand = dot->operand(0) == read ? 0 : 1;
     if (dot->operand(static_cast<size_t>(operand)) != read)
       return std::nullopt;
-    const Layout *layout = layouts_.home(load.result());
+    // A load in its tile already (gpu-stage-dot-operands) copies in the
+    // layout of its pointers.
+    const SharedLayout *landed = layouts_.shared_layout(load.result());
+    const Layout *layout =
+        layouts_.home(landed ? load.operand(0) : load.result());
     if (!layout)
       return std::nullopt;
     const BlockedLayout &parent = layouts_.parent(*layout);
@@ -221,6 +235,8 @@ public:
         return std::nullopt;
     }
     p.tile = fragment_tile(*dot, operand, along_k);
+    if (landed && !(shared_layout_of(p.tile, operand) == *landed))
+      return std::nullopt;
     return p;
   }
 
@@ -314,8 +330,8 @@ private:
     return plan;
   }
 
-  /// Inputs of the body's dots on tensor cores defined before the loop and
-  /// used by nothing else in it.
+  /// The bytes of the inputs of the body's dots on tensor cores that are
+  /// written before the loop (written_before_loop).
   void find_invariant_operands(const ir::Block &body,
                                PipelinedLoop &plan) const {
     for (const auto &op : body.ops()) {
@@ -323,22 +339,17 @@ private:
         continue;
       for (int operand = 0; operand < 2; ++operand) {
         const ir::Value *v = op->operand(static_cast<size_t>(operand));
-        if (operand == 0 && registers_a_layout(*op))
-          continue; // A's fragments stay in registers
-        if (v->owner_block() == &body || users(body, v).first != 1 ||
-            layouts_.layouts_of(v).empty())
-          continue;
+        if (!written_before_loop(*op, operand, body) ||
+            layouts_.shared_layout(v) || layouts_.layouts_of(v).empty())
+          continue; // read in place, or written by the IR already
         const Layout &layout = layouts_.layouts_of(v).front();
-        InvariantOperand invariant;
-        invariant.dot = op.get();
-        invariant.operand = operand;
-        invariant.tile =
-            fragment_tile(*op, operand,
-                          fragment_tile_k_fastest(*op, layouts_.parent(layout),
-                                                  layout, operand));
-        invariant.offset = plan.invariant_bytes / invariant.tile.element_bytes;
-        plan.invariant_bytes += (invariant.tile.bytes() + 15) / 16 * 16;
-        plan.invariants.push_back(invariant);
+        const BlockedLayout &parent = layouts_.parent(layout);
+        if (operand == 0 && takes_a_from_registers(*op, parent, layout))
+          continue;
+        FragmentTile tile = fragment_tile(
+            *op, operand,
+            fragment_tile_k_fastest(*op, parent, layout, operand));
+        plan.invariant_bytes += (tile.bytes() + 127) / 128 * 128;
       }
     }
   }

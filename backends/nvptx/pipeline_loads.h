@@ -26,7 +26,8 @@
 // again for iteration i + S - 1 while it runs iteration i, carrying the
 // pointers that far ahead. The other input of such a dot, where it is
 // computed before the loop (attention's Q), is written into shared memory
-// once, before the loop, rather than at every iteration.
+// once, before the loop, rather than at every iteration
+// (gpu-stage-dot-operands); the number of stages leaves room for it.
 #pragma once
 
 #include "backends/nvptx/assign_layouts.h"
@@ -53,19 +54,10 @@ struct PipelinedLoad {
   int64_t offset = 0; // elements from the start of its stage
 };
 
-/// A dot input computed before the loop: written into shared memory once,
-/// before the loop, and read in place by every iteration's dot.
-struct InvariantOperand {
-  const ir::Operation *dot = nullptr;
-  int operand = 0;
-  FragmentTile tile;
-  int64_t offset = 0; // elements from the start of the invariant tiles
-};
-
 struct PipelinedLoop {
   int stages = 1;
-  std::vector<InvariantOperand> invariants;
-  /// Bytes of the invariant tiles, which precede the stages.
+  /// Bytes of the dots' inputs written before the loop
+  /// (written_before_loop), which take shared memory beside the stages.
   int64_t invariant_bytes = 0;
   /// Bytes of one stage: every pipelined tile of one iteration.
   int64_t stage_bytes = 0;
@@ -76,6 +68,14 @@ struct PipelinedLoop {
   /// the address ops read.
   std::vector<size_t> carried;
 };
+
+/// Whether operand `operand` of `dot`, a dot on tensor cores in `body`
+/// (a pipelined loop's), is written into shared memory once, before the
+/// loop, rather than at every iteration: it is defined before the loop
+/// and nothing else in the body reads it (where it is in shared memory at
+/// all: not A read from registers).
+bool written_before_loop(const ir::Operation &dot, int operand,
+                         const ir::Block &body);
 
 /// The loops of `function` worth pipelining with up to `num_stages`
 /// stages, by their for op (none where num_stages is 1): what the

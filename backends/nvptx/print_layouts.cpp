@@ -56,7 +56,10 @@ public:
   /// The layouts `v` is needed in, "" for a value that has none.
   std::string value(const ir::Value *v) const {
     if (int number = layouts_.shared_number(v); number >= 0)
-      return "#shared" + std::to_string(number) + ", in shared memory";
+      return "#shared" + std::to_string(number) +
+             (layouts_.shared_layout(v)->kind == SharedLayout::Kind::Swizzled
+                  ? ", a tile in shared memory"
+                  : ", in shared memory");
     const std::vector<Layout> &needed = layouts_.layouts_of(v);
     const Layout *home = layouts_.home(v);
     std::vector<std::string> others;

@@ -118,21 +118,45 @@ std::string SharedLayout::problem() const {
       return "pad_every must be a power of two and pad not negative";
     return "";
   }
-  if (shape.size() != 2 || order != std::vector<int64_t>{1, 0})
-    return "a swizzled layout is a 2-D tile stored row by row (order=[1,0])";
+  if (shape.size() != 2)
+    return "a swizzled layout is a 2-D tile";
+  const int64_t columns = shape[size_t(order[0])];
   if (!power_of_two(swizzle.vector) || !power_of_two(swizzle.per_phase) ||
       !power_of_two(swizzle.max_phase))
     return "vector, per_phase and max_phase must be powers of two";
-  if (swizzle.vector * swizzle.max_phase > shape[1])
+  if (swizzle.vector * swizzle.max_phase > columns)
     return std::to_string(swizzle.max_phase) + " phases of " +
            std::to_string(swizzle.vector) +
-           "-element vectors do not fit a row of " + std::to_string(shape[1]);
+           "-element vectors do not fit a row of " + std::to_string(columns);
   return "";
 }
 
+namespace {
+
+/// A swizzled tile whose rows run along `shape`'s dimension 0 ([0,1]: the
+/// value stored column by column): the tile's map with its two
+/// coordinates swapped.
+ir::LinearLayout swizzled_columns(const std::vector<int64_t> &shape,
+                                  const Swizzle &swizzle) {
+  ir::LinearLayout tile = swizzled_shared_layout(shape[1], shape[0], swizzle);
+  std::vector<std::vector<int64_t>> images;
+  for (int b = 0; b < tile.input_bits("offset"); ++b) {
+    ir::LinearLayout::Point p = tile.image("offset", b);
+    images.push_back({p.at("dim1"), p.at("dim0")});
+  }
+  return ir::LinearLayout::from_images(
+      {{"offset", tile.input_bits("offset")}},
+      {{"dim0", log2_of(shape[0], "a dimension")},
+       {"dim1", log2_of(shape[1], "a dimension")}},
+      {images});
+}
+
+} // namespace
+
 ir::LinearLayout SharedLayout::linear_layout() const {
   if (kind == Kind::Swizzled)
-    return swizzled_shared_layout(shape[0], shape[1], swizzle);
+    return order[0] == 1 ? swizzled_shared_layout(shape[0], shape[1], swizzle)
+                         : swizzled_columns(shape, swizzle);
   std::vector<ir::LinearLayout::Dimension> outputs;
   for (size_t d = 0; d < shape.size(); ++d)
     outputs.push_back(

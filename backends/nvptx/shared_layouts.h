@@ -14,7 +14,10 @@
 //       every `pad_every`, so that the threads of a warp, which hold runs
 //       of consecutive elements, reach different banks
 //   swizzled<shape=[64,64] order=[1,0] vector=8 per_phase=1 max_phase=8>
-//       a tile row by row, each row's vectors swizzled (Swizzle below)
+//       a tile row by row, each row's vectors swizzled (Swizzle below);
+//       order=[0,1] stores the value column by column (its dimension 0
+//       runs along the tile's rows), as a dot operand with K slowest is
+//       kept for ldmatrix .trans
 #pragma once
 
 #include "ir/linear_layout.h"
@@ -78,7 +81,8 @@ struct SharedLayout {
   std::vector<int64_t> order;
   /// Padded: `pad` elements after every `pad_every`.
   int64_t pad_every = 32, pad = 1;
-  /// Swizzled (2-D, row by row): how the rows' vectors are permuted.
+  /// Swizzled (2-D; the tile's rows run along order[0]): how the rows'
+  /// vectors are permuted.
   Swizzle swizzle;
 
   /// The layout layout conversions write through: row by row (the last
@@ -96,8 +100,8 @@ struct SharedLayout {
   /// Elements the buffer holds, pads included.
   int64_t buffer_elements() const;
   /// Why the layout is not one (sizes not powers of two, `order` not a
-  /// permutation of the dimensions, a swizzle not of a 2-D row-major
-  /// tile, or one that does not fit its rows); empty where it is.
+  /// permutation of the dimensions, a swizzle not of a 2-D
+  /// tile, or one whose vectors do not fit its rows); empty where it is.
   std::string problem() const;
   bool operator==(const SharedLayout &other) const;
 };

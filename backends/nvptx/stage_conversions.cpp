@@ -27,25 +27,6 @@ namespace blocc::nvptx {
 
 using ir::OpCode;
 
-namespace {
-
-/// The number of `function`'s shared layout `layout` (`known` lists them),
-/// which it gets where it has none.
-size_t shared_layout_number(ir::Function &function,
-                            std::vector<SharedLayout> &known,
-                            const SharedLayout &layout) {
-  for (size_t i = 0; i < known.size(); ++i)
-    if (known[i] == layout)
-      return i;
-  function
-      .attributes()[gpu_attr::kSharedPrefix + std::to_string(known.size())] =
-      layout.str();
-  known.push_back(layout);
-  return known.size() - 1;
-}
-
-} // namespace
-
 void stage_conversions(ir::Function &function, const GpuPassOptions &options) {
   if (!carries_explicit_layouts(function))
     return;
@@ -69,14 +50,10 @@ void stage_conversions(ir::Function &function, const GpuPassOptions &options) {
     if (warp_route(linear_layout_of(layouts->parent(*from), *from),
                    linear_layout_of(layouts->parent(*to), *to)))
       continue;
-    size_t number = shared_layout_number(
-        function, known, SharedLayout::padded_row_major(v->type().shape()));
-    auto write = std::make_unique<ir::Operation>(
-        OpCode::ConvertLayout, std::vector<ir::Value *>{v},
-        std::vector<ir::Type>{v->type()},
-        ir::Attributes{
-            {gpu_attr::kLayout, "#" + std::string(gpu_attr::kSharedPrefix) +
-                                    std::to_string(number)}},
+    auto write = make_convert_layout(
+        v,
+        shared_layout_name(function, known,
+                           SharedLayout::padded_row_major(v->type().shape())),
         convert->loc());
     ir::Value *shared = write->result();
     ir::Block *block = convert->parent_block();

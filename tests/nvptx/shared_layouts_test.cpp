@@ -120,9 +120,34 @@ TEST(SharedLayouts, ALayoutThatIsNoneSaysWhy) {
   wide.swizzle = {8, 1, 8};
   EXPECT_EQ(wide.problem(),
             "8 phases of 8-element vectors do not fit a row of 32");
+  // Column by column, the tile's rows are 64 long: the swizzle fits.
   wide.order = {0, 1};
-  EXPECT_EQ(wide.problem(), "a swizzled layout is a 2-D tile stored row by "
-                            "row (order=[1,0])");
+  EXPECT_EQ(wide.problem(), "");
+  wide.shape = {32, 64};
+  EXPECT_EQ(wide.problem(),
+            "8 phases of 8-element vectors do not fit a row of 32");
+  SharedLayout flat = SharedLayout::padded_row_major({256});
+  flat.kind = SharedLayout::Kind::Swizzled;
+  EXPECT_EQ(flat.problem(), "a swizzled layout is a 2-D tile");
+}
+
+// order=[0,1] keeps a value column by column: element (i, j) sits where the
+// swizzled tile of the transposed value keeps (j, i).
+TEST(SharedLayouts, ASwizzledLayoutColumnByColumnIsTheTransposedTile) {
+  SharedLayout columns;
+  columns.kind = SharedLayout::Kind::Swizzled;
+  columns.shape = {64, 16};
+  columns.order = {0, 1};
+  columns.swizzle = {8, 1, 8};
+  ASSERT_EQ(columns.problem(), "");
+  LinearLayout tile = swizzled_shared_layout(16, 64, {8, 1, 8});
+  LinearLayout l = columns.linear_layout();
+  for (int64_t offset = 0; offset < 64 * 16; ++offset) {
+    LinearLayout::Point c = l.apply({{"offset", offset}});
+    LinearLayout::Point t = tile.apply({{"offset", offset}});
+    EXPECT_EQ(c.at("dim0"), t.at("dim1"));
+    EXPECT_EQ(c.at("dim1"), t.at("dim0"));
+  }
 }
 
 } // namespace

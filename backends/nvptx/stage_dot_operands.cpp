@@ -1,0 +1,140 @@
+// gpu-stage-dot-operands: the shared memory of dots on tensor cores, made
+// explicit. A dot on tensor cores reads A and B from swizzled tiles in
+// shared memory with ldmatrix (mma_layouts.h: FragmentTile), unless A's
+// registers are its fragments already (takes_a_from_registers). This pass
+// gives each such operand its tile as a value in shared memory, in the
+// function's shared layout of that tile (`swizzled<...>`, K fastest for
+// elements other than 16 bits):
+//
+//   - a load a pipelined loop copies ahead (async_copy) lands in its tile:
+//     the load itself takes the shared layout (its pointers keep theirs,
+//     which say which thread copies which bytes), and so does a bitcast
+//     between it and the dot, which moves nothing;
+//   - any other operand is written there by a convert_layout to the shared
+//     layout, in the orientation its registers run so that each thread
+//     writes whole runs: right before the dot, or, where the dot is in a
+//     pipelined loop and the operand is defined before it and read by
+//     nothing else in it (attention's Q), right before the loop, so that
+//     it is written once.
+//
+//   %sa = convert_layout %a {layout = "#shared0"} : tensor<128x32xf16>
+//   %c = dot %sa, %b, %acc {engine = "mma.sync", ...}
+//
+// Operands in shared memory already are left as they are: run twice, the
+// pass changes nothing more.
+#include "backends/nvptx/gpu_passes.h"
+
+#include "backends/nvptx/assign_layouts.h"
+#include "backends/nvptx/gpu_ir.h"
+#include "backends/nvptx/layout_attrs.h"
+#include "backends/nvptx/mma_layouts.h"
+#include "backends/nvptx/pipeline_loads.h"
+#include "ir/error.h"
+
+#include <memory>
+
+namespace blocc::nvptx {
+
+using ir::OpCode;
+
+namespace {
+
+class DotOperandStager {
+public:
+  DotOperandStager(ir::Function &function, const GpuPassOptions &options)
+      : function_(function),
+        layouts_(LayoutAssignment::read(function, options.num_warps,
+                                        options.arch)),
+        known_(layouts_->shared_layouts()) {}
+
+  void stage(ir::Operation &dot) {
+    for (int side = 0; side < 2; ++side) {
+      ir::Value *v = dot.operand(static_cast<size_t>(side));
+      if (layouts_->shared_layout(v))
+        continue; // in its tile already
+      ir::Operation *load = copied_load(v);
+      // A copied load's elements are copied as its layout holds them.
+      const Layout *layout = layouts_->home(load ? load->result() : v);
+      if (!layout)
+        throw Error("internal: GPU IR: " + dot.describe() + ": operand " +
+                    std::to_string(side) + " has no layout");
+      const BlockedLayout &parent = layouts_->parent(*layout);
+      if (side == 0 && takes_a_from_registers(dot, parent, *layout))
+        continue;
+      if (load) {
+        land_copy(dot, side, *load, v, parent, *layout);
+        continue;
+      }
+      write_tile(dot, side, v, parent, *layout);
+    }
+  }
+
+private:
+  /// The load copied ahead that `v` is, or a bitcast of; nullptr if none.
+  static ir::Operation *copied_load(ir::Value *v) {
+    ir::Operation *op = v->defining_op();
+    if (op && op->code() == OpCode::Bitcast)
+      op = op->operand(0)->defining_op();
+    return op && op->code() == OpCode::Load && copied_ahead(*op) ? op
+                                                                 : nullptr;
+  }
+
+  std::string tile_name(const FragmentTile &tile, int side) {
+    return shared_layout_name(function_, known_, shared_layout_of(tile, side));
+  }
+
+  /// The copies of `load`, held in `layout` over `parent`, land in the
+  /// tile the dot reads (`v`: the load, or a bitcast of it): K fastest
+  /// where its registers run along K, as pipeline_loads.h copies it.
+  void land_copy(ir::Operation &dot, int side, ir::Operation &load,
+                 ir::Value *v, const BlockedLayout &parent,
+                 const Layout &layout) {
+    const std::string name = tile_name(
+        fragment_tile(dot, side, operand_runs_along_k(parent, layout, side)),
+        side);
+    load.set_attr(gpu_attr::kLayout, name);
+    if (v != load.result())
+      v->defining_op()->set_attr(gpu_attr::kLayout, name);
+  }
+
+  void write_tile(ir::Operation &dot, int side, ir::Value *v,
+                  const BlockedLayout &parent, const Layout &layout) {
+    const std::string name = tile_name(
+        fragment_tile(dot, side,
+                      fragment_tile_k_fastest(dot, parent, layout, side)),
+        side);
+    ir::Operation *before = &dot;
+    if (ir::Operation *loop = dot.parent_op();
+        loop && loop->code() == OpCode::For && loop_stages(*loop) >= 2 &&
+        written_before_loop(dot, side, *loop->region(0)))
+      before = loop;
+    auto write = make_convert_layout(v, name, dot.loc());
+    ir::Value *tile = write->result();
+    ir::Block *block = before->parent_block();
+    block->insert(block->find(before), std::move(write));
+    dot.set_operand(static_cast<size_t>(side), tile);
+  }
+
+  ir::Function &function_;
+  std::unique_ptr<LayoutAssignment> layouts_;
+  std::vector<SharedLayout> known_;
+};
+
+} // namespace
+
+void stage_dot_operands(ir::Function &function, const GpuPassOptions &options) {
+  if (!carries_explicit_layouts(function))
+    return;
+  std::vector<ir::Operation *> dots;
+  function.walk([&](ir::Operation &op) {
+    if (runs_on_tensor_cores(op))
+      dots.push_back(&op);
+  });
+  if (dots.empty())
+    return;
+  DotOperandStager stager(function, options);
+  for (ir::Operation *dot : dots)
+    stager.stage(*dot);
+}
+
+} // namespace blocc::nvptx

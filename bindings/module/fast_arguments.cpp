@@ -283,8 +283,9 @@ void *torch_current_stream(int device) {
     stream = py::reinterpret_steal<py::object>(
         PyObject_CallOneArg(raw_stream, py::int_(device).ptr()));
   else
-    stream = py::module_::import("torch").attr("cuda").attr("current_stream")(
-                                                         device)
+    stream = py::module_::import("torch")
+                 .attr("cuda")
+                 .attr("current_stream")(device)
                  .attr("cuda_stream");
   if (!stream)
     throw py::error_already_set();

@@ -247,34 +247,43 @@ KernelBase::trace(const std::vector<ArgValue> &args) {
 const KernelBase::Compiled &
 KernelBase::compile(const std::vector<ArgValue> &args) {
   check_arguments(args);
-  // The specialization key: what tracing may depend on. Built in a buffer
+  return find_or_trace(args);
+}
+
+size_t KernelBase::KeyHash::operator()(
+    const std::vector<uint64_t> &words) const noexcept {
+  uint64_t hash = 0xcbf29ce484222325ull; // FNV-1a over the words
+  for (uint64_t word : words)
+    hash = (hash ^ word) * 0x100000001b3ull;
+  return static_cast<size_t>(hash);
+}
+
+const KernelBase::Compiled &
+KernelBase::find_or_trace(const std::vector<ArgValue> &args) {
+  // The specialization key: what tracing may depend on, a word per
+  // argument (two per constant: its kind and its bits). Built in a buffer
   // each thread keeps, so that a relaunch allocates nothing for it.
-  thread_local std::string key;
+  thread_local std::vector<uint64_t> key;
   key.clear();
-  char number[32];
-  auto append_number = [&](char tag, auto value) {
-    key += tag;
-    key.append(number,
-               std::to_chars(number, number + sizeof number, value).ptr);
-    key += ',';
-  };
   for (size_t i = 0; i < params_.size(); ++i) {
     const ArgValue &a = args[i];
     switch (params_[i].kind) {
     case ParamInfo::Kind::Pointer:
-      key += reinterpret_cast<uintptr_t>(a.pointer) % 16 == 0 ? "p16," : "p1,";
+      key.push_back(reinterpret_cast<uintptr_t>(a.pointer) % 16 == 0 ? 16 : 1);
       break;
     case ParamInfo::Kind::Scalar:
-      key += is_unit_integer(params_[i], a)                             ? "s=1,"
-             : (a.kind == ArgValue::Kind::Int && a.int_value % 16 == 0) ? "s16,"
-                                                                        : "s1,";
+      // 0: the unit integer, traced as the constant 1.
+      key.push_back(is_unit_integer(params_[i], a) ? 0
+                    : a.kind == ArgValue::Kind::Int && a.int_value % 16 == 0
+                        ? 16
+                        : 1);
       break;
     case ParamInfo::Kind::Constant:
       // Floats by their bits: two constants that print alike may differ.
-      if (a.kind == ArgValue::Kind::Float)
-        append_number('f', std::bit_cast<uint64_t>(a.float_value));
-      else
-        append_number('c', a.int_value);
+      key.push_back(a.kind == ArgValue::Kind::Float);
+      key.push_back(a.kind == ArgValue::Kind::Float
+                        ? std::bit_cast<uint64_t>(a.float_value)
+                        : static_cast<uint64_t>(a.int_value));
       break;
     }
   }
@@ -283,7 +292,7 @@ KernelBase::compile(const std::vector<ArgValue> &args) {
   if (it != cache_.end())
     return *it->second;
   // A copy: tracing may launch on this thread, reusing the buffer.
-  std::string new_key = key;
+  std::vector<uint64_t> new_key = key;
   std::unique_ptr<Compiled> traced = trace(args);
   return *cache_.emplace(std::move(new_key), std::move(traced)).first->second;
 }
@@ -344,7 +353,7 @@ void KernelBase::launch(const Grid &grid, const std::vector<ArgValue> &args,
   } catch (const Error &e) {
     throw Error(site() + e.what());
   }
-  const Compiled &compiled = compile(args);
+  const Compiled &compiled = find_or_trace(args);
   std::vector<KernelArg> runtime_args;
   runtime_args.reserve(params_.size());
   for (size_t i = 0; i < params_.size(); ++i) {

@@ -10,10 +10,9 @@
   cache (Triton's disk cache), and a second specialization in the same
   process (BLOCK = 2048: what each further kernel costs once Triton's
   one-time setup is done).
-- launch overhead: host time per call of a cached Triton kernel (vector add
-  on one program of 1024 elements) from Python, bursts of 100 calls timed
-  on the host clock, the GPU waited for outside the timed span (blocc's is
-  measured from C++; this row is context, not the issue's bar).
+
+Launch overhead from Python (blocc, Triton, torch.add on the same tensors)
+is python_launch.py's.
 
     python3 benchmarks/gpu/triton_launch.py [--runs 5] [--json FILE]
 """
@@ -59,37 +58,6 @@ def child(cache_dir):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def launch_overhead_us():
-    import torch
-    import triton
-    import triton.language as tl
-
-    @triton.jit
-    def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        mask = offsets < n
-        tl.store(out_ptr + offsets,
-                 tl.load(x_ptr + offsets, mask=mask) +
-                 tl.load(y_ptr + offsets, mask=mask), mask=mask)
-
-    x = torch.rand(1024, device="cuda")
-    y = torch.rand(1024, device="cuda")
-    out = torch.empty_like(x)
-    burst, samples = 100, 50
-    for _ in range(burst):
-        add[(1,)](x, y, out, 1024, BLOCK=1024)
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(samples):
-        start = time.perf_counter()
-        for _ in range(burst):
-            add[(1,)](x, y, out, 1024, BLOCK=1024)
-        times.append((time.perf_counter() - start) * 1e6 / burst)
-        torch.cuda.synchronize()
-    assert torch.equal(out, x + y)
-    return statistics.median(times)
-
-
 def main():
     if "--first-calls" in sys.argv:
         first_calls()
@@ -122,8 +90,6 @@ def main():
           " ".join(f"{v:.1f}" for v in warm))
     print("softmax new specialization in the process (ms):",
           " ".join(f"{v:.1f}" for v in new_spec))
-    launch = launch_overhead_us()
-    print(f"vector add launch from Python: {launch:.2f} us per call")
     shape = [ROWS, N]
     records = [
         {"kernel": "cold compile", "shape": shape, "dtype": "f32",
@@ -138,10 +104,6 @@ def main():
          "dtype": "f32", "metric": "ms", "higher_is_better": False,
          "peer": "triton", "config": "softmax BLOCK=2048 after BLOCK=1024",
          "value": statistics.median(new_spec)},
-        {"kernel": "launch overhead", "shape": [1024], "dtype": "f32",
-         "metric": "us", "higher_is_better": False,
-         "peer": "triton (Python)", "config": "vector add, one program",
-         "value": launch},
     ]
     if json_path:
         with open(json_path, "w") as f:

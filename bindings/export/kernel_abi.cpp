@@ -43,12 +43,19 @@ detail::KernelBase &kernel_of(void *self) {
   return *static_cast<ExportedKernel *>(self)->kernel;
 }
 
-DType element_type(const char *name, const char *what) {
+/// The element type `name` names; `what` (called only for the message)
+/// says whose it is.
+template <typename What> DType element_type(const char *name, What &&what) {
   auto dtype = ir::scalar_from_name(name ? name : "");
   if (!dtype)
-    throw Error(std::string(what) + ": '" + (name ? name : "") +
+    throw Error(what() + ": '" + (name ? name : "") +
                 "' is not an element type");
   return *dtype;
+}
+
+/// `text` as element_type's `what`.
+auto named(const char *text) {
+  return [text] { return std::string(text); };
 }
 
 std::vector<detail::ArgValue> arg_values(detail::KernelBase &kernel,
@@ -63,9 +70,10 @@ std::vector<detail::ArgValue> arg_values(detail::KernelBase &kernel,
     switch (a.kind) {
     case BLOCC_ARG_POINTER:
       v.kind = detail::ArgValue::Kind::Pointer;
-      v.dtype = element_type(a.dtype, ("kernel '" + kernel.name() +
-                                       "', argument " + std::to_string(i + 1))
-                                          .c_str());
+      v.dtype = element_type(a.dtype, [&] {
+        return "kernel '" + kernel.name() + "', argument " +
+               std::to_string(i + 1);
+      });
       v.read_only = a.read_only != 0;
       v.pointer = a.pointer;
       v.size_bytes = a.size_bytes == BLOCC_UNKNOWN_SIZE
@@ -75,12 +83,14 @@ std::vector<detail::ArgValue> arg_values(detail::KernelBase &kernel,
       break;
     case BLOCC_ARG_INT:
       v.kind = detail::ArgValue::Kind::Int;
-      v.dtype = a.dtype ? element_type(a.dtype, "an integer argument") : int64;
+      v.dtype =
+          a.dtype ? element_type(a.dtype, named("an integer argument")) : int64;
       v.int_value = a.int_value;
       break;
     case BLOCC_ARG_FLOAT:
       v.kind = detail::ArgValue::Kind::Float;
-      v.dtype = a.dtype ? element_type(a.dtype, "a float argument") : float64;
+      v.dtype =
+          a.dtype ? element_type(a.dtype, named("a float argument")) : float64;
       v.float_value = a.float_value;
       break;
     default:

@@ -36,6 +36,8 @@ std::optional<std::string> sized_element(char kind, size_t bytes) {
   return std::nullopt;
 }
 
+} // namespace
+
 /// The element type of a buffer whose struct-module format is `format`.
 std::optional<std::string> buffer_element(const char *format, size_t itemsize) {
   std::string f = format ? format : "B";
@@ -54,6 +56,8 @@ std::optional<std::string> buffer_element(const char *format, size_t itemsize) {
     return sized_element('f', itemsize);
   return std::nullopt;
 }
+
+namespace {
 
 /// "(8,)", "(80, 4)": strides as Python prints a tuple.
 std::string tuple_text(const std::vector<int64_t> &values) {
@@ -111,6 +115,8 @@ void view_buffer(const py::object &value, Py_buffer *b, ArrayView &view) {
   view.description = type_name(value) + "[" + dtype + "]";
 }
 
+} // namespace
+
 /// torch.dtype's name ("float32", from "torch.float32") as a blocc type.
 std::optional<std::string> torch_element(const std::string &name) {
   static const std::pair<const char *, const char *> names[] = {
@@ -128,11 +134,11 @@ std::optional<std::string> torch_element(const std::string &name) {
   return std::nullopt;
 }
 
+namespace {
+
 bool is_torch_tensor(const py::object &value) {
-  py::dict modules = py::module_::import("sys").attr("modules");
-  if (!modules.contains("torch"))
-    return false;
-  return py::isinstance(value, modules["torch"].attr("Tensor"));
+  PyTypeObject *tensor = torch_tensor_type();
+  return tensor && PyObject_TypeCheck(value.ptr(), tensor);
 }
 
 void view_torch(const py::object &t, ArrayView &view) {
@@ -356,6 +362,26 @@ void view_cuda_array(const py::object &value, ArrayView &view) {
 }
 
 } // namespace
+
+PyTypeObject *imported_type(const char *module, const char *name) {
+  PyObject *loaded = PyDict_GetItemString(PyImport_GetModuleDict(), module);
+  if (!loaded)
+    return nullptr;
+  PyObject *type = PyObject_GetAttrString(loaded, name);
+  if (!type || !PyType_Check(type)) {
+    PyErr_Clear();
+    Py_XDECREF(type);
+    return nullptr;
+  }
+  return reinterpret_cast<PyTypeObject *>(type); // kept: never released
+}
+
+PyTypeObject *torch_tensor_type() {
+  static PyTypeObject *tensor = nullptr;
+  if (!tensor)
+    tensor = imported_type("torch", "Tensor");
+  return tensor;
+}
 
 std::string type_name(const py::handle &value) {
   py::handle type = py::type::handle_of(value);

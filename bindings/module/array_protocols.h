@@ -69,6 +69,22 @@ private:
 bool view_array(const pybind11::object &value, uintptr_t dlpack_stream,
                 ArrayView &view, ArrayKeepAlive &keep);
 
+/// The blocc element type ("f32") of a buffer whose struct-module format
+/// is `format` and whose elements have `itemsize` bytes, or nullopt.
+std::optional<std::string> buffer_element(const char *format, size_t itemsize);
+
+/// The blocc element type of a torch.dtype named `name` ("float32", from
+/// "torch.float32"), or nullopt.
+std::optional<std::string> torch_element(const std::string &name);
+
+/// `module`.`name` (a type) once `module` is imported, else nullptr: read
+/// from sys.modules without importing, since a launch on numpy arrays must
+/// not import torch. The caller keeps the type found (a new reference).
+PyTypeObject *imported_type(const char *module, const char *name);
+
+/// torch.Tensor, once torch is imported (looked up until then, kept after).
+PyTypeObject *torch_tensor_type();
+
 /// How messages show a Python value's type: "numpy.ndarray", "int".
 std::string type_name(const pybind11::handle &value);
 

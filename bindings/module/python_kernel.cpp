@@ -1,6 +1,7 @@
 #include "python_kernel.h"
 
 #include "errors.h"
+#include "fast_arguments.h"
 #include "launch_arguments.h"
 
 #include <cstring>
@@ -145,7 +146,6 @@ const char *kind_name(int32_t kind) {
 
 struct PythonKernel::Bound {
   std::vector<py::object> values; // per parameter
-  py::dict meta;                  // named arguments, for a grid callable
   blocc_launch_options_v1 options{
       4, 3, BLOCC_BACKEND_AUTO, BLOCC_CHECK_DEFAULT, nullptr, nullptr};
   py::object target = py::str("cpu"); // asm: "cpu", "sm_90", or None
@@ -248,10 +248,15 @@ PythonKernel::Bound PythonKernel::bind(const py::args &args,
   if (!missing.empty())
     raise_error(kernel + " (" + signature() + "): missing " +
                 (num_missing == 1 ? "argument " : "arguments ") + missing);
-  for (size_t i = 0; i < n; ++i)
-    if (*abi_->params[i].name)
-      bound.meta[abi_->params[i].name] = bound.values[i];
   return bound;
+}
+
+py::dict PythonKernel::meta_parameters(const Bound &bound) const {
+  py::dict meta;
+  for (size_t i = 0; i < abi_->num_params; ++i)
+    if (*abi_->params[i].name)
+      meta[abi_->params[i].name] = bound.values[i];
+  return meta;
 }
 
 void PythonKernel::launch(const py::object &grid, const py::args &args,
@@ -259,24 +264,37 @@ void PythonKernel::launch(const py::object &grid, const py::args &args,
   Bound bound = bind(args, kwargs, /*inspection=*/false);
   py::object dims = grid;
   if (PyCallable_Check(grid.ptr()))
-    dims = grid(bound.meta);
+    dims = grid(meta_parameters(bound));
   std::array<int64_t, 3> g = grid_of(abi_->name, dims);
+  // Launches whose arguments pass the fast path's cheap checks skip
+  // LaunchArguments, which reads them again and reports the mistakes.
+  // On torch tensors a launch joins torch's work, as Triton's do: its
+  // current stream on their GPU (a stream= given overrides it).
+  FastArguments fast;
+  if (fast.read(*abi_, bound.values)) {
+    if (!bound.options.stream && fast.torch_device() >= 0)
+      bound.options.stream = torch_current_stream(fast.torch_device());
+    run(g, fast.data(), fast.size(), bound.options);
+    return;
+  }
   LaunchArguments converted(*abi_, bound.values,
                             reinterpret_cast<uintptr_t>(bound.options.stream));
-  // On torch tensors the launch joins torch's work, as Triton's do: its
-  // current stream on their GPU (a stream= given overrides it).
   if (!bound.options.stream && converted.torch_device() >= 0)
-    bound.options.stream =
-        stream_option(py::module_::import("torch").attr("cuda").attr(
-            "current_stream")(converted.torch_device()));
+    bound.options.stream = torch_current_stream(converted.torch_device());
   converted.wait_for_producers(
       reinterpret_cast<uintptr_t>(bound.options.stream));
+  run(g, converted.data(), converted.size(), bound.options);
+}
+
+void PythonKernel::run(const std::array<int64_t, 3> &grid,
+                       const blocc_arg_v1 *args, size_t num_args,
+                       const blocc_launch_options_v1 &options) const {
   std::string error;
   int status;
   {
     py::gil_scoped_release released;
-    status = abi_->launch(abi_->self, g.data(), converted.data(),
-                          converted.size(), &bound.options, sink_into(error));
+    status = abi_->launch(abi_->self, grid.data(), args, num_args, &options,
+                          sink_into(error));
   }
   if (status != 0)
     raise_error(error);

@@ -56,6 +56,11 @@ private:
   struct Bound;
   Bound bind(const pybind11::args &args, const pybind11::kwargs &kwargs,
              bool inspection) const;
+  /// The named arguments, for a grid callable: {"x": x, ..., "BLOCK": 1024}.
+  pybind11::dict meta_parameters(const Bound &bound) const;
+  /// Runs the launch (without the GIL) on arguments either path converted.
+  void run(const std::array<int64_t, 3> &grid, const blocc_arg_v1 *args,
+           size_t num_args, const blocc_launch_options_v1 &options) const;
   /// The text of `stage` (blocc_stage_v1), named `name` in messages.
   std::string inspect(int32_t stage, const char *name,
                       const Bound &bound) const;

@@ -413,7 +413,10 @@ protected:
 
 private:
   struct Compiled;
+  /// The specialization `args` select, traced if new; checks them first.
   const Compiled &compile(const std::vector<ArgValue> &args);
+  /// The same for arguments already checked.
+  const Compiled &find_or_trace(const std::vector<ArgValue> &args);
   std::unique_ptr<Compiled> trace(const std::vector<ArgValue> &args);
   void check_arguments(const std::vector<ArgValue> &args) const;
 
@@ -422,7 +425,13 @@ private:
   std::source_location loc_;
   std::string definition_error_;
   mutable std::mutex mutex_;
-  std::unordered_map<std::string, std::unique_ptr<Compiled>> cache_;
+  struct KeyHash {
+    size_t operator()(const std::vector<uint64_t> &words) const noexcept;
+  };
+  // Specializations by key (find_or_trace): words, not text, so that a
+  // relaunch formats nothing.
+  std::unordered_map<std::vector<uint64_t>, std::unique_ptr<Compiled>, KeyHash>
+      cache_;
 };
 
 } // namespace detail

@@ -1,6 +1,8 @@
 # `scripts/run-benchmarks gpu` (sourced by scripts/run-benchmarks): runs
 # blocc's GPU benchmark programs and, in the same invocation on the same
-# GPU, the Triton and PyTorch peers where python3 has torch and triton;
+# GPU, the Triton and PyTorch peers where python3 has torch and triton, and
+# the launch overhead from Python (blocc, Triton, torch.add) where python3
+# also imports blocc;
 # benchmarks/gpu/report.py then prints one table (blocc over each peer,
 # the copy ceiling, issue 4's bars) and writes the JSON.
 #
@@ -85,6 +87,14 @@ run_gpu_suite() {
     step triton_vector_add.py "$py" "$scripts/triton_vector_add.py" ${log2n//,/ } --json "$work/peer_vector_add.json"
     step triton_fused.py "$py" "$scripts/triton_fused.py" --json "$work/peer_fused.json"
     step triton_launch.py "$py" "$scripts/triton_launch.py" --runs "$triton_runs" --json "$work/peer_launch.json"
+  fi
+  # Launches from Python need blocc's module (PYTHONPATH: a build's
+  # <build>/python, or scripts/gpu-python run's package) and torch.
+  if [[ $peers == 1 ]] && "$py" -c 'import blocc, torch' 2>/dev/null; then
+    step python_launch.py "$py" "$scripts/python_launch.py" --samples "$samples" --json "$work/python_launch.json"
+  elif [[ $peers == 1 ]]; then
+    notes+=("launch overhead (Python) skipped: $py cannot import blocc and torch (run under scripts/gpu-python run, or with PYTHONPATH=<build>/python)")
+    echo "== launch overhead from Python skipped: $py cannot import blocc and torch"
   fi
   "$py" - "$work/notes.json" "${notes[@]}" <<'EOF'
 import json, sys

@@ -68,9 +68,9 @@ void KernelLowering::write_tile(const ir::Operation &convert,
   // The value's dimension along the tile's rows, and along its columns.
   const int row_dim = static_cast<int>(shared.order[1]);
   const int column_dim = static_cast<int>(shared.order[0]);
-  SharedTile tile = swizzled_tile(shared.shape[size_t(row_dim)],
-                                  shared.shape[size_t(column_dim)],
-                                  element_bytes);
+  SharedTile tile =
+      swizzled_tile(shared.shape[size_t(row_dim)],
+                    shared.shape[size_t(column_dim)], element_bytes);
   tile.swizzle = shared.swizzle;
 
   const int64_t start =

@@ -42,9 +42,8 @@ namespace {
 class DotOperandStager {
 public:
   DotOperandStager(ir::Function &function, const GpuPassOptions &options)
-      : function_(function),
-        layouts_(LayoutAssignment::read(function, options.num_warps,
-                                        options.arch)),
+      : function_(function), layouts_(LayoutAssignment::read(
+                                 function, options.num_warps, options.arch)),
         known_(layouts_->shared_layouts()) {}
 
   void stage(ir::Operation &dot) {
@@ -75,8 +74,7 @@ private:
     ir::Operation *op = v->defining_op();
     if (op && op->code() == OpCode::Bitcast)
       op = op->operand(0)->defining_op();
-    return op && op->code() == OpCode::Load && copied_ahead(*op) ? op
-                                                                 : nullptr;
+    return op && op->code() == OpCode::Load && copied_ahead(*op) ? op : nullptr;
   }
 
   std::string tile_name(const FragmentTile &tile, int side) {

@@ -93,12 +93,18 @@ TEST(SharedLayouts, APaddedLayoutNumbersItsElementsInItsOrder) {
   EXPECT_EQ(rows.buffer_elements(), 132);
 }
 
+SharedLayout swizzled(std::vector<int64_t> shape, std::vector<int64_t> order,
+                      Swizzle swizzle) {
+  SharedLayout layout;
+  layout.kind = SharedLayout::Kind::Swizzled;
+  layout.shape = std::move(shape);
+  layout.order = std::move(order);
+  layout.swizzle = swizzle;
+  return layout;
+}
+
 TEST(SharedLayouts, ASwizzledLayoutIsTheSwizzledTile) {
-  SharedLayout tile;
-  tile.kind = SharedLayout::Kind::Swizzled;
-  tile.shape = {64, 64};
-  tile.order = {1, 0};
-  tile.swizzle = {8, 1, 8};
+  SharedLayout tile = swizzled({64, 64}, {1, 0}, {8, 1, 8});
   EXPECT_EQ(tile.str(), "swizzled<shape=[64,64] order=[1,0] vector=8 "
                         "per_phase=1 max_phase=8>");
   EXPECT_EQ(tile.problem(), "");
@@ -113,11 +119,7 @@ TEST(SharedLayouts, ALayoutThatIsNoneSaysWhy) {
   repeated.order = {1, 1};
   EXPECT_EQ(repeated.problem(),
             "its order must name each of its 2 dimensions once");
-  SharedLayout wide;
-  wide.kind = SharedLayout::Kind::Swizzled;
-  wide.shape = {64, 32};
-  wide.order = {1, 0};
-  wide.swizzle = {8, 1, 8};
+  SharedLayout wide = swizzled({64, 32}, {1, 0}, {8, 1, 8});
   EXPECT_EQ(wide.problem(),
             "8 phases of 8-element vectors do not fit a row of 32");
   // Column by column, the tile's rows are 64 long: the swizzle fits.
@@ -134,11 +136,7 @@ TEST(SharedLayouts, ALayoutThatIsNoneSaysWhy) {
 // order=[0,1] keeps a value column by column: element (i, j) sits where the
 // swizzled tile of the transposed value keeps (j, i).
 TEST(SharedLayouts, ASwizzledLayoutColumnByColumnIsTheTransposedTile) {
-  SharedLayout columns;
-  columns.kind = SharedLayout::Kind::Swizzled;
-  columns.shape = {64, 16};
-  columns.order = {0, 1};
-  columns.swizzle = {8, 1, 8};
+  SharedLayout columns = swizzled({64, 16}, {0, 1}, {8, 1, 8});
   ASSERT_EQ(columns.problem(), "");
   LinearLayout tile = swizzled_shared_layout(16, 64, {8, 1, 8});
   LinearLayout l = columns.linear_layout();

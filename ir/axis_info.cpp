@@ -120,7 +120,7 @@ void normalize(AxisInfo &info, const Type &t) {
 /// fixed point.
 class AxisInfoTransfer {
 public:
-  AxisInfoTransfer(Function &f,
+  AxisInfoTransfer(const Function &f,
                    std::unordered_map<const Value *, AxisInfo> &infos)
       : function_(f), infos_(infos) {}
 
@@ -151,12 +151,12 @@ private:
 
   void set_unknown(const Value *v) { set(v, AxisInfo::unknown(v->type())); }
 
-  void analyze_block(Block &block) {
+  void analyze_block(const Block &block) {
     for (auto &op : block.ops())
       analyze_op(*op);
   }
 
-  void analyze_op(Operation &op) {
+  void analyze_op(const Operation &op) {
     switch (op.code()) {
     case OpCode::For:
       return analyze_for(op);
@@ -183,7 +183,7 @@ private:
     set(op.result(), transfer(op));
   }
 
-  void analyze_for(Operation &op) {
+  void analyze_for(const Operation &op) {
     Block *body = op.region(0);
     size_t carried = op.num_results();
     // iv = lb + i * step: every value is a multiple of what divides both.
@@ -222,7 +222,7 @@ private:
       set(op.result(i), info(body->argument(i + 1)));
   }
 
-  void analyze_if(Operation &op) {
+  void analyze_if(const Operation &op) {
     analyze_block(*op.region(0));
     analyze_block(*op.region(1));
     Operation *then_yield = op.region(0)->terminator();
@@ -236,7 +236,7 @@ private:
 
   // --- single-result ops ---------------------------------------------------
 
-  AxisInfo transfer(Operation &op) {
+  AxisInfo transfer(const Operation &op) {
     const Type &t = op.result()->type();
     switch (op.code()) {
     case OpCode::Constant: {
@@ -453,7 +453,7 @@ private:
     return r;
   }
 
-  AxisInfo transfer_conversion(Operation &op) {
+  AxisInfo transfer_conversion(const Operation &op) {
     const Type &t = op.result()->type();
     const Type &from = op.operand(0)->type();
     AxisInfo r = AxisInfo::unknown(t);
@@ -501,7 +501,7 @@ private:
     return r;
   }
 
-  AxisInfo transfer_binary(Operation &op) {
+  AxisInfo transfer_binary(const Operation &op) {
     const Type &t = op.result()->type();
     AxisInfo r = AxisInfo::unknown(t);
     r.constancy = common_constancy(op);
@@ -626,7 +626,7 @@ private:
     return r;
   }
 
-  AxisInfo transfer_cmp(Operation &op) {
+  AxisInfo transfer_cmp(const Operation &op) {
     const Type &t = op.result()->type();
     AxisInfo r = AxisInfo::unknown(t);
     r.constancy = common_constancy(op);
@@ -656,7 +656,7 @@ private:
     return r;
   }
 
-  AxisInfo transfer_select(Operation &op) {
+  AxisInfo transfer_select(const Operation &op) {
     const Type &t = op.result()->type();
     const AxisInfo &cond = info(op.operand(0));
     const AxisInfo &a = info(op.operand(1));
@@ -679,7 +679,7 @@ private:
     return r;
   }
 
-  Function &function_;
+  const Function &function_;
   std::unordered_map<const Value *, AxisInfo> &infos_;
 };
 
@@ -709,7 +709,7 @@ std::string AxisInfo::str() const {
   return s;
 }
 
-AxisInfoAnalysis::AxisInfoAnalysis(Function &f) {
+AxisInfoAnalysis::AxisInfoAnalysis(const Function &f) {
   AxisInfoTransfer(f, infos_).run();
 }
 
@@ -728,7 +728,7 @@ namespace {
 /// numbered in text order (a multi-result op's results as %k#i).
 class AxisInfoPrinter {
 public:
-  AxisInfoPrinter(Function &f, const AxisInfoAnalysis &analysis)
+  AxisInfoPrinter(const Function &f, const AxisInfoAnalysis &analysis)
       : function_(f), analysis_(analysis) {}
 
   std::string run() {
@@ -753,7 +753,7 @@ private:
             "\n";
   }
 
-  void print_block(Block &block) {
+  void print_block(const Block &block) {
     for (auto &op : block.ops()) {
       if (op->num_results() > 0) {
         std::string base = "%" + std::to_string(next_++);
@@ -771,7 +771,7 @@ private:
     }
   }
 
-  Function &function_;
+  const Function &function_;
   const AxisInfoAnalysis &analysis_;
   std::string out_;
   int next_ = 0;
@@ -779,7 +779,7 @@ private:
 
 } // namespace
 
-std::string print_axis_info(Function &f) {
+std::string print_axis_info(const Function &f) {
   AxisInfoAnalysis analysis(f);
   return AxisInfoPrinter(f, analysis).run();
 }

@@ -66,7 +66,7 @@ struct AxisInfo {
 class AxisInfoAnalysis {
 public:
   /// Analyzes every value of `f` (which must verify).
-  explicit AxisInfoAnalysis(Function &f);
+  explicit AxisInfoAnalysis(const Function &f);
 
   /// The facts about `v`, a value of the analyzed function.
   const AxisInfo &get(const Value *v) const;
@@ -81,6 +81,6 @@ private:
 ///   %5: contiguity=[128] divisibility=[16] constancy=[1]  // add
 /// (multi-result ops as %k#i). For golden tests and blocc-opt's
 /// --print-axis-info.
-std::string print_axis_info(Function &f);
+std::string print_axis_info(const Function &f);
 
 } // namespace blocc::ir

@@ -16,7 +16,7 @@ KernelLowering::KernelLowering(const ir::Function &kernel, llvm::Module &module,
                                const HostTarget &target, KernelInfo &info)
     : kernel(kernel), module(module), context(module.getContext()),
       builder(module.getContext()), target(target), info(info),
-      axis_info(const_cast<ir::Function &>(kernel)), liveness(kernel) {}
+      axis_info(kernel), liveness(kernel) {}
 
 // ---- Types ------------------------------------------------------------------
 

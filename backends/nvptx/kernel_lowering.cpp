@@ -19,8 +19,7 @@ using ir::Scalar;
 KernelLowering::KernelLowering(const ir::Function &kernel, llvm::Module &module,
                                int num_warps, const GpuArch &arch)
     : kernel(kernel), module(module), context(module.getContext()),
-      builder(module.getContext()),
-      axis_info(const_cast<ir::Function &>(kernel)), num_warps(num_warps),
+      builder(module.getContext()), axis_info(kernel), num_warps(num_warps),
       arch(arch) {
   check_supported(kernel, axis_info);
   verify_gpu_ir(kernel, num_warps, arch);

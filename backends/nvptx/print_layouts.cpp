@@ -174,7 +174,7 @@ private:
 
 std::string print_layouts(const ir::Function &function, int num_warps,
                           const GpuArch &arch) {
-  ir::AxisInfoAnalysis axis_info(const_cast<ir::Function &>(function));
+  ir::AxisInfoAnalysis axis_info(function);
   check_supported(function, axis_info);
   verify_gpu_ir(function, num_warps, arch);
   std::unique_ptr<LayoutAssignment> assigned =

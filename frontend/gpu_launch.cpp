@@ -28,6 +28,52 @@ bool staging_requested() {
   return env && std::string(env) == "gpu";
 }
 
+#ifdef BLOCC_HAVE_NVPTX_BACKEND
+/// Whether `entry` holds the kernel for a launch on GPU `device` with
+/// `options`, compiled since the backend's memory cache was last cleared.
+bool serves(const GpuKernelCache::Entry &entry, int device,
+            const LaunchOptions &options, uint64_t generation) {
+  return entry.device == device && entry.num_warps == options.num_warps &&
+         entry.num_stages == options.num_stages &&
+         entry.generation == generation;
+}
+
+/// The kernel `cache` keeps for GPU `device` and `options`, compiled (and
+/// printed for BLOCC_DUMP) the first time.
+const nvptx::CompiledKernel &gpu_kernel(const Specialization &specialization,
+                                        int device,
+                                        const LaunchOptions &options,
+                                        GpuKernelCache &cache) {
+  const uint64_t generation = nvptx::memory_cache_generation();
+  const GpuKernelCache::Entry *last =
+      cache.last.load(std::memory_order_acquire);
+  if (last && serves(*last, device, options, generation))
+    return *last->kernel;
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  for (const GpuKernelCache::Entry &entry : cache.entries)
+    if (serves(entry, device, options, generation)) {
+      cache.last.store(&entry, std::memory_order_release);
+      return *entry.kernel;
+    }
+  nvptx::CompileOptions compile_options;
+  compile_options.num_warps = options.num_warps;
+  compile_options.num_stages = options.num_stages;
+  compile_options.arch = nvptx::arch_for_device(device);
+  dump_stages(specialization,
+              Target::gpu(compile_options.arch.name(), options.num_warps,
+                          options.num_stages));
+  GpuKernelCache::Entry entry;
+  entry.device = device;
+  entry.num_warps = options.num_warps;
+  entry.num_stages = options.num_stages;
+  entry.generation = generation;
+  entry.kernel = nvptx::compile(*specialization.function, compile_options);
+  const GpuKernelCache::Entry &kept = cache.entries.emplace_back(entry);
+  cache.last.store(&kept, std::memory_order_release);
+  return *kept.kernel;
+}
+#endif
+
 } // namespace
 
 bool launch_on_gpu(const std::string &kernel,
@@ -35,7 +81,8 @@ bool launch_on_gpu(const std::string &kernel,
                    const std::vector<ArgValue> &args,
                    const Specialization &specialization, const Grid &grid,
                    std::vector<KernelArg> &runtime_args,
-                   const LaunchOptions &options, Caller caller) {
+                   const LaunchOptions &options, Caller caller,
+                   GpuKernelCache &cache) {
   const bool python = caller == Caller::Python;
   // Made only for a message: the launch's line, as errors start.
   auto site = [&] {
@@ -43,10 +90,15 @@ bool launch_on_gpu(const std::string &kernel,
   };
   int device = -1;
   size_t device_arg = 0;
+  bool host_pointer = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const ArgValue &a = args[i];
-    if (a.kind != ArgValue::Kind::Pointer || a.device < 0)
+    if (a.kind != ArgValue::Kind::Pointer)
       continue;
+    if (a.device < 0) {
+      host_pointer = true;
+      continue;
+    }
     if (options.backend == Backend::Cpu ||
         options.backend == Backend::Interpreter)
       throw Error(site() + argument_name(kernel, i, params[i]) + ": " +
@@ -70,7 +122,10 @@ bool launch_on_gpu(const std::string &kernel,
       device_arg = i;
     }
   }
-  const bool staging = options.backend == Backend::Auto && staging_requested();
+  // Staging concerns host memory only: a launch on device memory alone
+  // reads no environment.
+  const bool staging = options.backend == Backend::Auto &&
+                       (device < 0 || host_pointer) && staging_requested();
   if (device < 0 && options.backend != Backend::Gpu && !staging)
     return false;
 #ifdef BLOCC_HAVE_NVPTX_BACKEND
@@ -138,21 +193,15 @@ bool launch_on_gpu(const std::string &kernel,
   }
 #ifdef BLOCC_HAVE_NVPTX_BACKEND
   int ordinal = device >= 0 ? device : cuda::current_device();
-  nvptx::CompileOptions compile_options;
-  compile_options.num_warps = options.num_warps;
-  compile_options.num_stages = options.num_stages;
-  compile_options.arch = nvptx::arch_for_device(ordinal);
-  dump_stages(specialization,
-              Target::gpu(compile_options.arch.name(), options.num_warps,
-                          options.num_stages));
+  const nvptx::CompiledKernel &compiled =
+      gpu_kernel(specialization, ordinal, options, cache);
   // Staged launches are synchronous. A user stream created with
   // CU_STREAM_NON_BLOCKING is not ordered with the default stream's copies:
   // wait for the copies in, and for the stream before copying out.
   const bool stream_after_copies = !staged.empty() && options.stream;
   if (stream_after_copies)
     cuda::synchronize(ordinal);
-  nvptx::run(*nvptx::compile(*specialization.function, compile_options), grid,
-             runtime_args, options.stream);
+  nvptx::run(compiled, grid, runtime_args, options.stream);
   // Staged launches are synchronous, faults included: wait, and report a
   // fault before copying any result back (a failed staged launch leaves
   // the host's memory as it was).
@@ -169,6 +218,7 @@ bool launch_on_gpu(const std::string &kernel,
 #else
   (void)specialization;
   (void)runtime_args;
+  (void)cache;
   throw Error(site() + "kernel '" + kernel +
               "': the GPU backend is not part of this build of blocc: "
               "configure with LLVM >= 17 built with the NVPTX target "

@@ -21,7 +21,8 @@ namespace blocc::detail {
 struct KernelBase::Compiled {
   Specialization specialization;
   std::vector<bool> written; // per parameter: does the kernel write through it
-  mutable ExecutorCache executors; // compiled code, reused by every launch
+  mutable ExecutorCache executors;    // compiled code, reused by every launch
+  mutable GpuKernelCache gpu_kernels; // the same for GPU launches
 };
 
 namespace {
@@ -379,7 +380,7 @@ void KernelBase::launch(const Grid &grid, const std::vector<ArgValue> &args,
   if (grid.count() == 0)
     return;
   if (launch_on_gpu(name_, params_, args, compiled.specialization, grid,
-                    runtime_args, options, caller))
+                    runtime_args, options, caller, compiled.gpu_kernels))
     return;
   execute(compiled.specialization, grid, runtime_args, options.backend,
           options.check, &compiled.executors);

@@ -324,10 +324,12 @@ void run(const CompiledKernel &kernel, const Grid &grid,
                 std::to_string(kernel.parameters.size()) +
                 " runtime arguments, got " + std::to_string(args.size()));
   // The parameters' values and their addresses: on the stack for the
-  // usual few, so that a launch allocates nothing.
+  // usual few, so that a launch allocates nothing. Left uninitialized:
+  // every slot a launch passes is written below (zeroing both arrays cost
+  // more than the rest of the packing).
   constexpr size_t kInline = 16;
-  std::array<uint64_t, kInline> inline_slots{};
-  std::array<void *, kInline> inline_parameters{};
+  std::array<uint64_t, kInline> inline_slots;
+  std::array<void *, kInline> inline_parameters;
   std::vector<uint64_t> heap_slots;
   std::vector<void *> heap_parameters;
   uint64_t *slots = inline_slots.data();
@@ -348,6 +350,7 @@ void run(const CompiledKernel &kernel, const Grid &grid,
                   std::to_string(i) + " takes " +
                   (want_pointer ? "a pointer" : "a number") + ", got " +
                   kind_name(a.kind));
+    slots[i] = 0; // the upper bytes of a 32-bit value
     switch (kind) {
     case ParameterKind::Pointer:
       if (a.device < 0)
@@ -410,10 +413,28 @@ void run(const CompiledKernel &kernel, const Grid &grid,
   kernel.loaded.launch(context, shape, parameters, stream);
 }
 
+namespace {
+
+/// $BLOCC_GPU_ARCH (nullopt: unset or empty), read on first use: the
+/// architecture is part of what launches keep per specialization and
+/// device, so it may not change while the process runs.
+const std::optional<std::string> &arch_setting() {
+  static const std::optional<std::string> setting =
+      []() -> std::optional<std::string> {
+    const char *env = std::getenv("BLOCC_GPU_ARCH");
+    if (!env || !*env)
+      return std::nullopt;
+    return std::string(env);
+  }();
+  return setting;
+}
+
+} // namespace
+
 GpuArch arch_for_device(int ordinal) {
-  if (const char *env = std::getenv("BLOCC_GPU_ARCH"); env && *env) {
+  if (const std::optional<std::string> &setting = arch_setting()) {
     try {
-      return GpuArch::parse(env);
+      return GpuArch::parse(*setting);
     } catch (const Error &e) {
       throw Error(std::string("BLOCC_GPU_ARCH: ") + e.what());
     }
@@ -444,7 +465,14 @@ CacheCounters cache_counters() {
           disk.write_failures};
 }
 
+static std::atomic<uint64_t> memory_cache_generation_count{0};
+
+uint64_t memory_cache_generation() {
+  return memory_cache_generation_count.load(std::memory_order_acquire);
+}
+
 void clear_memory_cache_for_testing() {
+  memory_cache_generation_count.fetch_add(1, std::memory_order_acq_rel);
   cache().clear();
   Seen &s = seen();
   std::lock_guard<std::mutex> lock(s.mutex);

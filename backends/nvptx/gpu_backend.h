@@ -96,7 +96,8 @@ void run(const CompiledKernel &kernel, const Grid &grid,
          const std::vector<KernelArg> &args, void *stream = nullptr);
 
 /// The architecture to compile for GPU `ordinal`: $BLOCC_GPU_ARCH when set
-/// (sm_80 .. sm_90a), else the device's own (GpuArch::for_compute_capability).
+/// (sm_80 .. sm_90a; read once, on first use), else the device's own
+/// (GpuArch::for_compute_capability).
 GpuArch arch_for_device(int ordinal);
 
 /// Number of distinct kernels compiled so far in this process.
@@ -119,5 +120,10 @@ CacheCounters cache_counters();
 /// that the next compile of a kernel goes to the disk cache. Kernels
 /// compiled before stay usable.
 void clear_memory_cache_for_testing();
+
+/// How many times clear_memory_cache_for_testing ran: whoever keeps
+/// compiled kernels of its own between launches (the frontend, per
+/// specialization) compiles again when it changed.
+uint64_t memory_cache_generation();
 
 } // namespace blocc::nvptx

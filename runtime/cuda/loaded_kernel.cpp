@@ -101,11 +101,16 @@ void LoadedKernel::enable_dynamic_shared_memory(CUfunction function) const {
 }
 
 const LoadedKernel::Loaded &LoadedKernel::loaded_in(CUcontext context) const {
-  std::lock_guard<std::mutex> lock(mutex_);
   const unsigned long long key = context_key(context);
+  const Loaded *last = last_loaded_.load(std::memory_order_acquire);
+  if (last && last->context_key == key)
+    return *last;
+  std::lock_guard<std::mutex> lock(mutex_);
   auto it = loaded_.find(key);
-  if (it != loaded_.end())
+  if (it != loaded_.end()) {
+    last_loaded_.store(&it->second, std::memory_order_release);
     return it->second;
+  }
   const Api &a = api();
   const std::string what = this->what();
   std::vector<char> error_log(16384, '\0'), info_log(16384, '\0');
@@ -115,6 +120,7 @@ const LoadedKernel::Loaded &LoadedKernel::loaded_in(CUcontext context) const {
       error_log.data(), reinterpret_cast<void *>(error_log.size() - 1),
       info_log.data(), reinterpret_cast<void *>(info_log.size() - 1)};
   Loaded loaded;
+  loaded.context_key = key;
   CUresult result = a.cuModuleLoadDataEx(&loaded.module, module_image().data(),
                                          4, options, values);
   if (result != CUDA_SUCCESS) {
@@ -131,7 +137,9 @@ const LoadedKernel::Loaded &LoadedKernel::loaded_in(CUcontext context) const {
   loaded.grid_limits = grid_limits(what);
   if (!faults_.empty())
     loaded.faults = watch_faults(loaded.module, context, name_, faults_);
-  return loaded_.emplace(key, loaded).first->second;
+  const Loaded &entry = loaded_.emplace(key, loaded).first->second;
+  last_loaded_.store(&entry, std::memory_order_release);
+  return entry;
 }
 
 const std::string &LoadedKernel::module_image() const {

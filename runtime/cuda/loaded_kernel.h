@@ -15,6 +15,7 @@
 #include "runtime/fault_site.h"
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -66,6 +67,7 @@ public:
 
 private:
   struct Loaded {
+    unsigned long long context_key = 0; // of the context it was loaded in
     driver::CUmodule module = nullptr;
     driver::CUfunction function = nullptr;
     /// The largest grid along x, y, z on the context's device.
@@ -87,8 +89,13 @@ private:
   mutable std::mutex mutex_;
   // The cubin loaded instead of the PTX: given, or made by module_image().
   mutable std::string cubin_;
-  // Per context (context_key in context.h).
+  // Per context (context_key in context.h). Entries are never removed
+  // (a map's nodes stay put), so the last one used can be read without
+  // the mutex.
   mutable std::map<unsigned long long, Loaded> loaded_;
+  // The entry the last launch used: a relaunch in the same context (the
+  // usual case) finds it without locking.
+  mutable std::atomic<const Loaded *> last_loaded_{nullptr};
 };
 
 /// The context device memory at `address` was allocated in; errors name

@@ -253,6 +253,26 @@ public:
   /// reads).
   void before_shared_write();
   void after_shared_write();
+  // Registers written to shared memory (lower_convert.cpp).
+  /// The index along value dimension `dim` of the thread's first element
+  /// (i32; 0 where the value has size 1 there).
+  llvm::Value *first_index(const Layout &layout, int dim);
+  /// Register r's offset from the thread's first element along value
+  /// dimension `dim`.
+  int64_t register_offset_along(const Layout &layout, int64_t r, int dim) const;
+  /// How many consecutive registers of `layout` hold consecutive elements
+  /// along value dimension `dim` (the parent's last, at its extent), at
+  /// most one 16-byte store of `element_bytes` elements; 1 elsewhere.
+  int64_t register_run(const Layout &layout, int dim,
+                       int64_t element_bytes) const;
+  /// Stores the canonical registers of `values` (held in `layout`) as
+  /// vectors of `run` registers of `type`, each run at address_of(its
+  /// first register); `stored` makes a register's value what is stored.
+  void store_register_runs(
+      const Layout &layout, const Registers &values, int64_t run,
+      llvm::Type *type, int64_t element_bytes,
+      const std::function<llvm::Value *(int64_t)> &address_of,
+      const std::function<llvm::Value *(llvm::Value *)> &stored);
   // Swizzled tiles (lower_shared_tile.cpp).
   /// Writes the operand of `convert` into a tile of `shared` (swizzled)
   /// after the bytes kept so far, which it keeps until its last reader.
@@ -345,10 +365,11 @@ private:
   int64_t dynamic_shared_bytes_ = 0;
   std::map<const ir::Operation *, PipelinedLoop> pipelined_loops_;
   std::map<const ir::Value *, StagedOperand> staged_operands_;
-  /// Tiles written by convert_layout ops: the op after which each is read
-  /// no more; those holding their bytes (each with the bytes kept before
-  /// it), the last written last; those released but not yet on top.
-  std::map<const ir::Value *, const ir::Operation *> tile_last_readers_;
+  /// Tiles written by convert_layout ops: by the op after which they are
+  /// read no more; those holding their bytes (each with the bytes kept
+  /// before it), the last written last; those released but not yet on top.
+  std::map<const ir::Operation *, std::vector<const ir::Value *>>
+      tiles_released_after_;
   struct LiveTile {
     const ir::Value *value = nullptr;
     int64_t reserved_before = 0;

@@ -4,16 +4,18 @@
 
 namespace blocc::nvptx {
 
-namespace {
-
-std::string list(const std::vector<int64_t> &values) {
+std::string ints_text(const std::vector<int64_t> &values) {
   std::string out = "[";
   for (size_t i = 0; i < values.size(); ++i)
     out += (i ? "," : "") + std::to_string(values[i]);
   return out + "]";
 }
 
-} // namespace
+std::string ints_text(const std::vector<int> &values) {
+  return ints_text(std::vector<int64_t>(values.begin(), values.end()));
+}
+
+namespace {} // namespace
 
 int64_t BlockedLayout::registers_along(int d) const {
   return std::max<int64_t>(1, shape[d] / tile(d)) * size_per_thread[d];
@@ -46,10 +48,10 @@ bool BlockedLayout::has_replicas() const {
 }
 
 std::string BlockedLayout::str() const {
-  return "blocked<shape=" + list(shape) +
-         " per_thread=" + list(size_per_thread) +
-         " threads=" + list(threads_per_warp) +
-         " warps=" + list(warps_per_cta) + ">";
+  return "blocked<shape=" + ints_text(shape) +
+         " per_thread=" + ints_text(size_per_thread) +
+         " threads=" + ints_text(threads_per_warp) +
+         " warps=" + ints_text(warps_per_cta) + ">";
 }
 
 namespace {
@@ -218,7 +220,7 @@ std::string describe(const BlockedLayout &parent, const Layout &layout) {
       sliced.push_back(d);
   if (sliced.empty())
     return parent.str();
-  return "slice of " + parent.str() + " along " + list(sliced);
+  return "slice of " + parent.str() + " along " + ints_text(sliced);
 }
 
 } // namespace blocc::nvptx

@@ -61,6 +61,10 @@ struct BlockedLayout {
                          const BlockedLayout &) = default;
 };
 
+/// A list of numbers as the GPU IR's layouts spell it: "[64,64]".
+std::string ints_text(const std::vector<int64_t> &values);
+std::string ints_text(const std::vector<int> &values);
+
 /// `layout` as a linear layout: (register, lane, warp) -> (dim0, dim1, ...).
 /// Register, lane and warp numbers fill the last dimension first, as the
 /// lowering numbers them; a thread's register bits along a dimension are

@@ -31,17 +31,6 @@ std::string function_place(const ir::Function &function) {
   return "function '" + function.name() + "'";
 }
 
-std::string ints_text(const std::vector<int64_t> &values) {
-  std::string s = "[";
-  for (size_t i = 0; i < values.size(); ++i)
-    s += (i ? "," : "") + std::to_string(values[i]);
-  return s + "]";
-}
-
-std::string ints_text(const std::vector<int> &values) {
-  return ints_text(std::vector<int64_t>(values.begin(), values.end()));
-}
-
 bool is_whole(const BlockedLayout &parent, const Layout &layout) {
   if (static_cast<int>(layout.dims.size()) != parent.rank())
     return false;

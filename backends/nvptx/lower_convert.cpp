@@ -65,6 +65,56 @@ void KernelLowering::barrier() {
   tiles_unfenced_ = false;
 }
 
+llvm::Value *KernelLowering::first_index(const Layout &layout, int dim) {
+  return layout.shape[size_t(dim)] == 1 ? builder.getInt32(0)
+                                        : element_index(layout, 0, dim);
+}
+
+int64_t KernelLowering::register_offset_along(const Layout &layout, int64_t r,
+                                              int dim) const {
+  if (layout.shape[size_t(dim)] == 1)
+    return 0;
+  return parent(layout).register_offset(r)[layout.dims[size_t(dim)]];
+}
+
+int64_t KernelLowering::register_run(const Layout &layout, int dim,
+                                     int64_t element_bytes) const {
+  const BlockedLayout &p = parent(layout);
+  const int last = p.rank() - 1;
+  if (layout.shape[size_t(dim)] <= 1 || layout.dims[size_t(dim)] != last ||
+      p.shape[last] != layout.shape[size_t(dim)])
+    return 1;
+  constexpr int64_t kMaxStoreBytes = 16;
+  return std::min(p.size_per_thread[last],
+                  std::max<int64_t>(1, kMaxStoreBytes / element_bytes));
+}
+
+void KernelLowering::store_register_runs(
+    const Layout &layout, const Registers &values, int64_t run,
+    llvm::Type *type, int64_t element_bytes,
+    const std::function<llvm::Value *(int64_t)> &address_of,
+    const std::function<llvm::Value *(llvm::Value *)> &stored) {
+  const BlockedLayout &p = parent(layout);
+  const int last = p.rank() - 1;
+  for (int64_t r = 0; r < p.num_registers(); ++r) {
+    if (canonical_register(p, layout, r) != r ||
+        p.register_offset(r)[last] % run != 0)
+      continue;
+    llvm::Value *address = address_of(r);
+    if (run == 1) {
+      builder.CreateStore(stored(values[r]), address);
+      continue;
+    }
+    auto *vector_type =
+        llvm::FixedVectorType::get(type, static_cast<unsigned>(run));
+    llvm::Value *vector = llvm::PoisonValue::get(vector_type);
+    for (int64_t i = 0; i < run; ++i)
+      vector = builder.CreateInsertElement(vector, stored(values[r + i]), i);
+    builder.CreateAlignedStore(vector, address,
+                               llvm::Align(run * element_bytes));
+  }
+}
+
 void KernelLowering::before_shared_write() {
   shared_holder_ = nullptr;
   if (shared_read_since_barrier_)

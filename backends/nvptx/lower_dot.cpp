@@ -320,64 +320,34 @@ private:
     return k_.shared_element(s.offset, s.count, type, index);
   }
 
-  /// Register r's offset from the thread's first element along value
-  /// dimension `dim` of a value in `layout`.
-  int64_t offset_in(const Layout &layout, int64_t r, int dim) const {
-    if (layout.shape[dim] == 1)
-      return 0;
-    return k_.parent(layout).register_offset(r)[layout.dims[dim]];
-  }
-
   /// Writes the elements of operand `operand` this thread holds.
   void write(int operand, const Staging &s) {
     const ir::Value *x = op_.operand(operand);
     const Layout &layout = k_.layouts().layouts_of(x).front();
-    const BlockedLayout &p = k_.parent(layout);
-    const KernelLowering::Registers &values = k_.registers(x, layout);
     const int fast = s.k_fastest ? k_dim(operand) : mn_dim(operand);
-    const int last = p.rank() - 1;
-    // Registers r .. r + run - 1 hold consecutive elements along the row.
-    int64_t run = 1;
-    if (layout.shape[fast] > 1 && layout.dims[fast] == last &&
-        p.shape[last] == layout.shape[fast]) {
-      run = std::min(p.size_per_thread[last],
-                     std::max<int64_t>(1, kMaxVectorBytes / s.element_bytes()));
-      // The row pitch must keep the run's alignment.
-      while (run > 1 && (s.pitch % run != 0 || s.batch_stride % run != 0))
-        run /= 2;
-    }
+    // Registers r .. r + run - 1 hold consecutive elements along the row,
+    // as long as the row pitch keeps the run's alignment.
+    int64_t run = k_.register_run(layout, fast, s.element_bytes());
+    while (run > 1 && (s.pitch % run != 0 || s.batch_stride % run != 0))
+      run /= 2;
     llvm::Type *type = k_.storage_type(s.element);
-    auto first = [&](int dim) {
-      return layout.shape[dim] == 1 ? i32(0) : k_.element_index(layout, 0, dim);
+    auto first = [&](int dim) { return k_.first_index(layout, dim); };
+    auto offset_in = [&](int64_t r, int dim) {
+      return k_.register_offset_along(layout, r, dim);
     };
     llvm::Value *base =
         shared_base(s, type, rank_ == 3 ? first(0) : i32(0),
                     first(mn_dim(operand)), first(k_dim(operand)));
-    auto address_of = [&](int64_t r) {
-      return b_.CreateConstGEP1_64(
-          type, base,
-          shared_offset(s, rank_ == 3 ? offset_in(layout, r, 0) : 0,
-                        offset_in(layout, r, mn_dim(operand)),
-                        offset_in(layout, r, k_dim(operand))));
-    };
-    for (int64_t r = 0; r < p.num_registers(); ++r) {
-      if (canonical_register(p, layout, r) != r ||
-          p.register_offset(r)[last] % run != 0)
-        continue;
-      llvm::Value *address = address_of(r);
-      if (run == 1) {
-        b_.CreateStore(convert(values[r], s.input, s.element), address);
-        continue;
-      }
-      auto *vector_type =
-          llvm::FixedVectorType::get(type, static_cast<unsigned>(run));
-      llvm::Value *vector = llvm::PoisonValue::get(vector_type);
-      for (int64_t i = 0; i < run; ++i)
-        vector = b_.CreateInsertElement(
-            vector, convert(values[r + i], s.input, s.element), i);
-      b_.CreateAlignedStore(vector, address,
-                            llvm::Align(run * s.element_bytes()));
-    }
+    k_.store_register_runs(
+        layout, k_.registers(x, layout), run, type, s.element_bytes(),
+        [&](int64_t r) {
+          return b_.CreateConstGEP1_64(
+              type, base,
+              shared_offset(s, rank_ == 3 ? offset_in(r, 0) : 0,
+                            offset_in(r, mn_dim(operand)),
+                            offset_in(r, k_dim(operand))));
+        },
+        [&](llvm::Value *v) { return convert(v, s.input, s.element); });
   }
 
   /// `width` consecutive elements of an input's shared array at `offset`

@@ -29,7 +29,6 @@ namespace blocc::nvptx {
 namespace {
 
 constexpr int64_t kTileAlignment = 128;
-constexpr int64_t kMaxVectorBytes = 16;
 
 /// The op of `block` that is `op` or holds it; nullptr where none does.
 const ir::Operation *ancestor_in(const ir::Block *block,
@@ -42,6 +41,7 @@ const ir::Operation *ancestor_in(const ir::Block *block,
 } // namespace
 
 void KernelLowering::find_tile_releases() {
+  std::map<const ir::Value *, const ir::Operation *> last_reader;
   kernel.walk([&](const ir::Operation &user) {
     for (const ir::Value *operand : user.operands()) {
       const SharedLayout *shared = layouts_->shared_layout(operand);
@@ -50,10 +50,12 @@ void KernelLowering::find_tile_releases() {
           operand->defining_op()->code() != ir::OpCode::ConvertLayout)
         continue;
       // In program order: the last reader's op decides.
-      tile_last_readers_[operand] =
+      last_reader[operand] =
           ancestor_in(operand->defining_op()->parent_block(), &user);
     }
   });
+  for (const auto &[tile, op] : last_reader)
+    tiles_released_after_[op].push_back(tile);
 }
 
 void KernelLowering::write_tile(const ir::Operation &convert,
@@ -65,13 +67,9 @@ void KernelLowering::write_tile(const ir::Operation &convert,
                 " writes a value without a layout to shared memory");
   const ir::Scalar element = source->type().element();
   const int64_t element_bytes = llvm_backend::storage_bytes(element);
-  // The value's dimension along the tile's rows, and along its columns.
+  // The value's dimension along the tile's rows.
   const int row_dim = static_cast<int>(shared.order[1]);
-  const int column_dim = static_cast<int>(shared.order[0]);
-  SharedTile tile =
-      swizzled_tile(shared.shape[size_t(row_dim)],
-                    shared.shape[size_t(column_dim)], element_bytes);
-  tile.swizzle = shared.swizzle;
+  const SharedTile tile = shared.tile(element_bytes);
 
   const int64_t start =
       (shared_reserved_ + kTileAlignment - 1) / kTileAlignment * kTileAlignment;
@@ -104,49 +102,23 @@ void KernelLowering::store_tile(const Layout &from, const Registers &values,
                                 const SharedTile &tile, int row_dim,
                                 ir::Scalar element,
                                 const TileAddresses::ElementAt &element_at) {
-  const BlockedLayout &p = parent(from);
   const int column_dim = 1 - row_dim;
-  const int last = p.rank() - 1;
   const int64_t element_bytes = llvm_backend::storage_bytes(element);
-  // Registers r .. r + run - 1 hold consecutive elements along the row.
-  int64_t run = 1;
-  if (from.shape[size_t(column_dim)] > 1 &&
-      from.dims[size_t(column_dim)] == last &&
-      p.shape[last] == from.shape[size_t(column_dim)])
-    run = std::min(p.size_per_thread[last],
-                   std::max<int64_t>(1, kMaxVectorBytes / element_bytes));
-  auto first = [&](int dim) {
-    return from.shape[size_t(dim)] == 1 ? builder.getInt32(0)
-                                        : element_index(from, 0, dim);
-  };
-  auto offset_in = [&](int64_t r, int dim) -> int64_t {
-    return from.shape[size_t(dim)] == 1
-               ? 0
-               : p.register_offset(r)[from.dims[size_t(dim)]];
-  };
   llvm::Type *type = storage_type(element);
+  // A swizzled tile keeps 16-byte vectors whole: every run stays one.
+  const int64_t run = register_run(from, column_dim, element_bytes);
   TileAddresses addresses(builder, tile,
-                          thread_part_of(linear_layout_of(p, from), row_dim,
-                                         first(row_dim), first(column_dim)),
+                          thread_part_of(linear_layout_of(parent(from), from),
+                                         row_dim, first_index(from, row_dim),
+                                         first_index(from, column_dim)),
                           type, element_at);
-  for (int64_t r = 0; r < p.num_registers(); ++r) {
-    if (canonical_register(p, from, r) != r ||
-        p.register_offset(r)[last] % run != 0)
-      continue;
-    llvm::Value *address =
-        addresses.at(offset_in(r, row_dim), offset_in(r, column_dim));
-    if (run == 1) {
-      builder.CreateStore(values[r], address);
-      continue;
-    }
-    auto *vector_type =
-        llvm::FixedVectorType::get(type, static_cast<unsigned>(run));
-    llvm::Value *vector = llvm::PoisonValue::get(vector_type);
-    for (int64_t i = 0; i < run; ++i)
-      vector = builder.CreateInsertElement(vector, values[r + i], i);
-    builder.CreateAlignedStore(vector, address,
-                               llvm::Align(run * element_bytes));
-  }
+  store_register_runs(
+      from, values, run, type, element_bytes,
+      [&](int64_t r) {
+        return addresses.at(register_offset_along(from, r, row_dim),
+                            register_offset_along(from, r, column_dim));
+      },
+      [](llvm::Value *v) { return v; });
 }
 
 void KernelLowering::fence_tile_writes() {
@@ -156,15 +128,11 @@ void KernelLowering::fence_tile_writes() {
 }
 
 void KernelLowering::release_tiles_after(const ir::Operation &op) {
-  for (auto it = tile_last_readers_.begin(); it != tile_last_readers_.end();) {
-    if (it->second != &op) {
-      ++it;
-      continue;
-    }
-    const ir::Value *tile = it->first;
-    it = tile_last_readers_.erase(it);
-    released_.insert(tile);
-  }
+  auto it = tiles_released_after_.find(&op);
+  if (it == tiles_released_after_.end())
+    return;
+  released_.insert(it->second.begin(), it->second.end());
+  tiles_released_after_.erase(it);
   // Give back the bytes of the tiles on top that are released.
   while (!live_tiles_.empty() && released_.count(live_tiles_.back().value)) {
     released_.erase(live_tiles_.back().value);

@@ -319,11 +319,10 @@ std::optional<FragmentTile> fragment_tile_of(const SharedLayout &shared,
     return std::nullopt;
   const int64_t k_dim = operand == 0 ? 1 : 0;
   FragmentTile tile;
-  static_cast<SharedTile &>(tile) =
-      swizzled_tile(shared.shape[size_t(shared.order[1])],
-                    shared.shape[size_t(shared.order[0])], element_bytes);
+  static_cast<SharedTile &>(tile) = shared.tile(element_bytes);
   tile.k_fastest = shared.order[0] == k_dim;
-  if (!(shared_layout_of(tile, operand) == shared))
+  if (!(tile.swizzle ==
+        swizzled_tile(tile.rows, tile.columns, element_bytes).swizzle))
     return std::nullopt;
   return tile;
 }

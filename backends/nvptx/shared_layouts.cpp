@@ -1,5 +1,7 @@
 #include "backends/nvptx/shared_layouts.h"
 
+#include "backends/nvptx/layout.h"
+
 #include "ir/error.h"
 
 #include <algorithm>
@@ -70,13 +72,6 @@ SharedTile swizzled_tile(int64_t rows, int64_t columns, int64_t element_bytes) {
 
 namespace {
 
-std::string list_text(const std::vector<int64_t> &values) {
-  std::string s = "[";
-  for (size_t i = 0; i < values.size(); ++i)
-    s += (i ? "," : "") + std::to_string(values[i]);
-  return s + "]";
-}
-
 bool power_of_two(int64_t v) { return v >= 1 && (v & (v - 1)) == 0; }
 
 } // namespace
@@ -91,7 +86,7 @@ SharedLayout SharedLayout::padded_row_major(const std::vector<int64_t> &shape) {
 
 std::string SharedLayout::str() const {
   std::string s = kind == Kind::Padded ? "padded" : "swizzled";
-  s += "<shape=" + list_text(shape) + " order=" + list_text(order);
+  s += "<shape=" + ints_text(shape) + " order=" + ints_text(order);
   if (kind == Kind::Padded)
     return s + " pad_every=" + std::to_string(pad_every) +
            " pad=" + std::to_string(pad) + ">";
@@ -171,6 +166,15 @@ ir::LinearLayout SharedLayout::linear_layout() const {
     }
   int bits = static_cast<int>(images.size());
   return ir::LinearLayout::from_images({{"offset", bits}}, outputs, {images});
+}
+
+SharedTile SharedLayout::tile(int64_t element_bytes) const {
+  SharedTile t;
+  t.rows = shape[size_t(order[1])];
+  t.columns = shape[size_t(order[0])];
+  t.element_bytes = element_bytes;
+  t.swizzle = swizzle;
+  return t;
 }
 
 int64_t SharedLayout::buffer_elements() const {

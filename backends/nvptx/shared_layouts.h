@@ -35,6 +35,7 @@ struct Swizzle {
   int64_t vector = 1;
   int64_t per_phase = 1;
   int64_t max_phase = 1;
+  friend bool operator==(const Swizzle &, const Swizzle &) = default;
 };
 
 /// offset -> (dim0 = row, dim1 = column) for a rows x cols tile stored row
@@ -97,6 +98,9 @@ struct SharedLayout {
   /// counted without the pads (a padded layout's offset o sits at o + o /
   /// pad_every * pad in the buffer).
   ir::LinearLayout linear_layout() const;
+  /// A swizzled layout's tile of `element_bytes` elements: its rows run
+  /// along order[1], its columns along order[0].
+  SharedTile tile(int64_t element_bytes) const;
   /// Elements the buffer holds, pads included.
   int64_t buffer_elements() const;
   /// Why the layout is not one (sizes not powers of two, `order` not a

@@ -10,6 +10,14 @@ void accelerate_dot(ir::Function &function, const GpuPassOptions &options) {
   function.walk([&](ir::Operation &dot) {
     if (dot.code() != ir::OpCode::Dot || dot.has_attr(gpu_attr::kEngine))
       return;
+    // Hopper's warpgroup MMA where the dot can take it: it reads both
+    // operands from shared memory itself, at twice mma.sync's rate.
+    if (wgmma_accumulator_layout(dot, options.num_warps, options.arch)) {
+      dot.set_attr(gpu_attr::kEngine, std::string(gpu_attr::kWgmma));
+      dot.set_attr(gpu_attr::kMmaWarps,
+                   std::vector<int64_t>{options.num_warps, 1});
+      return;
+    }
     std::optional<BlockedLayout> mma =
         mma_accumulator_layout(dot, options.num_warps, options.arch);
     if (!mma) {

@@ -287,6 +287,12 @@ void LayoutAssignment::visit_scan(const ir::Operation &op) {
     for (size_t i = 0; i < op.num_operands() && !chosen; ++i)
       if (!layouts_of(op.operand(i)).empty())
         chosen = layouts_of(op.operand(i)).front();
+    // lower_scan carries along the axis from lanes to warps: not through
+    // a warp's repetitions (the warpgroup MMA's accumulator rows).
+    const size_t axis = static_cast<size_t>(op.int_attr("axis"));
+    if (chosen &&
+        parents_[chosen->parent].repeats_in_warp(chosen->dims[axis]) != 1)
+      chosen.reset();
     if (!chosen)
       chosen = anchor(first->type().shape());
     for (size_t i = 0; i < op.num_results(); ++i)

@@ -68,6 +68,9 @@ GpuArch GpuArch::for_compute_capability(int cc) {
   for (int s : kSupported)
     if (s <= cc)
       arch.sm = s;
+  // A Hopper device runs its own architecture's features (wgmma): code for
+  // sm_90a runs on sm_90 devices only, so newer ones get plain sm_90.
+  arch.arch_specific = cc == 90;
   return arch;
 }
 

@@ -20,8 +20,9 @@ struct GpuArch {
   static GpuArch parse(std::string_view text);
   /// The architecture to compile for a device of compute capability `cc`
   /// (major * 10 + minor): the newest supported one not newer than the
-  /// device (newer devices run its PTX through the driver's JIT). Throws
-  /// blocc::Error for devices older than sm_80.
+  /// device (newer devices run its PTX through the driver's JIT), sm_90a
+  /// for a Hopper device (sm_90) itself. Throws blocc::Error for devices
+  /// older than sm_80.
   static GpuArch for_compute_capability(int cc);
   /// The most shared memory one CTA may use on this architecture once a
   /// kernel opts in above 48 KB (the CUDA programming guide's table:

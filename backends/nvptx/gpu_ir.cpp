@@ -28,8 +28,9 @@ void verify_dot(const ir::Operation &dot, int num_warps, const GpuArch &arch) {
   if (engine == dot.attributes().end())
     invalid(dot, "has no engine (\"mma.sync\" or \"fma\")");
   const std::string *name = std::get_if<std::string>(&engine->second);
-  if (!name || (*name != gpu_attr::kMma && *name != gpu_attr::kFma))
-    invalid(dot, "engine must be \"mma.sync\" or \"fma\"");
+  if (!name || (*name != gpu_attr::kMma && *name != gpu_attr::kWgmma &&
+                *name != gpu_attr::kFma))
+    invalid(dot, "engine must be \"mma.sync\", \"wgmma\" or \"fma\"");
   if (*name == gpu_attr::kFma) {
     if (dot.has_attr(gpu_attr::kMmaWarps) ||
         dot.has_attr(gpu_attr::kMmaAInRegisters))
@@ -37,9 +38,15 @@ void verify_dot(const ir::Operation &dot, int num_warps, const GpuArch &arch) {
                    "\"mma.sync\"");
     return;
   }
-  std::string refusal = why_not_on_tensor_cores(dot, num_warps, arch);
+  const bool warpgroups = *name == gpu_attr::kWgmma;
+  std::string refusal = warpgroups
+                            ? why_not_on_warpgroups(dot, num_warps, arch)
+                            : why_not_on_tensor_cores(dot, num_warps, arch);
   if (!refusal.empty())
-    invalid(dot, "cannot run on tensor cores: " + refusal);
+    invalid(dot,
+            std::string("cannot run ") +
+                (warpgroups ? "as warpgroup MMAs: " : "on tensor cores: ") +
+                refusal);
   auto grid = dot.attributes().find(gpu_attr::kMmaWarps);
   const auto *warps = grid == dot.attributes().end()
                           ? nullptr
@@ -55,6 +62,11 @@ void verify_dot(const ir::Operation &dot, int num_warps, const GpuArch &arch) {
                      std::to_string(c.dim(0)) + " x " +
                      std::to_string(c.dim(1)) + " into 16 x 8 tiles over " +
                      std::to_string(num_warps) + " warps");
+  if (warpgroups && along_n != 1)
+    invalid(dot, "wgmma needs every warp along M (mma_warps [" +
+                     std::to_string(num_warps) + ", 1])");
+  if (warpgroups && dot.has_attr(gpu_attr::kMmaAInRegisters))
+    invalid(dot, "wgmma reads A from shared memory, not mma_a_in_registers");
   if (dot.has_attr(gpu_attr::kMmaAInRegisters) && along_n != 1)
     invalid(dot, "mma_a_in_registers needs warps that split M alone "
                  "(mma_warps [" +
@@ -112,6 +124,14 @@ void verify_parent(const ir::Function &function, size_t index,
       throw Error(name + " has an empty dimension");
     threads *= p.threads_per_warp[d];
     warps *= p.warps_per_cta[d];
+    // A warp's repetitions are registers below the warps' bits: the
+    // lowering's replica handling (a tile wider than the shape wraps its
+    // lanes and warps) does not know them.
+    if (p.repeats_in_warp(d) != 1 && p.tile(d) > p.shape[d])
+      throw Error(name + " repeats a warp's lanes along dimension " +
+                  std::to_string(d) + " but its tile of " +
+                  std::to_string(p.tile(d)) + " exceeds the extent " +
+                  std::to_string(p.shape[d]));
   }
   if (threads != kWarpSize || warps != num_warps)
     throw Error(name + " spreads its elements over " + std::to_string(threads) +
@@ -269,14 +289,16 @@ private:
                       "), which only dots on tensor cores "
                       "read (as A or B)");
     const int64_t bytes = ir::scalar_bits(v->type().element()) / 8;
+    const bool warpgroups = runs_on_warpgroups(op);
     std::optional<FragmentTile> tile =
-        fragment_tile_of(layout, static_cast<int>(i), bytes);
+        fragment_tile_of(layout, static_cast<int>(i), bytes, warpgroups);
     if (!tile || (!tile->k_fastest && bytes != 2))
       invalid(op, std::string(i == 0 ? "A" : "B") + " is in " + shared + " (" +
-                      layout.str() +
-                      "), which is no tile ldmatrix "
-                      "reads for it: swizzled as its rows' bytes say, with "
-                      "K fastest unless its elements are 16-bit");
+                      layout.str() + "), which is no tile " +
+                      (warpgroups ? "warpgroup MMAs read" : "ldmatrix reads") +
+                      " for it: swizzled as its rows' bytes say" +
+                      (warpgroups ? " (in atoms of 128 bytes)" : "") +
+                      ", with K fastest unless its elements are 16-bit");
   }
 
   /// `op` writes a result in `layout`.
@@ -350,8 +372,23 @@ bool is_gpu_ir(const ir::Function &function) {
 }
 
 bool runs_on_tensor_cores(const ir::Operation &dot) {
+  if (dot.code() != OpCode::Dot)
+    return false;
+  const std::string engine = dot.string_attr_or(gpu_attr::kEngine, "");
+  return engine == gpu_attr::kMma || engine == gpu_attr::kWgmma;
+}
+
+bool runs_on_warpgroups(const ir::Operation &dot) {
   return dot.code() == OpCode::Dot &&
-         dot.string_attr_or(gpu_attr::kEngine, "") == gpu_attr::kMma;
+         dot.string_attr_or(gpu_attr::kEngine, "") == gpu_attr::kWgmma;
+}
+
+bool uses_warpgroup_mma(const ir::Function &function) {
+  bool found = false;
+  function.walk([&](const ir::Operation &op) {
+    found = found || runs_on_warpgroups(op);
+  });
+  return found;
 }
 
 std::optional<BlockedLayout> accumulator_layout(const ir::Operation &dot) {
@@ -359,7 +396,15 @@ std::optional<BlockedLayout> accumulator_layout(const ir::Operation &dot) {
     return std::nullopt;
   const ir::Type &c = dot.result()->type();
   auto [along_m, along_n] = mma_warps(dot);
+  if (runs_on_warpgroups(dot))
+    return wgmma_fragments_layout(c.dim(0), c.dim(1), along_m * along_n);
   return mma_fragments_layout(c.dim(0), c.dim(1), along_m, along_n);
+}
+
+FragmentTile operand_tile(const ir::Operation &dot, int operand,
+                          bool k_fastest) {
+  return runs_on_warpgroups(dot) ? wgmma_operand_tile(dot, operand, k_fastest)
+                                 : fragment_tile(dot, operand, k_fastest);
 }
 
 std::optional<BlockedLayout> registers_a_layout(const ir::Operation &dot) {

@@ -13,8 +13,10 @@
 //
 //   - engine (every dot): "mma.sync", the tensor cores' warp-level MMA with
 //     the accumulator's 16 x 8 tiles split over the warps as mma_warps
-//     says (warps along M, along N); or "fma", fused multiply-adds on the
-//     CUDA cores (lower_dot.cpp).
+//     says (warps along M, along N); "wgmma", Hopper's warpgroup MMA
+//     (sm_90a) reading both operands from shared memory, every warp along
+//     M (mma_warps [num_warps, 1]; mma_layouts.h: wgmma_fragments_layout);
+//     or "fma", fused multiply-adds on the CUDA cores (lower_dot.cpp).
 //   - mma_a_in_registers (a dot on tensor cores of 16-bit A whose warps
 //     split M alone): A is computed in registers that are already its
 //     fragments (mma_layouts.h: mma_operand_a_layout), not read from
@@ -36,6 +38,7 @@
 
 #include "backends/nvptx/gpu_arch.h"
 #include "backends/nvptx/layout.h"
+#include "backends/nvptx/mma_layouts.h"
 #include "ir/function.h"
 
 #include <optional>
@@ -45,6 +48,7 @@ namespace blocc::nvptx {
 namespace gpu_attr {
 inline constexpr const char *kEngine = "engine";
 inline constexpr const char *kMma = "mma.sync";
+inline constexpr const char *kWgmma = "wgmma";
 inline constexpr const char *kFma = "fma";
 inline constexpr const char *kMmaWarps = "mma_warps";
 inline constexpr const char *kMmaAInRegisters = "mma_a_in_registers";
@@ -58,12 +62,25 @@ inline constexpr const char *kAsyncCopy = "async_copy";
 /// carries no layouts.
 bool is_gpu_ir(const ir::Function &function);
 
-/// Whether `dot` runs on tensor cores (engine "mma.sync").
+/// Whether `dot` runs on tensor cores (engine "mma.sync" or "wgmma").
 bool runs_on_tensor_cores(const ir::Operation &dot);
 
+/// Whether `dot` runs as warpgroup MMAs (engine "wgmma").
+bool runs_on_warpgroups(const ir::Operation &dot);
+
+/// Whether some dot of `function` runs as warpgroup MMAs.
+bool uses_warpgroup_mma(const ir::Function &function);
+
 /// The accumulator layout of a dot on tensor cores (the m16n8k16 tiles in
-/// its mma_warps grid; mma_layouts.h), nullopt for the others.
+/// its mma_warps grid, or the warpgroups' fragments; mma_layouts.h),
+/// nullopt for the others.
 std::optional<BlockedLayout> accumulator_layout(const ir::Operation &dot);
+
+/// The tile in shared memory that a dot on tensor cores reads operand
+/// `operand` from: fragment_tile for mma.sync, wgmma_operand_tile for
+/// warpgroup MMAs.
+FragmentTile operand_tile(const ir::Operation &dot, int operand,
+                          bool k_fastest);
 
 /// The layout in which a dot marked mma_a_in_registers takes A: its
 /// registers are A's fragments. nullopt for the others.

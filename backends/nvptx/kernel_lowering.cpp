@@ -28,6 +28,7 @@ KernelLowering::KernelLowering(const ir::Function &kernel, llvm::Module &module,
   narrows_of_hardware_nans_ = narrows_of_hardware_nans(kernel);
   zero_signs_unobserved_ = results_with_unobserved_zero_signs(kernel);
   pipelined_loops_ = plan_pipelined_loops(kernel, *layouts_, axis_info);
+  warpgroup_mma_ = uses_warpgroup_mma(kernel);
   find_tile_releases();
 }
 
@@ -142,8 +143,10 @@ void KernelLowering::compute_thread_positions() {
           builder.CreateURem(warp_rest, builder.getInt32(p.warps_per_cta[d]));
       warp_rest =
           builder.CreateUDiv(warp_rest, builder.getInt32(p.warps_per_cta[d]));
+      // In units of a thread's run: the warp's first, then the lane's.
       llvm::Value *position = builder.CreateAdd(
-          builder.CreateMul(warp_d, builder.getInt32(p.threads_per_warp[d])),
+          builder.CreateMul(warp_d, builder.getInt32(p.threads_per_warp[d] *
+                                                     p.repeats_in_warp(d))),
           lane_d);
       llvm::Value *first =
           builder.CreateMul(position, builder.getInt32(p.size_per_thread[d]));

@@ -154,6 +154,8 @@ public:
   /// (lower_shape.cpp).
   void lower_shape(const ir::Operation &op);
   void lower_dot(const ir::Operation &op);
+  /// A dot on warpgroup MMAs (lower_wgmma.cpp).
+  void lower_warpgroup_dot(const ir::Operation &op);
   void lower_for(const ir::Operation &op);
   /// The loop's plan when its loads are pipelined (pipeline_loads.h).
   const PipelinedLoop *pipelined_loop(const ir::Operation &for_op) const;
@@ -285,8 +287,14 @@ public:
              const SharedTile &tile, int row_dim, ir::Scalar element,
              const std::function<llvm::Value *(llvm::Value *)> &element_at);
   /// Call before reading a tile: the barrier after tile writes, where one
-  /// is due.
+  /// is due (preceded by fence_async_proxy in kernels of warpgroup MMAs).
   void fence_tile_writes();
+  /// Orders this thread's writes of shared memory before the reads of the
+  /// async proxy (warpgroup MMAs) that follow the next barrier.
+  void fence_async_proxy();
+  /// Whether the kernel has dots on warpgroup MMAs: its tiles then start
+  /// at their swizzle pattern's multiple, the buffer at 1024 bytes.
+  bool warpgroup_mma() const { return warpgroup_mma_; }
   /// Gives back the bytes of the tiles whose last reader `op` (of the
   /// tile's block) holds.
   void release_tiles_after(const ir::Operation &op);
@@ -378,6 +386,7 @@ private:
   std::set<const ir::Value *> released_;
   /// Tiles written since the last barrier.
   bool tiles_unfenced_ = false;
+  bool warpgroup_mma_ = false;
   std::vector<FaultSite> fault_sites_;
 
 public:

@@ -15,10 +15,9 @@ std::string ints_text(const std::vector<int> &values) {
   return ints_text(std::vector<int64_t>(values.begin(), values.end()));
 }
 
-namespace {} // namespace
-
 int64_t BlockedLayout::registers_along(int d) const {
-  return std::max<int64_t>(1, shape[d] / tile(d)) * size_per_thread[d];
+  return std::max<int64_t>(1, shape[d] / tile(d)) * size_per_thread[d] *
+         repeats_in_warp(d);
 }
 
 int64_t BlockedLayout::num_registers() const {
@@ -35,7 +34,11 @@ std::vector<int64_t> BlockedLayout::register_offset(int64_t r) const {
     int64_t along = registers_along(d);
     int64_t c = r % along;
     r /= along;
-    offset[d] = (c / size_per_thread[d]) * tile(d) + c % size_per_thread[d];
+    // A register's bits along d: its place in the thread's run, then the
+    // repetition within the warp, then the repetition of the tile.
+    int64_t run = size_per_thread[d], in_warp = repeats_in_warp(d);
+    offset[d] = (c / (run * in_warp)) * tile(d) +
+                (c / run % in_warp) * (run * threads_per_warp[d]) + c % run;
   }
   return offset;
 }
@@ -51,6 +54,7 @@ std::string BlockedLayout::str() const {
   return "blocked<shape=" + ints_text(shape) +
          " per_thread=" + ints_text(size_per_thread) +
          " threads=" + ints_text(threads_per_warp) +
+         (per_warp.empty() ? "" : " per_warp=" + ints_text(per_warp)) +
          " warps=" + ints_text(warps_per_cta) + ">";
 }
 
@@ -76,18 +80,22 @@ ir::LinearLayout linear_layout_of(const BlockedLayout &layout) {
   for (int d = rank - 1; d >= 0; --d) {
     int per_thread = log2_exact(layout.size_per_thread[d]);
     int threads = log2_exact(layout.threads_per_warp[d]);
+    int in_warp = log2_exact(layout.repeats_in_warp(d));
     int warps_along = log2_exact(layout.warps_per_cta[d]);
-    int tile = per_thread + threads + warps_along;
+    int tile = per_thread + threads + in_warp + warps_along;
     int repeats =
-        log2_exact(layout.registers_along(d) / layout.size_per_thread[d]);
+        log2_exact(layout.registers_along(d) /
+                   (layout.size_per_thread[d] * layout.repeats_in_warp(d)));
     for (int b = 0; b < per_thread; ++b)
       registers.push_back(image(d, b));
+    for (int b = 0; b < in_warp; ++b)
+      registers.push_back(image(d, per_thread + threads + b));
     for (int b = 0; b < repeats; ++b)
       registers.push_back(image(d, tile + b));
     for (int b = 0; b < threads; ++b)
       lanes.push_back(image(d, per_thread + b));
     for (int b = 0; b < warps_along; ++b)
-      warps.push_back(image(d, per_thread + threads + b));
+      warps.push_back(image(d, per_thread + threads + in_warp + b));
   }
   std::vector<ir::LinearLayout::Dimension> outputs;
   for (int d = 0; d < rank; ++d)

@@ -2,12 +2,15 @@
 //
 // A BlockedLayout distributes a shape over `num_warps` warps of 32 threads:
 // along each dimension d, each thread owns `size_per_thread[d]` consecutive
-// elements, `threads_per_warp[d]` threads of a warp and `warps_per_cta[d]`
-// warps sit side by side, and the resulting tile repeats until it covers
-// the shape. The last dimension is the fastest: a thread's elements along it
-// are adjacent in its registers, and consecutive threads of a warp own
-// consecutive runs, so a warp's accesses to contiguous memory coalesce and
-// a thread's run of 16 bytes becomes one vector access (ld.global.v4.f32).
+// elements, `threads_per_warp[d]` threads of a warp sit side by side, the
+// warp's part repeats `per_warp[d]` times (each thread holding the element
+// at the same place of every repetition: the warpgroup MMA's accumulator
+// gives a warp 16 rows as two 8-row passes of its lanes), then
+// `warps_per_cta[d]` warps sit side by side, and the resulting tile repeats
+// until it covers the shape. The last dimension is the fastest: a thread's
+// elements along it are adjacent in its registers, and consecutive threads of a
+// warp own consecutive runs, so a warp's accesses to contiguous memory coalesce
+// and a thread's run of 16 bytes becomes one vector access (ld.global.v4.f32).
 // When the tile is larger than the shape (a small block on many threads),
 // the surplus threads hold copies of elements owned by others ("replicas");
 // only owners write memory.
@@ -39,12 +42,22 @@ struct BlockedLayout {
   std::vector<int64_t> size_per_thread;
   std::vector<int64_t> threads_per_warp;
   std::vector<int64_t> warps_per_cta;
+  /// Repetitions of a warp's lanes along each dimension before the next
+  /// warp's elements; empty where every dimension has one (the usual case,
+  /// which the IR's text leaves out). A dimension repeated within a warp
+  /// has no replicas: its tile fits its extent (verify_gpu_ir).
+  std::vector<int64_t> per_warp = {};
 
   int rank() const { return static_cast<int>(shape.size()); }
-  /// Elements one pass of all threads covers along d.
-  int64_t tile(int d) const {
-    return size_per_thread[d] * threads_per_warp[d] * warps_per_cta[d];
+  int64_t repeats_in_warp(int d) const {
+    return per_warp.empty() ? 1 : per_warp[size_t(d)];
   }
+  /// Elements one warp covers along d.
+  int64_t warp_tile(int d) const {
+    return size_per_thread[d] * threads_per_warp[d] * repeats_in_warp(d);
+  }
+  /// Elements one pass of all threads covers along d.
+  int64_t tile(int d) const { return warp_tile(d) * warps_per_cta[d]; }
   /// Registers a thread holds along d (repetitions of the tile times the
   /// elements per thread).
   int64_t registers_along(int d) const;
@@ -54,7 +67,8 @@ struct BlockedLayout {
   std::vector<int64_t> register_offset(int64_t r) const;
   /// True when some threads hold replicas (the tile exceeds the shape).
   bool has_replicas() const;
-  /// "blocked<shape=[1024] per_thread=[4] threads=[32] warps=[4]>"
+  /// "blocked<shape=[1024] per_thread=[4] threads=[32] warps=[4]>", with
+  /// " per_warp=[..]" before " warps=" where a dimension repeats in a warp.
   std::string str() const;
 
   friend bool operator==(const BlockedLayout &,

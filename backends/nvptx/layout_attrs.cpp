@@ -246,8 +246,8 @@ private:
 
 /// Reads the texts of layout.h's types as the attributes spell them:
 /// parents "blocked<shape=[..] per_thread=[..] threads=[..] warps=[..]>"
-/// (BlockedLayout::str()), layouts "#blockedN" with an optional
-/// " dims=[..]".
+/// (BlockedLayout::str(); " per_warp=[..]" before " warps=" where given),
+/// layouts "#blockedN" with an optional " dims=[..]".
 class TextReader {
 public:
   /// `fail` is called with what is wrong; it must throw.
@@ -263,13 +263,20 @@ public:
     p.size_per_thread = list();
     expect(" threads=");
     p.threads_per_warp = list();
+    if (skip(" per_warp=")) {
+      p.per_warp = list();
+      if (std::all_of(p.per_warp.begin(), p.per_warp.end(),
+                      [](int64_t n) { return n == 1; }))
+        p.per_warp.clear(); // the form without it
+    }
     expect(" warps=");
     p.warps_per_cta = list();
     expect(">");
     end();
     size_t rank = p.shape.size();
     if (p.size_per_thread.size() != rank || p.threads_per_warp.size() != rank ||
-        p.warps_per_cta.size() != rank)
+        p.warps_per_cta.size() != rank ||
+        (!p.per_warp.empty() && p.per_warp.size() != rank))
       fail("its lists must all have its rank");
     return p;
   }
@@ -298,6 +305,8 @@ public:
       l.swizzle.per_phase = number();
       expect(" max_phase=");
       l.swizzle.max_phase = number();
+      if (skip(" atom_columns="))
+        l.swizzle.atom_columns = number();
     }
     expect(">");
     end();
@@ -334,6 +343,14 @@ public:
   }
 
 private:
+  /// Moves past `word` where the text continues with it.
+  bool skip(const std::string &word) {
+    if (text_.compare(pos_, word.size(), word) != 0)
+      return false;
+    pos_ += word.size();
+    return true;
+  }
+
   void expect(const std::string &word) {
     if (text_.compare(pos_, word.size(), word) != 0)
       fail("expected '" + word + "' at column " + std::to_string(pos_ + 1));

@@ -185,7 +185,9 @@ void KernelLowering::define_shared_buffer() {
               : llvm::GlobalValue::InternalLinkage,
       dynamic ? nullptr : llvm::UndefValue::get(type), "blocc_shared", nullptr,
       llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
-  buffer->setAlignment(llvm::Align(16));
+  // Warpgroup MMAs swizzle by the address's own bits: their tiles start
+  // at multiples of 1024 bytes from the buffer's start, which must be one.
+  buffer->setAlignment(llvm::Align(warpgroup_mma_ ? 1024 : 16));
   shared_->replaceAllUsesWith(buffer);
   shared_->eraseFromParent();
   shared_ = nullptr;

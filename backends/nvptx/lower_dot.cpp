@@ -870,6 +870,10 @@ private:
 } // namespace
 
 void KernelLowering::lower_dot(const ir::Operation &op) {
+  if (runs_on_warpgroups(op)) {
+    lower_warpgroup_dot(op);
+    return;
+  }
   DotLowering(*this, op).lower();
 }
 

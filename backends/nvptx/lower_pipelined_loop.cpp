@@ -4,6 +4,8 @@
 #include "backends/nvptx/loop_pipeline.h"
 #include "backends/nvptx/tile_addresses.h"
 
+#include <algorithm>
+
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 namespace blocc::nvptx {
@@ -121,7 +123,8 @@ void LoopPipeline::prologue(const std::vector<CarriedValue> &initial) {
   if (stored || shared_read)
     k_.barrier();
   saved_reserve_ = k_.shared_reserved_bytes();
-  base_bytes_ = (saved_reserve_ + 127) / 128 * 128;
+  const int64_t alignment = std::max<int64_t>(128, plan_.alignment);
+  base_bytes_ = (saved_reserve_ + alignment - 1) / alignment * alignment;
   k_.reserve_shared_bytes(base_bytes_ + plan_.stages * plan_.stage_bytes);
   std::vector<CarriedValue> carried;
   for (size_t index : plan_.carried)
@@ -167,6 +170,10 @@ void LoopPipeline::start_iteration(llvm::Value *trip) {
   const int stages = plan_.stages;
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
                      {b_.getInt32(static_cast<uint32_t>(stages - 2))});
+  // Warpgroup MMAs read the stage through the async proxy: the copies
+  // this thread made visible to it (before the barrier shares them).
+  if (plan_.warpgroups)
+    k_.fence_async_proxy();
   k_.barrier();
   // Iteration trip + S - 1 goes to the stage read last iteration.
   llvm::Value *last_stage = b_.getInt32(static_cast<uint32_t>(stages - 1));

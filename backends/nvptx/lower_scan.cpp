@@ -76,6 +76,12 @@ void KernelLowering::lower_scan(const ir::Operation &op) {
 
   // The axis in the parent layout.
   const int d = layout.dims[axis];
+  // The carries below pass from lanes to warps to the tile's repetitions,
+  // the order of the elements along d without repetitions in a warp.
+  if (p.repeats_in_warp(d) != 1)
+    throw Error("internal: a scan along a dimension whose warps repeat "
+                "their lanes (" +
+                p.str() + ")");
   const int64_t per_thread = p.size_per_thread[d];
   const int64_t chunks = p.registers_along(d) / per_thread;
   // Thread positions along d holding distinct chunks of a tile, as lanes

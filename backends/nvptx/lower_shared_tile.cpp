@@ -19,10 +19,15 @@
 // the one barrier that its first read of them needs (fence_tile_writes).
 #include "backends/nvptx/kernel_lowering.h"
 
+#include "backends/nvptx/mma_layouts.h"
 #include "backends/nvptx/tile_addresses.h"
 
 #include "backends/llvm/llvm_types.h"
 #include "ir/error.h"
+
+#include <llvm/IR/InlineAsm.h>
+
+#include <algorithm>
 
 namespace blocc::nvptx {
 
@@ -71,8 +76,11 @@ void KernelLowering::write_tile(const ir::Operation &convert,
   const int row_dim = static_cast<int>(shared.order[1]);
   const SharedTile tile = shared.tile(element_bytes);
 
+  const int64_t alignment =
+      warpgroup_mma_ ? std::max(kTileAlignment, wgmma_tile_alignment(tile))
+                     : kTileAlignment;
   const int64_t start =
-      (shared_reserved_ + kTileAlignment - 1) / kTileAlignment * kTileAlignment;
+      (shared_reserved_ + alignment - 1) / alignment * alignment;
   if (start + tile.bytes() > arch.max_shared_bytes())
     throw SharedMemoryExhausted(
         "the tile of a " + source->type().str() + " operand of a dot needs " +
@@ -124,7 +132,16 @@ void KernelLowering::store_tile(const Layout &from, const Registers &values,
 void KernelLowering::fence_tile_writes() {
   if (!tiles_unfenced_)
     return;
+  if (warpgroup_mma_)
+    fence_async_proxy();
   after_shared_write();
+}
+
+void KernelLowering::fence_async_proxy() {
+  auto *type = llvm::FunctionType::get(builder.getVoidTy(), false);
+  builder.CreateCall(
+      llvm::InlineAsm::get(type, "fence.proxy.async.shared::cta;", "~{memory}",
+                           /*hasSideEffects=*/true));
 }
 
 void KernelLowering::release_tiles_after(const ir::Operation &op) {

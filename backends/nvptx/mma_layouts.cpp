@@ -311,8 +311,8 @@ SharedLayout shared_layout_of(const FragmentTile &tile, int operand) {
 }
 
 std::optional<FragmentTile> fragment_tile_of(const SharedLayout &shared,
-                                             int operand,
-                                             int64_t element_bytes) {
+                                             int operand, int64_t element_bytes,
+                                             bool warpgroups) {
   if (shared.kind != SharedLayout::Kind::Swizzled || shared.shape.size() != 2 ||
       !shared.problem().empty() ||
       shared.shape[size_t(shared.order[0])] * element_bytes < 16)
@@ -321,8 +321,11 @@ std::optional<FragmentTile> fragment_tile_of(const SharedLayout &shared,
   FragmentTile tile;
   static_cast<SharedTile &>(tile) = shared.tile(element_bytes);
   tile.k_fastest = shared.order[0] == k_dim;
-  if (!(tile.swizzle ==
-        swizzled_tile(tile.rows, tile.columns, element_bytes).swizzle))
+  const Swizzle expected =
+      warpgroups
+          ? wgmma_swizzle(tile.columns * element_bytes, element_bytes)
+          : swizzled_tile(tile.rows, tile.columns, element_bytes).swizzle;
+  if (!(tile.swizzle == expected))
     return std::nullopt;
   return tile;
 }

@@ -155,10 +155,11 @@ FragmentTile fragment_tile(const ir::Operation &dot, int operand,
 SharedLayout shared_layout_of(const FragmentTile &tile, int operand);
 /// The tile a shared layout of operand `operand` keeps, with elements of
 /// `element_bytes`; nullopt where it is no tile that ldmatrix reads (a
-/// padded layout, or a swizzle other than swizzle_for_rows gives its rows).
+/// padded layout, or a swizzle other than swizzle_for_rows gives its rows)
+/// or, with `warpgroups`, that warpgroup MMAs read (wgmma_swizzle).
 std::optional<FragmentTile> fragment_tile_of(const SharedLayout &shared,
-                                             int operand,
-                                             int64_t element_bytes);
+                                             int operand, int64_t element_bytes,
+                                             bool warpgroups = false);
 /// The orientation of the tile of an operand written from registers held
 /// in `layout` over `parent`: as its registers run (operand_runs_along_k),
 /// so that they are written as vectors; but K fastest for elements other
@@ -188,6 +189,70 @@ bool operand_runs_along_k(const BlockedLayout &parent, const Layout &layout,
 ir::LinearLayout ldmatrix_rows(const FragmentTile &tile, int operand,
                                const BlockedLayout &accumulator,
                                int64_t input_bytes);
+
+// ---- Warpgroup MMA (wgmma.mma_async, sm_90a). --------------------------
+//
+// Four consecutive warps (a warpgroup, the first warp a multiple of 4)
+// multiply a 64-row block of A, read from a tile in shared memory through
+// a descriptor, by all of B's columns (N up to 256), into an accumulator
+// of which warp w of the group holds rows 16w to 16w + 15: per 8 columns
+// the m16n8 accumulator fragment of mma.sync. As a blocked layout that is
+// mma.sync's fragments with the warp's lanes repeated twice along M
+// (rows g and g + 8) before the next warp's 16 rows: per_warp = [2, 1],
+// all warps along M. A block of more rows repeats the warps' 16 * warps
+// rows; each warpgroup issues one MMA per 64 rows it holds and per step
+// of 32 bytes along K (wgmma_fragments_layout).
+
+/// Why `dot` does not run as warpgroup MMAs on `num_warps` warps of `arch`
+/// ("" where it does): it needs sm_90a, warps in whole warpgroups, an
+/// mma_instruction (tf32x3 excepted), M in 16 rows per warp, N from 8 to
+/// 256 in 8s (in 16s from 32 for int8), and no chain of dots (whose A
+/// comes from registers).
+std::string why_not_on_warpgroups(const ir::Operation &dot, int num_warps,
+                                  const GpuArch &arch);
+
+/// The accumulator layout of a rows x cols block of warpgroup MMAs on
+/// `num_warps` warps: per_thread [1, 2], threads [8, 4], per_warp [2, 1],
+/// warps [num_warps, 1].
+BlockedLayout wgmma_fragments_layout(int64_t rows, int64_t cols,
+                                     int64_t num_warps);
+
+/// The accumulator layout of `dot` as warpgroup MMAs; nullopt where it
+/// does not run as them (why_not_on_warpgroups).
+std::optional<BlockedLayout> wgmma_accumulator_layout(const ir::Operation &dot,
+                                                      int num_warps,
+                                                      const GpuArch &arch);
+
+/// The tile of operand `operand` of a dot on warpgroups: as fragment_tile,
+/// but swizzled as the MMA's descriptors read it (wgmma_swizzle: rows of at
+/// most 128 bytes, longer ones in atoms of 128 bytes).
+FragmentTile wgmma_operand_tile(const ir::Operation &dot, int operand,
+                                bool k_fastest);
+
+/// How a warpgroup MMA finds an operand in its tile: the matrix
+/// descriptor's fields (the PTX ISA's canonical layouts) and where, in
+/// bytes from the tile's start, the 64 rows (A) or the whole of B at step
+/// `k` along K begin. K-major tiles (rows of M or N, K fastest): the
+/// stride between groups of 8 rows (SBO) is 8 rows of an atom; steps
+/// along K move within an atom's row, or to the next atom. MN-major tiles
+/// (16-bit B stored [K][N]): atoms of 8 rows of K by 128 bytes of N,
+/// the next atom along N at LBO, the next 8 rows of K at SBO.
+struct WgmmaOperand {
+  int64_t leading_bytes = 16; // LBO
+  int64_t stride_bytes = 0;   // SBO
+  int swizzle_mode = 1;       // 1: 128-byte, 2: 64-byte, 3: 32-byte
+  bool mn_major = false;      // the instruction's imm-trans
+  /// Bytes from the tile's start to the operand's rows from `mn` (a
+  /// multiple of 8) at `k` (a multiple of the instruction's K).
+  int64_t start_bytes(int64_t mn, int64_t k) const;
+  FragmentTile tile;
+};
+WgmmaOperand wgmma_operand(const FragmentTile &tile);
+
+/// The bytes a tile read by warpgroup MMAs starts at a multiple of: its
+/// swizzle's pattern (8 rows of 128 bytes, 4 of 64 bytes... : 1024, 512
+/// or 256 bytes), which the MMA computes from the address's own bits.
+int64_t wgmma_tile_alignment(const SharedTile &tile);
 
 /// Where register r of a thread in an mma_accumulator_layout sits: the
 /// warp's 16-row fragment along M and 8-column tile along N (counted among

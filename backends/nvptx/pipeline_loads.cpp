@@ -155,6 +155,8 @@ bool written_before_loop(const ir::Operation &dot, int operand,
 
 namespace {
 
+int64_t align_up(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
+
 class LoopPlanner {
 public:
   LoopPlanner(const LayoutAssignment &layouts,
@@ -234,7 +236,10 @@ public:
       if (!all_true && mask.constancy[static_cast<size_t>(dim)] < p.width)
         return std::nullopt;
     }
-    p.tile = fragment_tile(*dot, operand, along_k);
+    p.tile = operand_tile(*dot, operand, along_k);
+    p.warpgroups = runs_on_warpgroups(*dot);
+    if (p.warpgroups)
+      p.alignment = wgmma_tile_alignment(p.tile);
     if (landed && !(shared_layout_of(p.tile, operand) == *landed))
       return std::nullopt;
     return p;
@@ -316,12 +321,16 @@ private:
         continue;
       all.ops.insert(slice->ops.begin(), slice->ops.end());
       all.carried.insert(slice->carried.begin(), slice->carried.end());
+      plan.stage_bytes = align_up(plan.stage_bytes, load->alignment);
+      plan.alignment = std::max(plan.alignment, load->alignment);
+      plan.warpgroups = plan.warpgroups || load->warpgroups;
       load->offset = plan.stage_bytes / load->tile.element_bytes;
-      plan.stage_bytes += (load->tile.bytes() + 15) / 16 * 16;
+      plan.stage_bytes += align_up(load->tile.bytes(), 16);
       plan.loads.push_back(*load);
     }
     if (plan.loads.empty())
       return std::nullopt;
+    plan.stage_bytes = align_up(plan.stage_bytes, plan.alignment);
     find_invariant_operands(body, plan);
     for (const auto &op : body.ops())
       if (all.ops.count(op.get()))
@@ -346,9 +355,9 @@ private:
         const BlockedLayout &parent = layouts_.parent(layout);
         if (operand == 0 && takes_a_from_registers(*op, parent, layout))
           continue;
-        FragmentTile tile = fragment_tile(
-            *op, operand,
-            fragment_tile_k_fastest(*op, parent, layout, operand));
+        FragmentTile tile =
+            operand_tile(*op, operand,
+                         fragment_tile_k_fastest(*op, parent, layout, operand));
         plan.invariant_bytes += (tile.bytes() + 127) / 128 * 128;
       }
     }

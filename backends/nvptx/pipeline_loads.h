@@ -52,6 +52,10 @@ struct PipelinedLoad {
   int64_t width = 1;  // elements one cp.async moves
   FragmentTile tile;  // how the dot reads it (mma_layouts.h)
   int64_t offset = 0; // elements from the start of its stage
+  /// The bytes its tile starts at a multiple of: 16 for ldmatrix, the
+  /// swizzle's pattern for warpgroup MMAs (wgmma_tile_alignment).
+  int64_t alignment = 16;
+  bool warpgroups = false; // read by warpgroup MMAs
 };
 
 struct PipelinedLoop {
@@ -59,8 +63,13 @@ struct PipelinedLoop {
   /// Bytes of the dots' inputs written before the loop
   /// (written_before_loop), which take shared memory beside the stages.
   int64_t invariant_bytes = 0;
-  /// Bytes of one stage: every pipelined tile of one iteration.
+  /// Bytes of one stage: every pipelined tile of one iteration, a
+  /// multiple of `alignment`, where the stages start at a multiple of it.
   int64_t stage_bytes = 0;
+  int64_t alignment = 16;
+  /// Whether warpgroup MMAs read some of its tiles (through the async
+  /// proxy, which the copies must be fenced for).
+  bool warpgroups = false;
   std::vector<PipelinedLoad> loads;
   /// The address ops, in program order.
   std::vector<const ir::Operation *> address_ops;

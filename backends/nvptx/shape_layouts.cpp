@@ -54,7 +54,9 @@ std::vector<int64_t> thread_first(const BlockedLayout &p, int64_t thread) {
     lane_rest /= p.threads_per_warp[d];
     int64_t warp_d = warp_rest % p.warps_per_cta[d];
     warp_rest /= p.warps_per_cta[d];
-    first[d] = (warp_d * p.threads_per_warp[d] + lane_d) * p.size_per_thread[d];
+    first[d] =
+        (warp_d * p.threads_per_warp[d] * p.repeats_in_warp(d) + lane_d) *
+        p.size_per_thread[d];
     if (p.tile(d) > p.shape[d])
       first[d] %= p.shape[d];
   }
@@ -238,6 +240,8 @@ BlockedLayout with_pair_dimension(const BlockedLayout &parent) {
   out.size_per_thread.push_back(2);
   out.threads_per_warp.push_back(1);
   out.warps_per_cta.push_back(1);
+  if (!out.per_warp.empty())
+    out.per_warp.push_back(1);
   return out;
 }
 

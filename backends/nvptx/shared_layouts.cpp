@@ -23,12 +23,19 @@ ir::LinearLayout swizzled_shared_layout(int64_t rows, int64_t cols,
   int vector_bits = log2_of(swizzle.vector, "vector");
   int per_phase_bits = log2_of(swizzle.per_phase, "per_phase");
   int phase_bits = log2_of(swizzle.max_phase, "max_phase");
-  if (vector_bits + phase_bits > col_bits)
+  int atom_bits =
+      swizzle.atom_columns ? log2_of(swizzle.atom_columns, "atom") : col_bits;
+  if (atom_bits > col_bits)
+    throw Error("shared layout: atoms of " +
+                std::to_string(swizzle.atom_columns) +
+                " columns are wider than a row of " + std::to_string(cols));
+  if (vector_bits + phase_bits > atom_bits)
     throw Error("shared layout: " + std::to_string(swizzle.max_phase) +
                 " phases of " + std::to_string(swizzle.vector) +
-                "-element vectors do not fit a row of " + std::to_string(cols));
+                "-element vectors do not fit a row of " +
+                std::to_string(int64_t{1} << atom_bits));
   std::vector<std::vector<int64_t>> images;
-  for (int b = 0; b < col_bits; ++b) // the position within the row
+  for (int b = 0; b < atom_bits; ++b) // the position within the atom's row
     images.push_back({0, int64_t{1} << b});
   for (int r = 0; r < row_bits; ++r) {
     // Row bit r is phase bit r - per_phase_bits where that is a phase bit:
@@ -39,6 +46,8 @@ ir::LinearLayout swizzled_shared_layout(int64_t rows, int64_t cols,
                        : 0;
     images.push_back({int64_t{1} << r, flip});
   }
+  for (int b = atom_bits; b < col_bits; ++b) // the atom
+    images.push_back({0, int64_t{1} << b});
   return ir::LinearLayout::from_images({{"offset", row_bits + col_bits}},
                                        {{"dim0", row_bits}, {"dim1", col_bits}},
                                        {images});
@@ -54,6 +63,14 @@ Swizzle swizzle_for_rows(int64_t row_bytes, int64_t element_bytes) {
   s.vector = 16 / element_bytes;
   s.max_phase = std::min<int64_t>(8, row_bytes / 16);
   s.per_phase = std::max<int64_t>(1, 128 / row_bytes);
+  return s;
+}
+
+Swizzle wgmma_swizzle(int64_t row_bytes, int64_t element_bytes) {
+  Swizzle s =
+      swizzle_for_rows(std::min<int64_t>(row_bytes, 128), element_bytes);
+  if (row_bytes > 128)
+    s.atom_columns = 128 / element_bytes;
   return s;
 }
 
@@ -90,9 +107,12 @@ std::string SharedLayout::str() const {
   if (kind == Kind::Padded)
     return s + " pad_every=" + std::to_string(pad_every) +
            " pad=" + std::to_string(pad) + ">";
-  return s + " vector=" + std::to_string(swizzle.vector) +
-         " per_phase=" + std::to_string(swizzle.per_phase) +
-         " max_phase=" + std::to_string(swizzle.max_phase) + ">";
+  s += " vector=" + std::to_string(swizzle.vector) +
+       " per_phase=" + std::to_string(swizzle.per_phase) +
+       " max_phase=" + std::to_string(swizzle.max_phase);
+  if (swizzle.atom_columns)
+    s += " atom_columns=" + std::to_string(swizzle.atom_columns);
+  return s + ">";
 }
 
 std::string SharedLayout::problem() const {
@@ -119,10 +139,15 @@ std::string SharedLayout::problem() const {
   if (!power_of_two(swizzle.vector) || !power_of_two(swizzle.per_phase) ||
       !power_of_two(swizzle.max_phase))
     return "vector, per_phase and max_phase must be powers of two";
-  if (swizzle.vector * swizzle.max_phase > columns)
+  if (swizzle.atom_columns &&
+      (!power_of_two(swizzle.atom_columns) || swizzle.atom_columns > columns))
+    return "atom_columns must be a power of two no wider than a row of " +
+           std::to_string(columns);
+  const int64_t row = swizzle.atom_columns ? swizzle.atom_columns : columns;
+  if (swizzle.vector * swizzle.max_phase > row)
     return std::to_string(swizzle.max_phase) + " phases of " +
            std::to_string(swizzle.vector) +
-           "-element vectors do not fit a row of " + std::to_string(columns);
+           "-element vectors do not fit a row of " + std::to_string(row);
   return "";
 }
 

@@ -17,7 +17,8 @@
 //       a tile row by row, each row's vectors swizzled (Swizzle below);
 //       order=[0,1] stores the value column by column (its dimension 0
 //       runs along the tile's rows), as a dot operand with K slowest is
-//       kept for ldmatrix .trans
+//       kept for ldmatrix .trans; " atom_columns=64" at the end splits
+//       the rows into atoms of 64 columns (Swizzle)
 #pragma once
 
 #include "ir/linear_layout.h"
@@ -31,19 +32,32 @@ namespace blocc::nvptx {
 /// How the rows of a tile are swizzled: a row's vectors of `vector`
 /// elements are permuted by XOR with its phase, (row / per_phase) %
 /// max_phase. max_phase 1 is no swizzle. All powers of two.
+///
+/// `atom_columns` (0: the whole row) splits a tile whose rows are longer
+/// into atoms of that many columns, one after another, each holding every
+/// row's part of its columns, row by row: the warpgroup MMA reads operands
+/// in atoms of 8 rows of at most 128 bytes, the rows of one atom 128 bytes
+/// apart (its "swizzle atoms", 1024 bytes each at 128-byte rows).
 struct Swizzle {
   int64_t vector = 1;
   int64_t per_phase = 1;
   int64_t max_phase = 1;
+  int64_t atom_columns = 0;
   friend bool operator==(const Swizzle &, const Swizzle &) = default;
 };
 
 /// offset -> (dim0 = row, dim1 = column) for a rows x cols tile stored row
 /// by row, each row swizzled by `swizzle`: the element at (row, col) sits
 /// at offset row * cols + ((col / vector) ^ phase(row)) * vector + col %
-/// vector.
+/// vector; in atoms of W = atom_columns columns, at (col / W) * rows * W +
+/// row * W + the same within the atom's row.
 ir::LinearLayout swizzled_shared_layout(int64_t rows, int64_t cols,
                                         const Swizzle &swizzle);
+
+/// The swizzle the warpgroup MMA reads a tile of rows of `row_bytes` with:
+/// swizzle_for_rows of rows of at most 128 bytes (its 128-, 64- and
+/// 32-byte swizzling modes), in atoms of 128 bytes where rows are longer.
+Swizzle wgmma_swizzle(int64_t row_bytes, int64_t element_bytes);
 
 /// The swizzle of rows of `row_bytes` (a power of two, 16 or more) in
 /// 16-byte vectors (what ldmatrix reads per row and cp.async writes per

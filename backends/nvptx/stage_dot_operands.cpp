@@ -88,7 +88,7 @@ private:
                  ir::Value *v, const BlockedLayout &parent,
                  const Layout &layout) {
     const std::string name = tile_name(
-        fragment_tile(dot, side, operand_runs_along_k(parent, layout, side)),
+        operand_tile(dot, side, operand_runs_along_k(parent, layout, side)),
         side);
     load.set_attr(gpu_attr::kLayout, name);
     if (v != load.result())
@@ -98,8 +98,8 @@ private:
   void write_tile(ir::Operation &dot, int side, ir::Value *v,
                   const BlockedLayout &parent, const Layout &layout) {
     const std::string name = tile_name(
-        fragment_tile(dot, side,
-                      fragment_tile_k_fastest(dot, parent, layout, side)),
+        operand_tile(dot, side,
+                     fragment_tile_k_fastest(dot, parent, layout, side)),
         side);
     ir::Operation *before = &dot;
     if (ir::Operation *loop = dot.parent_op();

@@ -36,6 +36,16 @@ llvm::Value *emit_swizzled_offset(llvm::IRBuilder<> &b, const SharedTile &tile,
   llvm::Value *within_row =
       b.CreateOr(b.CreateShl(vector, log2_exact(s.vector)),
                  b.CreateAnd(column, i32(s.vector - 1)));
+  if (s.atom_columns && s.atom_columns < tile.columns) {
+    // Atoms of W columns one after another, each row by row.
+    const int64_t w = s.atom_columns;
+    llvm::Value *atom = b.CreateLShr(within_row, log2_exact(w));
+    llvm::Value *in_atom = b.CreateAnd(within_row, i32(w - 1));
+    llvm::Value *atom_start = b.CreateMul(atom, i32(tile.rows * w));
+    return b.CreateAdd(
+        b.CreateAdd(atom_start, b.CreateMul(row, i32(w)), "", true, true),
+        in_atom, "", true, true);
+  }
   return b.CreateAdd(b.CreateMul(row, i32(tile.columns)), within_row, "",
                      /*HasNUW=*/true, /*HasNSW=*/true);
 }

@@ -27,7 +27,9 @@ namespace blocc::nvptx {
 
 /// The offset (in elements, i32) of (row, column) in `tile`, computed at
 /// run time: row * columns + ((column / vector) ^ phase(row)) * vector +
-/// column % vector, which is SharedTile::offsets() (tests check it).
+/// column % vector (in atoms of W columns where the swizzle has them: the
+/// atom's start plus row * W plus the same within it), which is
+/// SharedTile::offsets() (tests check it).
 llvm::Value *emit_swizzled_offset(llvm::IRBuilder<> &b, const SharedTile &tile,
                                   llvm::Value *row, llvm::Value *column);
 

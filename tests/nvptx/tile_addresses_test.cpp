@@ -62,17 +62,25 @@ TEST(TileAddresses, TheEmittedOffsetIsTheLinearLayoutsForEveryTile) {
   Folder f;
   for (int64_t bytes : {1, 2, 4})
     for (int64_t rows : {8, 16, 64, 128})
-      for (int64_t row_bytes : {16, 32, 64, 128, 256}) {
-        SharedTile tile = swizzled_tile(rows, row_bytes / bytes, bytes);
-        LinearLayout offsets = tile.offsets();
-        for (int64_t row = 0; row < tile.rows; ++row)
-          for (int64_t column = 0; column < tile.columns; ++column)
-            ASSERT_EQ(constant(emit_swizzled_offset(f.b, tile, f.i32(row),
-                                                    f.i32(column))),
-                      offset_at(offsets, row, column))
-                << rows << " x " << tile.columns << " of " << bytes
-                << " bytes, row " << row << ", column " << column;
-      }
+      for (int64_t row_bytes : {16, 32, 64, 128, 256, 512})
+        for (bool atoms : {false, true}) {
+          if (atoms && row_bytes < 32)
+            continue;
+          // atoms: the warpgroup MMA's tiles, rows longer than 128 bytes in
+          // atoms of 128.
+          SharedTile tile = swizzled_tile(rows, row_bytes / bytes, bytes);
+          if (atoms)
+            tile.swizzle = wgmma_swizzle(row_bytes, bytes);
+          LinearLayout offsets = tile.offsets();
+          for (int64_t row = 0; row < tile.rows; ++row)
+            for (int64_t column = 0; column < tile.columns; ++column)
+              ASSERT_EQ(constant(emit_swizzled_offset(f.b, tile, f.i32(row),
+                                                      f.i32(column))),
+                        offset_at(offsets, row, column))
+                  << rows << " x " << tile.columns << " of " << bytes
+                  << " bytes, row " << row << ", column " << column
+                  << (atoms ? " in atoms" : "");
+        }
 }
 
 /// A tile of a dot on tensor cores and how the dot's warps split C.

@@ -81,6 +81,7 @@ TEST(GpuOptions, ArchitecturesOutsideTheListAreRejected) {
   EXPECT_EQ(nvptx::GpuArch::parse("sm_90a").name(), "sm_90a");
   EXPECT_EQ(nvptx::GpuArch::parse("86").name(), "sm_86");
   EXPECT_EQ(nvptx::GpuArch::for_compute_capability(87).name(), "sm_86");
+  EXPECT_EQ(nvptx::GpuArch::for_compute_capability(90).name(), "sm_90a");
   EXPECT_EQ(nvptx::GpuArch::for_compute_capability(100).name(), "sm_90");
   EXPECT_THAT(error_of([] { nvptx::GpuArch::for_compute_capability(75); }),
               ::testing::HasSubstr("compute capability 7.5"));

@@ -1,0 +1,225 @@
+// A dot on Hopper's warpgroup MMA (wgmma.mma_async, sm_90a; the GPU IR's
+// engine "wgmma"): each warpgroup of four warps multiplies the 64 rows of
+// A it holds in the accumulator by all of B, reading both from their
+// tiles in shared memory through matrix descriptors, without loading a
+// fragment into registers (mma_layouts.h: wgmma_fragments_layout,
+// WgmmaOperand).
+//
+// The accumulator is held as wgmma_fragments_layout says: a warp's 16
+// rows of each pass of 16 * num_warps rows, 8 columns a fragment. For
+// pass t, warpgroup g issues MMAs on rows t * 16 * num_warps + 64 g of A,
+// one per step of 32 bytes along K, into the registers of that pass in
+// the instruction's order: per 8 columns j, the fragment's c0..c3 (the
+// second column of a pair, then the row 8 below) as d[4 j] .. d[4 j + 3].
+//
+// The MMAs run asynchronously in the tensor cores: wgmma.fence orders the
+// accumulator's registers (written by ordinary instructions before) ahead
+// of the first MMA, the MMAs are committed as one group, and the dot
+// waits for it before its result is read. The tiles were written through
+// the generic proxy (cp.async or stores); their writers fenced them for
+// the async proxy before the barrier that precedes the MMAs
+// (fence_async_proxy: the pipelined loop's stage wait, fence_tile_writes).
+#include "backends/nvptx/gpu_ir.h"
+#include "backends/nvptx/kernel_lowering.h"
+#include "backends/nvptx/mma_layouts.h"
+
+#include "backends/llvm/llvm_types.h"
+#include "ir/error.h"
+
+#include <llvm/IR/InlineAsm.h>
+
+namespace blocc::nvptx {
+
+namespace {
+
+using ir::Scalar;
+
+class WarpgroupDot {
+public:
+  WarpgroupDot(KernelLowering &k, const ir::Operation &op)
+      : k_(k), b_(k.builder), op_(op), home_(*k.layouts().home(op.result())),
+        parent_(k.parent(home_)), mma_(*mma_instruction(op, k.arch)) {
+    const ir::Type &c = op.result()->type();
+    n_ = c.dim(1);
+    depth_ = op.operand(0)->type().dim(1);
+    passes_ = c.dim(0) / parent_.tile(0);
+  }
+
+  void lower() {
+    for (int side = 0; side < 2; ++side)
+      find_operand(side);
+    k_.fence_tile_writes();
+    std::vector<std::vector<llvm::Value *>> acc(
+        static_cast<size_t>(passes_),
+        std::vector<llvm::Value *>(static_cast<size_t>(n_ / 2)));
+    const KernelLowering::Registers &init = k_.registers(op_.operand(2), home_);
+    for (int64_t r = 0; r < parent_.num_registers(); ++r) {
+      auto [pass, slot] = slot_of(r);
+      acc[size_t(pass)][size_t(slot)] = init[r];
+    }
+    // The warpgroup's 64 rows of A in each pass, from its first warp.
+    llvm::Value *group_rows_bytes = b_.CreateMul(
+        b_.CreateLShr(k_.warp, 2),
+        b_.getInt32(static_cast<uint32_t>(operand_[0].start_bytes(64, 0))));
+    simple_asm("wgmma.fence.sync.aligned;");
+    for (int64_t step = 0; step < depth_ / mma_.k; ++step) {
+      const int64_t k = step * mma_.k;
+      llvm::Value *b = descriptor(1, nullptr, operand_[1].start_bytes(0, k));
+      for (int64_t pass = 0; pass < passes_; ++pass) {
+        llvm::Value *a = descriptor(
+            0, group_rows_bytes,
+            operand_[0].start_bytes(pass * parent_.tile(0), k));
+        mma(acc[size_t(pass)], a, b);
+      }
+    }
+    simple_asm("wgmma.commit_group.sync.aligned;");
+    simple_asm("wgmma.wait_group.sync.aligned 0;");
+    std::vector<llvm::Value *> by_register(parent_.num_registers());
+    for (int64_t r = 0; r < parent_.num_registers(); ++r) {
+      auto [pass, slot] = slot_of(r);
+      by_register[r] = acc[size_t(pass)][size_t(slot)];
+    }
+    k_.define_block(op_.result(), home_, k_.per_register(home_, [&](int64_t r) {
+      return by_register[r];
+    }));
+  }
+
+private:
+  /// The operand's tile and the address of its first byte (i32, in the
+  /// shared window), read by descriptors.
+  void find_operand(int side) {
+    const ir::Value *x = op_.operand(static_cast<size_t>(side));
+    const SharedLayout *shared = k_.layouts().shared_layout(x);
+    const int64_t bytes = llvm_backend::storage_bytes(x->type().element());
+    std::optional<FragmentTile> tile =
+        shared ? fragment_tile_of(*shared, side, bytes, /*warpgroups=*/true)
+               : std::nullopt;
+    const KernelLowering::StagedOperand *staged = k_.staged_operand(x);
+    if (!tile || !staged)
+      throw Error("internal: " + op_.describe() + ": operand " +
+                  std::to_string(side) +
+                  " is in no tile of shared memory that warpgroup MMAs read "
+                  "(gpu-stage-dot-operands puts it there)");
+    operand_[side] = wgmma_operand(*tile);
+    llvm::Value *first = k_.reserved_shared_element(
+        k_.storage_type(x->type().element()), staged->first_element);
+    llvm::Value *address = b_.CreateTrunc(
+        b_.CreatePtrToInt(first, b_.getInt64Ty()), b_.getInt32Ty());
+    // The fields that do not move: LBO, SBO and the swizzling mode.
+    const WgmmaOperand &o = operand_[side];
+    const uint64_t fixed = (uint64_t(o.leading_bytes >> 4) << 16) |
+                           (uint64_t(o.stride_bytes >> 4) << 32) |
+                           (uint64_t(o.swizzle_mode) << 62);
+    base_[side] = b_.CreateOr(
+        b_.CreateZExt(b_.CreateLShr(address, 4), b_.getInt64Ty()),
+        b_.getInt64(fixed));
+  }
+
+  /// The descriptor of operand `side` at `bytes` (plus `extra`, i32, where
+  /// given) from its tile's start: the start address field moves by their
+  /// 16-byte units (a tile ends below 256 KB: the 14-bit field does not
+  /// carry).
+  llvm::Value *descriptor(int side, llvm::Value *extra, int64_t bytes) {
+    llvm::Value *units = b_.getInt64(static_cast<uint64_t>(bytes >> 4));
+    if (extra)
+      units = b_.CreateAdd(
+          units, b_.CreateZExt(b_.CreateLShr(extra, 4), b_.getInt64Ty()));
+    return b_.CreateAdd(base_[side], units);
+  }
+
+  /// Register r's pass of rows and its place among the MMA's registers.
+  std::pair<int64_t, int64_t> slot_of(int64_t r) const {
+    std::vector<int64_t> offset = parent_.register_offset(r);
+    const int64_t pass = offset[0] / parent_.tile(0);
+    const int64_t lower_half = (offset[0] % parent_.tile(0)) / 8;
+    const int64_t column = offset[1] / 8, second = offset[1] % 8;
+    return {pass, 4 * column + 2 * lower_half + second};
+  }
+
+  void simple_asm(const char *text) {
+    auto *type = llvm::FunctionType::get(b_.getVoidTy(), false);
+    b_.CreateCall(llvm::InlineAsm::get(type, text, "~{memory}",
+                                       /*hasSideEffects=*/true));
+  }
+
+  /// acc += A x B for one warpgroup MMA of 64 x N x K: f32 and s32
+  /// accumulators one register an element, f16 two elements a register
+  /// (the lower column in the low half).
+  void mma(std::vector<llvm::Value *> &acc, llvm::Value *a, llvm::Value *b) {
+    const bool f16 = mma_.accumulator == Scalar::F16;
+    const bool integer = mma_.accumulator == Scalar::I32;
+    llvm::Type *i32 = b_.getInt32Ty();
+    std::vector<llvm::Value *> in;
+    if (f16) {
+      for (size_t i = 0; i < acc.size(); i += 2)
+        in.push_back(
+            b_.CreateOr(b_.CreateZExt(acc[i], i32),
+                        b_.CreateShl(b_.CreateZExt(acc[i + 1], i32), 16)));
+    } else {
+      in = acc;
+    }
+    const size_t regs = in.size();
+    llvm::Type *reg_type = mma_.accumulator == Scalar::F32 ? b_.getFloatTy() : i32;
+    const char *letter = mma_.accumulator == Scalar::F32 ? "f" : "r";
+    std::string d, constraints;
+    for (size_t i = 0; i < regs; ++i) {
+      d += (i ? ", $" : "$") + std::to_string(i);
+      constraints += std::string(i ? "," : "") + "=" + letter;
+    }
+    constraints += ",l,l,r";
+    for (size_t i = 0; i < regs; ++i)
+      constraints += "," + std::to_string(i);
+    auto operand = [&](size_t i) { return "$" + std::to_string(regs + i); };
+    const char *acc_type = f16 ? "f16" : integer ? "s32" : "f32";
+    std::string text =
+        "{\n.reg .pred p;\nsetp.ne.b32 p, " + operand(2) +
+        ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n_) + "k" +
+        std::to_string(mma_.k) + "." + acc_type + "." + mma_.a + "." + mma_.b +
+        " {" + d + "}, " + operand(0) + ", " + operand(1) + ", p";
+    if (!integer)
+      text += ", 1, 1"; // no negation of A or B
+    if (mma_.input_bytes == 2) // 16-bit operands may be MN-major
+      text += std::string(", ") + (operand_[0].mn_major ? "1" : "0") + ", " +
+              (operand_[1].mn_major ? "1" : "0");
+    text += ";\n}";
+    std::vector<llvm::Type *> params = {b_.getInt64Ty(), b_.getInt64Ty(), i32};
+    params.insert(params.end(), regs, reg_type);
+    auto *result =
+        llvm::StructType::get(k_.context, std::vector<llvm::Type *>(regs, reg_type));
+    auto *signature = llvm::FunctionType::get(result, params, false);
+    std::vector<llvm::Value *> args = {a, b, b_.getInt32(1)};
+    args.insert(args.end(), in.begin(), in.end());
+    llvm::Value *out = b_.CreateCall(
+        llvm::InlineAsm::get(signature, text, constraints,
+                             /*hasSideEffects=*/true),
+        args);
+    if (!f16) {
+      for (unsigned i = 0; i < regs; ++i)
+        acc[i] = b_.CreateExtractValue(out, i);
+      return;
+    }
+    for (unsigned i = 0; i < regs; ++i) {
+      llvm::Value *word = b_.CreateExtractValue(out, i);
+      acc[2 * i] = b_.CreateTrunc(word, b_.getInt16Ty());
+      acc[2 * i + 1] = b_.CreateTrunc(b_.CreateLShr(word, 16), b_.getInt16Ty());
+    }
+  }
+
+  KernelLowering &k_;
+  llvm::IRBuilder<> &b_;
+  const ir::Operation &op_;
+  const Layout &home_;
+  const BlockedLayout &parent_;
+  MmaInstruction mma_;
+  int64_t n_ = 0, depth_ = 0, passes_ = 0;
+  WgmmaOperand operand_[2];
+  llvm::Value *base_[2] = {nullptr, nullptr}; // descriptors at tile starts
+};
+
+} // namespace
+
+void KernelLowering::lower_warpgroup_dot(const ir::Operation &op) {
+  WarpgroupDot(*this, op).lower();
+}
+
+} // namespace blocc::nvptx

@@ -3,10 +3,14 @@ stages, at one problem size, checked against float64 first: which
 configuration to run (and autotune over), measured rather than guessed.
 
     python3 benchmarks/tutorials/attention_configs.py [--seq 4096]
-        [--batch 4] [--out attention-configs.json]
+        [--batch 4] [--out attention-configs.json] [--backward]
 
 Prints TFLOP/s per configuration, head dimensions 64 and 128, causal and
-not, beside torch's scaled_dot_product_attention in the same run.
+not, beside torch's scaled_dot_product_attention in the same run. With
+--backward, the backward kernels instead: attention_bwd_dkdv's and
+attention_bwd_dq's configurations each timed alone (ms), then the best
+of each with the preprocess kernel as one backward pass, beside SDPA's
+backward.
 """
 
 import argparse
@@ -26,12 +30,97 @@ import blocc
 from blocc import kernels as B
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from gpu_sweep import attention_reference  # noqa: E402
+from gpu_sweep import attention_backward_reference, attention_reference  # noqa: E402
 
 CONFIGS = [dict(BLOCK_M=m, BLOCK_N=n, num_warps=w, num_stages=s)
            for m, n, w, s in itertools.product((64, 128), (32, 64, 128), (4, 8),
                                                (2, 3))
            if m % (16 * w) == 0]
+
+# The backward kernels: a dot's rows (BLOCK_N for dk and dv, BLOCK_M for
+# dq) are split over the warps, 16 rows each at least.
+BWD_BLOCKS = [dict(BLOCK_M=m, BLOCK_N=n, num_warps=w, num_stages=s)
+              for m, n, w, s in itertools.product((16, 32, 64, 128),
+                                                  (16, 32, 64, 128), (4, 8),
+                                                  (1, 2, 3))]
+DKDV_CONFIGS = [c for c in BWD_BLOCKS if c["BLOCK_N"] % (16 * c["num_warps"]) == 0
+                and c["BLOCK_M"] <= 64]
+DQ_CONFIGS = [c for c in BWD_BLOCKS if c["BLOCK_M"] % (16 * c["num_warps"]) == 0
+              and c["BLOCK_N"] <= 64]
+
+
+def backward(args, dims):
+    """The backward kernels' configurations; returns the JSON rows."""
+    n, seq, rows = args.batch * args.heads, args.seq, []
+    for dim, causal in itertools.product(dims, (False, True)):
+        q, k, v, dout = (torch.rand(n, seq, dim, device="cuda",
+                                    dtype=torch.float16) - 0.5
+                         for _ in range(4))
+        scale = 1 / math.sqrt(dim)
+        want = attention_backward_reference(q, k, v, dout, scale, causal)
+        out = torch.empty_like(q)
+        lse, delta = (torch.empty(n, seq, device="cuda") for _ in range(2))
+        B.attention_fwd_lse[(triton.cdiv(seq, 64), n)](
+            q, k, v, out, lse, seq, scale, HEAD_DIM=dim, BLOCK_M=64,
+            BLOCK_N=64, CAUSAL=causal, num_warps=4)
+
+        def preprocess():
+            B.attention_bwd_preprocess[(triton.cdiv(n * seq, 64),)](
+                out, dout, delta, n * seq, HEAD_DIM=dim, BLOCK_M=64)
+        preprocess()
+        flops = 10 * n * seq * seq * dim // (2 if causal else 1)
+        q4, k4, v4 = (t.view(args.batch, args.heads, seq, dim).detach()
+                      .requires_grad_() for t in (q, k, v))
+        o4 = F.scaled_dot_product_attention(q4, k4, v4, is_causal=causal)
+        sdpa = triton.testing.do_bench(lambda: torch.autograd.grad(
+            o4, (q4, k4, v4), dout.view(o4.shape), retain_graph=True),
+            return_mode="median")
+        print(f"d={dim} causal={causal}: SDPA backward {sdpa:.3f} ms "
+              f"({flops / sdpa / 1e9:.1f} TFLOP/s)")
+        grads = torch.empty((3,) + tuple(q.shape), device="cuda",
+                            dtype=torch.float16)
+        launches = {
+            "dkdv": (DKDV_CONFIGS, "BLOCK_N", lambda c: B.attention_bwd_dkdv[
+                (triton.cdiv(seq, c["BLOCK_N"]), n)](
+                    q, k, v, dout, lse, delta, grads[1], grads[2], seq, scale,
+                    HEAD_DIM=dim, CAUSAL=causal, **c), (1, 3)),
+            "dq": (DQ_CONFIGS, "BLOCK_M", lambda c: B.attention_bwd_dq[
+                (triton.cdiv(seq, c["BLOCK_M"]), n)](
+                    q, k, v, dout, lse, delta, grads[0], seq, scale,
+                    HEAD_DIM=dim, CAUSAL=causal, **c), (0, 1)),
+        }
+        best = {}
+        for kernel, (configs, _, launch, (lo, hi)) in launches.items():
+            for config in configs:
+                grads.fill_(float("nan"))
+                try:
+                    launch(config)
+                    torch.cuda.synchronize()
+                    # As gpu_sweep.py: within 2^-8 of each gradient's
+                    # largest element.
+                    got, expected = grads[lo:hi].float(), want[lo:hi]
+                    atol = expected.abs().amax(dim=(1, 2, 3), keepdim=True)
+                    ok = bool(((got - expected).abs() <= 2**-8 * (
+                        atol + expected.abs())).all())
+                    ms = triton.testing.do_bench(lambda: launch(config),
+                                                 return_mode="median")
+                except Exception as e:  # noqa: BLE001 (a config may not compile)
+                    print(f"  {kernel} {config}: {str(e).splitlines()[0]}")
+                    continue
+                print(f"  {kernel} {config}: {ms:.3f} ms"
+                      + ("" if ok else "  WRONG"))
+                rows.append(dict(dim=dim, causal=causal, kernel=kernel,
+                                 **config, ok=ok, ms=ms, sdpa_ms=sdpa))
+                if ok and (kernel not in best or ms < best[kernel][1]):
+                    best[kernel] = (config, ms)
+        if len(best) == 2:
+            total = (triton.testing.do_bench(preprocess, return_mode="median")
+                     + best["dkdv"][1] + best["dq"][1])
+            print(f"  best: dkdv {best['dkdv'][0]}, dq {best['dq'][0]}: "
+                  f"{total:.3f} ms with the preprocess, "
+                  f"{flops / total / 1e9:.1f} TFLOP/s ({sdpa / total:.2f}x "
+                  "SDPA)")
+    return rows
 
 
 def main():
@@ -43,7 +132,18 @@ def main():
                         help="only these, as BLOCK_MxBLOCK_NxWARPS,...")
     parser.add_argument("--dims", default="64,128")
     parser.add_argument("--out")
+    parser.add_argument("--backward", action="store_true",
+                        help="the backward kernels' configurations")
     args = parser.parse_args()
+    if args.backward:
+        rows = backward(args, [int(d) for d in args.dims.split(",")])
+        if args.out:
+            with open(args.out, "w") as f:
+                json.dump(dict(device=torch.cuda.get_device_name(),
+                               blocc=blocc.__version__, seq=args.seq,
+                               heads=args.batch * args.heads, backward=True,
+                               rows=rows), f, indent=1)
+        return
     configs = CONFIGS
     if args.configs:
         wanted = {tuple(int(x) for x in c.split("x"))

@@ -215,6 +215,63 @@ def attention(seq, heads=4, dim=64):
        "copies)")
 
 
+def attention_backward(seq, heads=4, dim=64, causal=False):
+    """dq, dk and dv of attention at dout, given the forward's out and lse
+    (the timed launch is the backward pass alone)."""
+    q16, k16, v16, do16 = ((RNG.random((heads, seq, dim)) - 0.5)
+                           .astype(np.float16) for _ in range(4))
+    q, k, v, do = (a.astype(np.float32) for a in (q16, k16, v16, do16))
+    scale = 1 / math.sqrt(dim)
+
+    def backward(q, k, v, do, scale):
+        """The gradients from the closed forms, in q's precision."""
+        s = (q @ k.transpose(0, 2, 1)) * scale
+        if causal:
+            s = np.where(np.tri(seq, dtype=bool), s, -np.inf)
+        p = np.exp(s - s.max(-1, keepdims=True))
+        p /= p.sum(-1, keepdims=True)
+        ds = p * (do @ v.transpose(0, 2, 1) - (do * (p @ v)).sum(-1)[..., None])
+        return np.stack([scale * ds @ k, scale * ds.transpose(0, 2, 1) @ q,
+                         p.transpose(0, 2, 1) @ do])
+    want = backward(*(a.astype(np.float64) for a in (q, k, v, do)), scale)
+    out16 = np.empty((heads, seq, dim), np.float16)
+    lse, delta = np.empty((heads, seq), np.float32), np.empty((heads, seq),
+                                                              np.float32)
+    B.attention_fwd_lse[(cdiv(seq, 64), heads)](
+        q16, k16, v16, out16, lse, seq, scale, HEAD_DIM=dim, BLOCK_M=64,
+        BLOCK_N=64, CAUSAL=causal)
+    grads = np.full((3, heads, seq, dim), np.nan, np.float16)
+
+    def blocc_backward():
+        B.attention_bwd_preprocess[(cdiv(heads * seq, 64),)](
+            out16, do16, delta, heads * seq, HEAD_DIM=dim, BLOCK_M=64)
+        B.attention_bwd_dkdv[(cdiv(seq, 32), heads)](
+            q16, k16, v16, do16, lse, delta, grads[1], grads[2], seq, scale,
+            HEAD_DIM=dim, BLOCK_M=32, BLOCK_N=32, CAUSAL=causal)
+        B.attention_bwd_dq[(cdiv(seq, 32), heads)](
+            q16, k16, v16, do16, lse, delta, grads[0], seq, scale,
+            HEAD_DIM=dim, BLOCK_M=32, BLOCK_N=32, CAUSAL=causal)
+
+    def torch_columns_():
+        tq, tk, tv = (t(a).requires_grad_() for a in (q, k, v))
+        o = F.scaled_dot_product_attention(tq, tk, tv, is_causal=causal)
+        return {"torch": (lambda: torch.stack(torch.autograd.grad(
+            o, (tq, tk, tv), t(do), retain_graph=True)).numpy(), None)}
+    # The five products of a backward pass (FlashAttention's count); each
+    # gradient within 2^-8 of its largest element (as gpu_sweep.py).
+    return ("GFLOP/s", 10 * heads * seq * seq * dim // (2 if causal else 1), {
+        "blocc": (blocc_backward, grads),
+        "numpy": (lambda: backward(q, k, v, do, np.float32(scale)), None),
+        **torch_columns(torch_columns_),
+    }, want, (2**-8, 2**-8 * np.abs(want).max(axis=(1, 2, 3), keepdims=True)),
+        "32x32 blocks; f16 inputs (the peers take float32 "
+       "copies)" + (", causal" if causal else ""))
+
+
+def attention_backward_causal(seq):
+    return attention_backward(seq, causal=True)
+
+
 def rope(seq, batch=2, heads=8, dim=64):
     half = dim // 2
     q0 = (RNG.random((batch, seq, heads, dim)) * 4 - 2).astype(np.float32)
@@ -367,6 +424,9 @@ SWEEPS = {
     "gelu": (gelu, [1 << 16, 1 << 20, 1 << 24], "f32"),
     "matmul": (matmul, [128, 256, 512], "f16"),
     "attention": (attention, [128, 256, 512], "f16"),
+    "attention_backward": (attention_backward, [128, 256, 512], "f16"),
+    "attention_backward_causal": (attention_backward_causal, [128, 256, 512],
+                                  "f16"),
     "rope": (rope, [128, 512, 2048], "f32"),
     "mean": (mean, [1 << 16, 1 << 20, 1 << 24], "f32"),
     "dropout": (dropout, [1 << 16, 1 << 20, 1 << 24], "f32"),
@@ -377,11 +437,14 @@ SIZE_LABELS = {"softmax": "row length, 1024 rows",
                "layer_norm": "row length, 1024 rows",
                "layer_norm_backward": "row length, 1024 rows",
                "matmul": "M = N = K", "attention": "sequence, 4 heads x 64",
+               "attention_backward": "sequence, 4 heads x 64",
+               "attention_backward_causal": "sequence, 4 heads x 64, causal",
                "rope": "sequence, 2 x 8 heads x 64"}
 
 # --smoke: one small, odd size per kernel (a test that the sweep runs).
 SMOKE = {"vector_add": 1000, "softmax": 100, "layer_norm": 100, "gelu": 1001,
-         "matmul": 64, "attention": 64, "rope": 17, "mean": 4099,
+         "matmul": 64, "attention": 64, "attention_backward": 67,
+         "attention_backward_causal": 67, "rope": 17, "mean": 4099,
          "dropout": 1001, "layer_norm_backward": 100}
 
 

@@ -238,6 +238,117 @@ def attention_b4_d128_causal(seq):
     return attention(seq, dim=128, batch=4, causal=True)
 
 
+def attention_backward_reference(q, k, v, dout, scale, causal):
+    """dq, dk and dv of softmax(Q K^T * scale) V at dout, by autograd in
+    float64, a few heads at a time; [3, *q.shape] in float32."""
+    seq = q.shape[1]
+    hidden = torch.ones(seq, seq, dtype=torch.bool, device=DEVICE).triu(1)
+    grads = torch.empty((3,) + tuple(q.shape), dtype=torch.float32,
+                        device=DEVICE)
+    for h in range(0, q.shape[0], 8):
+        q64, k64, v64 = (t[h:h + 8].double().requires_grad_()
+                         for t in (q, k, v))
+        s = (q64 @ k64.transpose(1, 2)) * scale
+        if causal:
+            s = s.masked_fill(hidden, float("-inf"))
+        (torch.softmax(s, -1) @ v64).backward(dout[h:h + 8].double())
+        for i, t in enumerate((q64, k64, v64)):
+            grads[i, h:h + 8] = t.grad.float()
+    return grads
+
+
+# Tutorial 06's backward kernels on the GPU: (BLOCK_M, BLOCK_N, warps,
+# stages) of attention_bwd_dkdv and of attention_bwd_dq, per head
+# dimension (attention_configs.py --backward measures the others).
+ATTENTION_BWD_CONFIGS = {
+    64: (dict(BLOCK_M=32, BLOCK_N=64, num_warps=4, num_stages=2),
+         dict(BLOCK_M=64, BLOCK_N=32, num_warps=4, num_stages=2)),
+    128: (dict(BLOCK_M=32, BLOCK_N=64, num_warps=4, num_stages=2),
+          dict(BLOCK_M=64, BLOCK_N=32, num_warps=4, num_stages=2)),
+}
+
+
+def attention_backward(seq, heads=32, dim=64, causal=False, batch=4):
+    """The backward pass of attention (dq, dk, dv from dout, given the
+    forward's out and each row's log-sum-exp) over batch x heads [seq, dim]
+    problems: blocc's three kernels against the same three in Triton and
+    against SDPA's backward (FlashAttention-2 on an H100)."""
+    n = batch * heads
+    q, k, v, dout = (torch.rand(n, seq, dim, device=DEVICE,
+                                dtype=torch.float16) - 0.5 for _ in range(4))
+    scale = 1 / math.sqrt(dim)
+    want = attention_backward_reference(q, k, v, dout, scale, causal)
+    fwd = dict(BLOCK_M=128 if dim == 64 else 64, BLOCK_N=64, num_warps=4,
+               num_stages=2)
+    dkdv, dq = ATTENTION_BWD_CONFIGS[dim]
+    grads = {c: torch.full((3,) + tuple(q.shape), float("nan"), device=DEVICE,
+                           dtype=torch.float16) for c in ("blocc", "triton")}
+
+    def three_kernels(kernels, column):
+        """The forward pass storing lse, once; then the timed launch of the
+        backward kernels: delta, dk and dv, dq."""
+        forward, preprocess, dkdv_kernel, dq_kernel = kernels
+        out = torch.full_like(q, float("nan"))
+        lse, delta = (torch.full((n, seq), float("nan"), device=DEVICE)
+                      for _ in range(2))
+        forward[(cdiv(seq, fwd["BLOCK_M"]), n)](q, k, v, out, lse, seq, scale,
+                                                HEAD_DIM=dim, CAUSAL=causal,
+                                                **fwd)
+        g = grads[column]
+
+        def launch():
+            preprocess[(cdiv(n * seq, 64),)](out, dout, delta, n * seq,
+                                            HEAD_DIM=dim, BLOCK_M=64,
+                                            num_warps=4)
+            dkdv_kernel[(cdiv(seq, dkdv["BLOCK_N"]), n)](
+                q, k, v, dout, lse, delta, g[1], g[2], seq, scale,
+                HEAD_DIM=dim, CAUSAL=causal, **dkdv)
+            dq_kernel[(cdiv(seq, dq["BLOCK_M"]), n)](
+                q, k, v, dout, lse, delta, g[0], seq, scale, HEAD_DIM=dim,
+                CAUSAL=causal, **dq)
+        return launch
+    q4, k4, v4 = (t.view(batch, heads, seq, dim).detach().requires_grad_()
+                  for t in (q, k, v))
+    sdpa_out = F.scaled_dot_product_attention(q4, k4, v4, is_causal=causal)
+    dout4 = dout.view(batch, heads, seq, dim)
+    # FLOPs of the five products a backward pass needs (2.5 times the
+    # forward's, as FlashAttention and Triton count them); causal, half.
+    flops = 10 * n * seq * seq * dim // (2 if causal else 1)
+    # Each gradient within 2^-8 of its largest element: half's 2^-11 on
+    # P and dS, summed over the queries or keys with random signs, stays
+    # far below (an element may be small by cancellation: no bound
+    # relative to itself alone).
+    atol = want.abs().amax(dim=(1, 2, 3), keepdim=True) * 2**-8
+    return ("TFLOP/s", flops, {
+        "blocc": (three_kernels((B.attention_fwd_lse,
+                                 B.attention_bwd_preprocess,
+                                 B.attention_bwd_dkdv, B.attention_bwd_dq),
+                                "blocc"), grads["blocc"]),
+        "triton": (three_kernels((T.attention_fwd_lse,
+                                  T.attention_bwd_preprocess,
+                                  T.attention_bwd_dkdv, T.attention_bwd_dq),
+                                 "triton"), grads["triton"]),
+        # The backward pass alone, again and again on one graph.
+        "SDPA backward (ceiling)": (unchecked(lambda: torch.autograd.grad(
+            sdpa_out, (q4, k4, v4), dout4, retain_graph=True)), None),
+    }, want, (2**-8, atol),
+        f"dkdv {dkdv['BLOCK_M']}x{dkdv['BLOCK_N']} blocks, dq "
+        f"{dq['BLOCK_M']}x{dq['BLOCK_N']}, {dkdv['num_warps']} warps, "
+        f"{dkdv['num_stages']} stages" + (", causal" if causal else ""))
+
+
+def attention_backward_d128(seq):
+    return attention_backward(seq, dim=128)
+
+
+def attention_backward_causal(seq):
+    return attention_backward(seq, causal=True)
+
+
+def attention_backward_d128_causal(seq):
+    return attention_backward(seq, dim=128, causal=True)
+
+
 def rope(seq, batch=8, heads=32, dim=128):
     half = dim // 2
     q0 = torch.rand(batch, seq, heads, dim, device=DEVICE) * 4 - 2
@@ -385,6 +496,12 @@ SWEEPS = {
     "attention_b4_d128": (attention_b4_d128, [1024, 4096], "f16"),
     "attention_b4_causal": (attention_b4_causal, [1024, 4096], "f16"),
     "attention_b4_d128_causal": (attention_b4_d128_causal, [1024, 4096], "f16"),
+    "attention_backward": (attention_backward, [1024, 4096], "f16"),
+    "attention_backward_d128": (attention_backward_d128, [1024, 4096], "f16"),
+    "attention_backward_causal": (attention_backward_causal, [1024, 4096],
+                                  "f16"),
+    "attention_backward_d128_causal": (attention_backward_d128_causal,
+                                       [1024, 4096], "f16"),
     "rope": (rope, [256, 1024, 4096], "f32"),
     "mean": (mean, [1 << 20, 1 << 24, 1 << 28], "f32"),
     "dropout": (dropout, [1 << 20, 1 << 24, 1 << 27], "f32"),
@@ -403,11 +520,19 @@ SIZE_LABELS = {"softmax": "row length, 4096 rows",
                "attention_b4_causal": "sequence, 4 x 32 heads x 64, causal",
                "attention_b4_d128_causal":
                    "sequence, 4 x 32 heads x 128, causal",
+               "attention_backward": "sequence, 4 x 32 heads x 64",
+               "attention_backward_d128": "sequence, 4 x 32 heads x 128",
+               "attention_backward_causal":
+                   "sequence, 4 x 32 heads x 64, causal",
+               "attention_backward_d128_causal":
+                   "sequence, 4 x 32 heads x 128, causal",
                "rope": "sequence, 8 x 32 heads x 128"}
 
 
 def mismatch(got, want, rtol, atol):
-    bad = ~torch.isclose(got.float(), want.float(), rtol=rtol, atol=atol)
+    """atol: a number, or a tensor broadcast against want."""
+    got, want = got.float(), want.float()
+    bad = ~((got - want).abs() <= atol + rtol * want.abs())
     if not bad.any():
         return None
     i = tuple(bad.nonzero()[0].tolist())

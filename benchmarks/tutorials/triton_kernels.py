@@ -94,11 +94,11 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 
 
 @triton.jit
-def attention(q_ptr, k_ptr, v_ptr, out_ptr, seq_len, scale,
-              HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
-              BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
-    head = tl.program_id(1).to(tl.int64) * seq_len * HEAD_DIM
-    first_query = tl.program_id(0) * BLOCK_M
+def _attention_rows(q_ptr, k_ptr, v_ptr, head, first_query, seq_len, scale,
+                    HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                    BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    """The forward pass of BLOCK_M queries: the unnormalized output and the
+    rows' maxima and sums, in powers of two of the scaled scores."""
     queries = first_query + tl.arange(0, BLOCK_M)
     dims = tl.arange(0, HEAD_DIM)
     q = tl.load(q_ptr + head + queries[:, None] * HEAD_DIM + dims[None, :],
@@ -126,9 +126,139 @@ def attention(q_ptr, k_ptr, v_ptr, out_ptr, seq_len, scale,
                     mask=keys[:, None] < seq_len, other=0.0)
         acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
         m = m_new
+    return acc, m, l
+
+
+@triton.jit
+def attention(q_ptr, k_ptr, v_ptr, out_ptr, seq_len, scale,
+              HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+              BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    head = tl.program_id(1).to(tl.int64) * seq_len * HEAD_DIM
+    first_query = tl.program_id(0) * BLOCK_M
+    acc, m, l = _attention_rows(q_ptr, k_ptr, v_ptr, head, first_query,
+                                seq_len, scale, HEAD_DIM, BLOCK_M, BLOCK_N,
+                                CAUSAL)
+    queries = first_query + tl.arange(0, BLOCK_M)
+    dims = tl.arange(0, HEAD_DIM)
     tl.store(out_ptr + head + queries[:, None] * HEAD_DIM + dims[None, :],
              (acc / l[:, None]).to(out_ptr.dtype.element_ty),
              mask=queries[:, None] < seq_len)
+
+
+@triton.jit
+def attention_fwd_lse(q_ptr, k_ptr, v_ptr, out_ptr, lse_ptr, seq_len, scale,
+                      HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                      BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    """attention, also storing each row's natural log-sum-exp of its scaled
+    scores (as blocc's attention_fwd_lse) for the backward kernels."""
+    head_row = tl.program_id(1).to(tl.int64) * seq_len
+    first_query = tl.program_id(0) * BLOCK_M
+    acc, m, l = _attention_rows(q_ptr, k_ptr, v_ptr, head_row * HEAD_DIM,
+                                first_query, seq_len, scale, HEAD_DIM,
+                                BLOCK_M, BLOCK_N, CAUSAL)
+    queries = first_query + tl.arange(0, BLOCK_M)
+    dims = tl.arange(0, HEAD_DIM)
+    tl.store(out_ptr + (head_row + queries[:, None]) * HEAD_DIM + dims[None, :],
+             (acc / l[:, None]).to(out_ptr.dtype.element_ty),
+             mask=queries[:, None] < seq_len)
+    tl.store(lse_ptr + head_row + queries,
+             (m + tl.log2(l)) * 0.6931471805599453, mask=queries < seq_len)
+
+
+@triton.jit
+def attention_bwd_preprocess(out_ptr, dout_ptr, delta_ptr, rows,
+                             HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
+    """delta = rowsum(dO * out) over all heads' rows, in float32."""
+    row = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offsets = row[:, None].to(tl.int64) * HEAD_DIM + tl.arange(0, HEAD_DIM)[None, :]
+    o = tl.load(out_ptr + offsets, mask=row[:, None] < rows, other=0.0)
+    do = tl.load(dout_ptr + offsets, mask=row[:, None] < rows, other=0.0)
+    tl.store(delta_ptr + row, tl.sum(o.to(tl.float32) * do.to(tl.float32), 1),
+             mask=row < rows)
+
+
+@triton.jit
+def attention_bwd_dkdv(q_ptr, k_ptr, v_ptr, dout_ptr, lse_ptr, delta_ptr,
+                       dk_ptr, dv_ptr, seq_len, scale, HEAD_DIM: tl.constexpr,
+                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                       CAUSAL: tl.constexpr):
+    """dK and dV of BLOCK_N keys, walking the query blocks that see them
+    with transposed tiles (S^T = K Q^T), every block masked."""
+    head_row = tl.program_id(1).to(tl.int64) * seq_len
+    head = head_row * HEAD_DIM
+    first_key = tl.program_id(0) * BLOCK_N
+    keys = first_key + tl.arange(0, BLOCK_N)
+    dims = tl.arange(0, HEAD_DIM)
+    kv = head + keys[:, None] * HEAD_DIM + dims[None, :]
+    k = tl.load(k_ptr + kv, mask=keys[:, None] < seq_len, other=0.0)
+    v = tl.load(v_ptr + kv, mask=keys[:, None] < seq_len, other=0.0)
+    dk = tl.zeros([BLOCK_N, HEAD_DIM], tl.float32)
+    dv = tl.zeros([BLOCK_N, HEAD_DIM], tl.float32)
+    scale_log2 = scale * 1.4426950408889634
+    start = 0
+    if CAUSAL:
+        start = first_key // BLOCK_M * BLOCK_M
+    for first_query in range(start, seq_len, BLOCK_M):
+        queries = first_query + tl.arange(0, BLOCK_M)
+        in_seq = queries < seq_len
+        qt = tl.load(q_ptr + head + queries[None, :] * HEAD_DIM + dims[:, None],
+                     mask=in_seq[None, :], other=0.0)
+        lse = tl.load(lse_ptr + head_row + queries, mask=in_seq, other=0.0)
+        visible = in_seq[None, :]
+        if CAUSAL:
+            visible = visible & (keys[:, None] <= queries[None, :])
+        pt = tl.exp2(tl.where(visible, tl.dot(k, qt) * scale_log2 -
+                              lse[None, :] * 1.4426950408889634,
+                              -float("inf")))
+        do = tl.load(dout_ptr + head + queries[:, None] * HEAD_DIM + dims[None, :],
+                     mask=in_seq[:, None], other=0.0)
+        dv = tl.dot(pt.to(do.dtype), do, dv)
+        delta = tl.load(delta_ptr + head_row + queries, mask=in_seq, other=0.0)
+        dst = pt * (tl.dot(v, tl.trans(do)) - delta[None, :])
+        dk = tl.dot(dst.to(qt.dtype), tl.trans(qt), dk)
+    tl.store(dk_ptr + kv, (dk * scale).to(dk_ptr.dtype.element_ty),
+             mask=keys[:, None] < seq_len)
+    tl.store(dv_ptr + kv, dv.to(dv_ptr.dtype.element_ty),
+             mask=keys[:, None] < seq_len)
+
+
+@triton.jit
+def attention_bwd_dq(q_ptr, k_ptr, v_ptr, dout_ptr, lse_ptr, delta_ptr, dq_ptr,
+                     seq_len, scale, HEAD_DIM: tl.constexpr,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                     CAUSAL: tl.constexpr):
+    """dQ of BLOCK_M queries, walking the key blocks they see, every block
+    masked."""
+    head_row = tl.program_id(1).to(tl.int64) * seq_len
+    head = head_row * HEAD_DIM
+    first_query = tl.program_id(0) * BLOCK_M
+    queries = first_query + tl.arange(0, BLOCK_M)
+    dims = tl.arange(0, HEAD_DIM)
+    in_seq = queries < seq_len
+    rows = head + queries[:, None] * HEAD_DIM + dims[None, :]
+    q = tl.load(q_ptr + rows, mask=in_seq[:, None], other=0.0)
+    do = tl.load(dout_ptr + rows, mask=in_seq[:, None], other=0.0)
+    lse = tl.load(lse_ptr + head_row + queries, mask=in_seq, other=0.0)
+    delta = tl.load(delta_ptr + head_row + queries, mask=in_seq, other=0.0)
+    dq = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    scale_log2 = scale * 1.4426950408889634
+    end = seq_len
+    if CAUSAL:
+        end = tl.minimum(first_query + BLOCK_M, seq_len)
+    for first_key in range(0, end, BLOCK_N):
+        keys = first_key + tl.arange(0, BLOCK_N)
+        cols = head + keys[None, :] * HEAD_DIM + dims[:, None]
+        kt = tl.load(k_ptr + cols, mask=keys[None, :] < seq_len, other=0.0)
+        vt = tl.load(v_ptr + cols, mask=keys[None, :] < seq_len, other=0.0)
+        visible = keys[None, :] < seq_len
+        if CAUSAL:
+            visible = visible & (keys[None, :] <= queries[:, None])
+        p = tl.exp2(tl.where(visible, tl.dot(q, kt) * scale_log2 -
+                             lse[:, None] * 1.4426950408889634, -float("inf")))
+        ds = p * (tl.dot(do, vt) - delta[:, None])
+        dq = tl.dot(ds.to(kt.dtype), tl.trans(kt), dq)
+    tl.store(dq_ptr + rows, (dq * scale).to(dq_ptr.dtype.element_ty),
+             mask=in_seq[:, None])
 
 
 @triton.jit

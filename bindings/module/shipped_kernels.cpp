@@ -10,6 +10,7 @@
 #include "04-low-memory-dropout/seeded_dropout.h"
 #include "05-layer-norm/layer_norm.h"
 #include "06-fused-attention/attention.h"
+#include "06-fused-attention/attention_backward.h"
 #include "07-gelu/gelu.h"
 #include "08-rope/rope.h"
 #include "09-mean/mean.h"
@@ -26,6 +27,10 @@ std::vector<const blocc_kernel_v1 *> shipped_kernels() {
           export_kernel_abi(tutorials::layer_norm_bwd_dx),
           export_kernel_abi(tutorials::layer_norm_bwd_dwdb),
           export_kernel_abi(tutorials::attention),
+          export_kernel_abi(tutorials::attention_fwd_lse),
+          export_kernel_abi(tutorials::attention_bwd_preprocess),
+          export_kernel_abi(tutorials::attention_bwd_dkdv),
+          export_kernel_abi(tutorials::attention_bwd_dq),
           export_kernel_abi(tutorials::gelu),
           export_kernel_abi(tutorials::gelu_f16),
           export_kernel_abi(tutorials::rope),

@@ -1,15 +1,18 @@
 """blocc.kernels (the tutorials' kernels) on numpy arrays against float64
 references: odd sizes, poisoned outputs, every way of giving a grid."""
 
+import importlib.util
 import pathlib
 
 import numpy as np
 import pytest
 
 import blocc
-from blocc.kernels import (add, attention, gelu, gelu_f16, layer_norm_bwd_dwdb,
-                           layer_norm_bwd_dx, layer_norm_fwd, matmul,
-                           partial_sums, rope, seeded_dropout, softmax)
+from blocc.kernels import (add, attention, attention_bwd_dkdv, attention_bwd_dq,
+                           attention_bwd_preprocess, attention_fwd_lse, gelu,
+                           gelu_f16, layer_norm_bwd_dwdb, layer_norm_bwd_dx,
+                           layer_norm_fwd, matmul, partial_sums, rope,
+                           seeded_dropout, softmax)
 from conftest import poisoned
 
 
@@ -27,8 +30,9 @@ def test_every_tutorial_kernel_is_shipped():
 
 def test_shipped_kernels_are_the_tutorials():
     assert blocc.kernels.__all__ == [
-        "add", "attention", "gelu", "gelu_f16", "layer_norm_bwd_dwdb", "layer_norm_bwd_dx",
-        "layer_norm_fwd", "matmul", "matmul_bf16", "partial_sums", "rope",
+        "add", "attention", "attention_bwd_dkdv", "attention_bwd_dq",
+        "attention_bwd_preprocess", "attention_fwd_lse", "gelu", "gelu_f16",
+        "layer_norm_bwd_dwdb", "layer_norm_bwd_dx", "layer_norm_fwd", "matmul", "matmul_bf16", "partial_sums", "rope",
         "seeded_dropout", "softmax"]
     assert add.name == "add"
     assert add.definition_site.startswith("vector_add.h:")
@@ -311,3 +315,101 @@ def test_attention(rng, heads, seq, dim, causal):
     # Probabilities and the output rounded to half: a few 2^-11.
     np.testing.assert_allclose(out.astype(np.float64), want, rtol=4e-3,
                                atol=2e-3)
+
+
+def float64_attention_backward(q, k, v, dout, scale, causal, out=None):
+    """out, lse and the gradients dq, dk, dv of softmax(Q K^T scale) V at
+    dout in float64, each gradient with its error bound for the kernels.
+    delta is taken from `out` where given (the forward kernel's, as the
+    backward kernels are given it). The bound is tutorial 06's
+    (float64_gradients in main.cpp): half's rounding of P and dS, float32
+    sums of dim exact products in dP and delta, twice for the other
+    float32 effects, plus the final rounding to half."""
+    q, k, v, dout = (a.astype(np.float64) for a in (q, k, v, dout))
+    seq, dim = q.shape[1], q.shape[2]
+    s = np.einsum("hid,hjd->hij", q, k) * scale
+    if causal:
+        s = np.where(np.tri(seq, dtype=bool), s, -np.inf)
+    lse = np.logaddexp.reduce(s, axis=-1)
+    p = np.exp(s - lse[..., None])
+    exact_out = p @ v
+    out = exact_out if out is None else out.astype(np.float64)
+    dp = dout @ v.transpose(0, 2, 1)
+    delta = (dout * out).sum(-1)
+    ds = p * (dp - delta[..., None])
+    u, tiny = 2.0 ** -11, 2.0 ** -25
+    visible = np.isfinite(s)
+    sums = np.abs(dout) @ np.abs(v).transpose(0, 2, 1) + (
+        np.abs(dout * out).sum(-1)[..., None])
+    ds_error = np.where(visible, u * np.abs(ds) + tiny + p * 2.0**-24 * dim * sums, 0)
+    p_error = np.where(visible, u * p + tiny, 0)
+    grads = {"dq": (scale * ds @ k, scale * ds_error @ np.abs(k)),
+             "dk": (scale * ds.transpose(0, 2, 1) @ q,
+                    scale * ds_error.transpose(0, 2, 1) @ np.abs(q)),
+             "dv": (p.transpose(0, 2, 1) @ dout,
+                    p_error.transpose(0, 2, 1) @ np.abs(dout))}
+    return exact_out, lse, {name: (want, 2 * error + u * np.abs(want) + tiny)
+                            for name, (want, error) in grads.items()}
+
+
+@pytest.mark.parametrize("heads,seq,dim", [(1, 1, 64), (2, 37, 64),
+                                          (2, 83, 128)])
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_backward(rng, heads, seq, dim, causal):
+    q, k, v, dout = (rng.uniform(-1, 1, (heads, seq, dim)).astype(np.float16)
+                     for _ in range(4))
+    scale = 1 / np.sqrt(dim)
+    out = poisoned((heads, seq, dim), np.float16)
+    lse, delta = poisoned((heads, seq), np.float32), poisoned((heads, seq), np.float32)
+    dq, dk, dv = (poisoned((heads, seq, dim), np.float16) for _ in range(3))
+    meta = dict(HEAD_DIM=dim, CAUSAL=causal)
+    attention_fwd_lse[(blocc.cdiv(seq, 32), heads)](
+        q, k, v, out, lse, seq, scale, BLOCK_M=32, BLOCK_N=32, **meta)
+    attention_bwd_preprocess[(blocc.cdiv(heads * seq, 16),)](
+        out, dout, delta, heads * seq, HEAD_DIM=dim, BLOCK_M=16)
+    # Blocks of keys and queries of different sizes: the causal walks must
+    # find the diagonal blocks of either.
+    attention_bwd_dkdv[(blocc.cdiv(seq, 32), heads)](
+        q, k, v, dout, lse, delta, dk, dv, seq, scale, BLOCK_M=16, BLOCK_N=32,
+        **meta)
+    attention_bwd_dq[(blocc.cdiv(seq, 32), heads)](
+        q, k, v, dout, lse, delta, dq, seq, scale, BLOCK_M=32, BLOCK_N=16,
+        **meta)
+    want_out, want_lse, grads = float64_attention_backward(q, k, v, dout, scale,
+                                                           causal, out)
+    np.testing.assert_allclose(out.astype(np.float64), want_out, rtol=4e-3,
+                               atol=2e-3)
+    # lse: float32 sums of dim products and of up to seq exponentials (the
+    # bound of tutorial 06); delta: a float32 sum of dim exact products.
+    largest = scale * np.einsum("hid,hjd->hij", np.abs(q.astype(np.float64)),
+                                np.abs(k.astype(np.float64))).max(-1)
+    assert np.all(np.abs(lse - want_lse) <= 2**-24 * (dim + 2) * largest +
+                  2**-22 * (8 + seq / 16 + 4 * np.abs(want_lse)))
+    terms = dout.astype(np.float64) * out
+    assert np.all(np.abs(delta - terms.sum(-1)) <= dim * 2**-24 * np.abs(terms).sum(-1))
+    for name, got in (("dq", dq), ("dk", dk), ("dv", dv)):
+        want, bound = grads[name]
+        error = np.abs(got.astype(np.float64) - want)
+        assert np.all(error <= bound), (
+            f"{name}: largest error {np.nanmax(error / bound):.3g} of its bound")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None,
+                    reason="needs torch")
+def test_attention_backward_reference_is_torch_autograd(rng):
+    # The closed-form gradients above against autograd of the same float64
+    # forward pass.
+    import torch
+    heads, seq, dim = 2, 19, 16
+    q, k, v, dout = (rng.uniform(-1, 1, (heads, seq, dim)) for _ in range(4))
+    for causal in (False, True):
+        _, _, grads = float64_attention_backward(q, k, v, dout, 0.25, causal)
+        tq, tk, tv = (torch.tensor(a, requires_grad=True) for a in (q, k, v))
+        s = tq @ tk.transpose(1, 2) * 0.25
+        if causal:
+            s = s.masked_fill(~torch.ones(seq, seq, dtype=torch.bool).tril(),
+                              float("-inf"))
+        (torch.softmax(s, -1) @ tv).backward(torch.tensor(dout))
+        for name, t in (("dq", tq), ("dk", tk), ("dv", tv)):
+            np.testing.assert_allclose(grads[name][0], t.grad.numpy(),
+                                       rtol=1e-12, atol=1e-12)

@@ -1,5 +1,7 @@
-// Tutorial 06's kernel, shared by the tutorial (main.cpp) and the Python
-// package (blocc.kernels.attention, bindings/module/shipped_kernels.cpp).
+// Tutorial 06's forward kernels, shared by the tutorial (main.cpp) and the
+// Python package (blocc.kernels.attention and attention_fwd_lse,
+// bindings/module/shipped_kernels.cpp); the backward pass is in
+// attention_backward.h.
 //
 // Fused attention, forward: out = softmax(Q K^T * scale) V for each of
 // batch * heads independent [seq, HEAD_DIM] matrices Q, K, V (contiguous),
@@ -31,84 +33,121 @@
 #include <blocc/blocc.h>
 
 #include <cmath>
+#include <optional>
 
 namespace blocc::tutorials {
 
 namespace bl = blocc;
 
-template <typename T> auto make_attention(const char *name) {
-  return bl::kernel(
-      name,
-      {"q", "k", "v", "out", "seq_len", "scale", "HEAD_DIM", "BLOCK_M",
-       "BLOCK_N", "CAUSAL"},
-      [](bl::Ptr<T> q, bl::Ptr<T> k, bl::Ptr<T> v, bl::Ptr<T> out,
-         bl::i32 seq_len, bl::f32 scale, bl::Const<int> HEAD_DIM,
-         bl::Const<int> BLOCK_M, bl::Const<int> BLOCK_N,
-         bl::Const<bool> CAUSAL) {
-        auto head = bl::program_id(1) * seq_len * HEAD_DIM; // its matrices
-        auto first_query = bl::program_id(0) * BLOCK_M;
-        auto queries = first_query + bl::arange(0, BLOCK_M);
-        auto dims = bl::arange(0, HEAD_DIM);
-        auto query_col = bl::expand_dims(queries, 1); // [BLOCK_M, 1]
-        auto dim_row = bl::expand_dims(dims, 0);      // [1, HEAD_DIM]
-        auto q_tile = bl::load(q + head + query_col * HEAD_DIM + dim_row,
-                               query_col < seq_len, 0.f);
+/// One program of the forward pass; the two kernels below differ only in
+/// `lse`. Where given, it receives each query row's log-sum-exp of its
+/// scaled scores, ln(sum_j exp(scale q.k_j)): the one number per row from
+/// which the backward pass (attention_backward.h) recomputes the row's
+/// probabilities instead of storing them.
+template <typename T>
+void attention_forward(bl::Ptr<T> q, bl::Ptr<T> k, bl::Ptr<T> v, bl::Ptr<T> out,
+                       std::optional<bl::Ptr<float>> lse, bl::i32 seq_len,
+                       bl::f32 scale, int HEAD_DIM, int BLOCK_M, int BLOCK_N,
+                       bool CAUSAL) {
+  auto head = bl::program_id(1) * seq_len * HEAD_DIM; // its matrices
+  auto first_query = bl::program_id(0) * BLOCK_M;
+  auto queries = first_query + bl::arange(0, BLOCK_M);
+  auto dims = bl::arange(0, HEAD_DIM);
+  auto query_col = bl::expand_dims(queries, 1); // [BLOCK_M, 1]
+  auto dim_row = bl::expand_dims(dims, 0);      // [1, HEAD_DIM]
+  auto q_tile = bl::load(q + head + query_col * HEAD_DIM + dim_row,
+                         query_col < seq_len, 0.f);
 
-        auto m = bl::full({BLOCK_M}, -INFINITY, bl::float32);
-        auto l = bl::zeros({BLOCK_M}, bl::float32);
-        auto acc = bl::zeros({BLOCK_M, HEAD_DIM}, bl::float32);
-        auto scale_log2 = scale * 1.4426950408889634f; // exp(x) = 2^(x log2 e)
-        // Folds the key block at first_key into m, l and acc. Only the
-        // last blocks need masks (keys past the end, or after a query);
-        // the blocks before them are folded without any.
-        auto fold = [&](const bl::Tensor &first_key, bool masked) {
-          auto keys = first_key + bl::arange(0, BLOCK_N);
-          auto key_row = bl::expand_dims(keys, 0); // [1, BLOCK_N]
-          auto key_col = bl::expand_dims(keys, 1); // [BLOCK_N, 1]
-          // K^T's tile, [HEAD_DIM, BLOCK_N], read straight from K's rows.
-          auto kt_ptrs =
-              k + head + key_row * HEAD_DIM + bl::expand_dims(dims, 1);
-          auto v_ptrs = v + head + key_col * HEAD_DIM + dim_row;
-          auto kt_tile = masked ? bl::load(kt_ptrs, key_row < seq_len, 0.f)
-                                : bl::load(kt_ptrs);
-          auto qk = bl::dot(q_tile, kt_tile);
-          if (masked) {
-            auto visible = key_row < seq_len;
-            if (CAUSAL)
-              visible = visible & (key_row <= query_col);
-            qk = bl::where(visible, qk, -INFINITY);
-          }
-          // Maxima of the scaled scores, as scale > 0; the scaling and the
-          // subtraction of the maximum are one rounding (fma).
-          auto m_new = bl::maximum(m, bl::max(qk, 1) * scale_log2);
-          auto p =
-              bl::exp2(bl::fma(qk, scale_log2, -bl::expand_dims(m_new, 1)));
-          auto alpha = bl::exp2(m - m_new); // rescales the old sums
-          l = l * alpha + bl::sum(p, 1);
-          auto v_tile = masked ? bl::load(v_ptrs, key_col < seq_len, 0.f)
-                               : bl::load(v_ptrs);
-          acc = bl::dot(p.to(bl::dtype_of<T>()), v_tile,
-                        acc * bl::expand_dims(alpha, 1));
-          m = m_new;
-        };
-        // Key blocks wholly before the end and, causal, before the
-        // program's first query: every score is seen.
-        bl::Tensor unmasked_end = seq_len;
-        if (CAUSAL)
-          unmasked_end = bl::minimum(first_query, seq_len);
-        unmasked_end = unmasked_end / BLOCK_N * BLOCK_N;
-        for (auto first_key : bl::range(0, unmasked_end, BLOCK_N))
-          fold(first_key, false);
-        bl::Tensor end = seq_len;
-        if (CAUSAL) // no key after the block's last query is seen
-          end = bl::minimum(first_query + BLOCK_M, seq_len);
-        for (auto first_key : bl::range(unmasked_end, end, BLOCK_N))
-          fold(first_key, true);
-        bl::store(out + head + query_col * HEAD_DIM + dim_row,
-                  acc / bl::expand_dims(l, 1), query_col < seq_len);
-      });
+  auto m = bl::full({BLOCK_M}, -INFINITY, bl::float32);
+  auto l = bl::zeros({BLOCK_M}, bl::float32);
+  auto acc = bl::zeros({BLOCK_M, HEAD_DIM}, bl::float32);
+  auto scale_log2 = scale * 1.4426950408889634f; // exp(x) = 2^(x log2 e)
+  // Folds the key block at first_key into m, l and acc. Only the
+  // last blocks need masks (keys past the end, or after a query);
+  // the blocks before them are folded without any.
+  auto fold = [&](const bl::Tensor &first_key, bool masked) {
+    auto keys = first_key + bl::arange(0, BLOCK_N);
+    auto key_row = bl::expand_dims(keys, 0); // [1, BLOCK_N]
+    auto key_col = bl::expand_dims(keys, 1); // [BLOCK_N, 1]
+    // K^T's tile, [HEAD_DIM, BLOCK_N], read straight from K's rows.
+    auto kt_ptrs = k + head + key_row * HEAD_DIM + bl::expand_dims(dims, 1);
+    auto v_ptrs = v + head + key_col * HEAD_DIM + dim_row;
+    auto kt_tile =
+        masked ? bl::load(kt_ptrs, key_row < seq_len, 0.f) : bl::load(kt_ptrs);
+    auto qk = bl::dot(q_tile, kt_tile);
+    if (masked) {
+      auto visible = key_row < seq_len;
+      if (CAUSAL)
+        visible = visible & (key_row <= query_col);
+      qk = bl::where(visible, qk, -INFINITY);
+    }
+    // Maxima of the scaled scores, as scale > 0; the scaling and the
+    // subtraction of the maximum are one rounding (fma).
+    auto m_new = bl::maximum(m, bl::max(qk, 1) * scale_log2);
+    auto p = bl::exp2(bl::fma(qk, scale_log2, -bl::expand_dims(m_new, 1)));
+    auto alpha = bl::exp2(m - m_new); // rescales the old sums
+    l = l * alpha + bl::sum(p, 1);
+    auto v_tile =
+        masked ? bl::load(v_ptrs, key_col < seq_len, 0.f) : bl::load(v_ptrs);
+    acc = bl::dot(p.to(bl::dtype_of<T>()), v_tile,
+                  acc * bl::expand_dims(alpha, 1));
+    m = m_new;
+  };
+  // Key blocks wholly before the end and, causal, before the
+  // program's first query: every score is seen.
+  bl::Tensor unmasked_end = seq_len;
+  if (CAUSAL)
+    unmasked_end = bl::minimum(first_query, seq_len);
+  unmasked_end = unmasked_end / BLOCK_N * BLOCK_N;
+  for (auto first_key : bl::range(0, unmasked_end, BLOCK_N))
+    fold(first_key, false);
+  bl::Tensor end = seq_len;
+  if (CAUSAL) // no key after the block's last query is seen
+    end = bl::minimum(first_query + BLOCK_M, seq_len);
+  for (auto first_key : bl::range(unmasked_end, end, BLOCK_N))
+    fold(first_key, true);
+  bl::store(out + head + query_col * HEAD_DIM + dim_row,
+            acc / bl::expand_dims(l, 1), query_col < seq_len);
+  if (lse) {
+    // m and l are in powers of two of the scaled scores: sum_j 2^(s_j
+    // log2 e) = 2^m l, whose natural log is (m + log2 l) ln 2. Every
+    // query inside the sequence sees at least key 0, so l > 0.
+    bl::store(*lse + bl::program_id(1) * seq_len + queries,
+              (m + bl::log2(l)) * 0.6931471805599453f, queries < seq_len);
+  }
+}
+
+template <typename T> auto make_attention(const char *name) {
+  return bl::kernel(name,
+                    {"q", "k", "v", "out", "seq_len", "scale", "HEAD_DIM",
+                     "BLOCK_M", "BLOCK_N", "CAUSAL"},
+                    [](bl::Ptr<T> q, bl::Ptr<T> k, bl::Ptr<T> v, bl::Ptr<T> out,
+                       bl::i32 seq_len, bl::f32 scale, bl::Const<int> HEAD_DIM,
+                       bl::Const<int> BLOCK_M, bl::Const<int> BLOCK_N,
+                       bl::Const<bool> CAUSAL) {
+                      attention_forward<T>(q, k, v, out, std::nullopt, seq_len,
+                                           scale, HEAD_DIM, BLOCK_M, BLOCK_N,
+                                           CAUSAL);
+                    });
+}
+
+/// The forward pass of training: out, and each row's log-sum-exp in `lse`,
+/// [batch * heads, seq_len] float32, for the backward kernels.
+template <typename T> auto make_attention_fwd_lse(const char *name) {
+  return bl::kernel(name,
+                    {"q", "k", "v", "out", "lse", "seq_len", "scale",
+                     "HEAD_DIM", "BLOCK_M", "BLOCK_N", "CAUSAL"},
+                    [](bl::Ptr<T> q, bl::Ptr<T> k, bl::Ptr<T> v, bl::Ptr<T> out,
+                       bl::Ptr<float> lse, bl::i32 seq_len, bl::f32 scale,
+                       bl::Const<int> HEAD_DIM, bl::Const<int> BLOCK_M,
+                       bl::Const<int> BLOCK_N, bl::Const<bool> CAUSAL) {
+                      attention_forward<T>(q, k, v, out, lse, seq_len, scale,
+                                           HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL);
+                    });
 }
 
 inline auto attention = make_attention<bl::half>("attention");
+inline auto attention_fwd_lse =
+    make_attention_fwd_lse<bl::half>("attention_fwd_lse");
 
 } // namespace blocc::tutorials

@@ -100,25 +100,35 @@ public:
   template <typename T>
   void operator()(const std::string &what, const std::vector<T> &got,
                   const std::vector<double> &want, Tolerance tolerance) {
-    if (got.size() != want.size()) {
-      fail(what + ": " + std::to_string(got.size()) + " elements, the " +
-           "reference has " + std::to_string(want.size()));
+    char limit[64];
+    std::snprintf(limit, sizeof limit, "rtol %g, atol %g", tolerance.rtol,
+                  tolerance.atol);
+    compare(
+        what, got, want,
+        [&](size_t i) {
+          return tolerance.atol + tolerance.rtol * std::fabs(want[i]);
+        },
+        [&](size_t) { return std::string(limit); });
+  }
+  /// For errors a tutorial bounds element by element: element i passes
+  /// when |got - want| <= bound[i].
+  template <typename T>
+  void within(const std::string &what, const std::vector<T> &got,
+              const std::vector<double> &want,
+              const std::vector<double> &bound) {
+    if (bound.size() != want.size()) {
+      fail(what + ": " + std::to_string(bound.size()) + " bounds for " +
+           std::to_string(want.size()) + " elements");
       max_error_ = INFINITY;
       return;
     }
-    for (size_t i = 0; i < got.size(); ++i) {
-      double g = double(float(got[i])), error = std::fabs(g - want[i]);
-      if (!(error <= tolerance.atol + tolerance.rtol * std::fabs(want[i]))) {
-        char line[200];
-        std::snprintf(line, sizeof line,
-                      "%s[%zu] = %.9g, the reference %.9g (rtol %g, atol %g)",
-                      what.c_str(), i, g, want[i], tolerance.rtol,
-                      tolerance.atol);
-        fail(line);
-        error = std::isnan(error) ? INFINITY : error;
-      }
-      max_error_ = std::max(max_error_, error);
-    }
+    compare(
+        what, got, want, [&](size_t i) { return bound[i]; },
+        [&](size_t i) {
+          char limit[64];
+          std::snprintf(limit, sizeof limit, "bound %g", bound[i]);
+          return std::string(limit);
+        });
   }
   /// The largest |got - want| compared (infinite for a NaN).
   double max_error() const { return max_error_; }
@@ -127,6 +137,30 @@ public:
   const std::string &mismatch() const { return mismatch_; }
 
 private:
+  /// allowed(i) is element i's largest error; limit(i) says it in words.
+  template <typename T, typename Allowed, typename Limit>
+  void compare(const std::string &what, const std::vector<T> &got,
+               const std::vector<double> &want, Allowed &&allowed,
+               Limit &&limit) {
+    if (got.size() != want.size()) {
+      fail(what + ": " + std::to_string(got.size()) + " elements, the " +
+           "reference has " + std::to_string(want.size()));
+      max_error_ = INFINITY;
+      return;
+    }
+    for (size_t i = 0; i < got.size(); ++i) {
+      double g = double(float(got[i])), error = std::fabs(g - want[i]);
+      if (!(error <= allowed(i))) {
+        char line[200];
+        std::snprintf(line, sizeof line,
+                      "%s[%zu] = %.9g, the reference %.9g (%s)", what.c_str(),
+                      i, g, want[i], limit(i).c_str());
+        fail(line);
+        error = std::isnan(error) ? INFINITY : error;
+      }
+      max_error_ = std::max(max_error_, error);
+    }
+  }
   void fail(const std::string &what) {
     if (mismatch_.empty())
       mismatch_ = what;

@@ -162,6 +162,26 @@ void KernelLowering::compute_thread_positions() {
   }
 }
 
+KernelLowering::Bindings
+KernelLowering::bindings_of(const std::vector<const ir::Value *> &values) const {
+  Bindings out;
+  for (const ir::Value *v : values) {
+    if (auto it = scalars_.find(v); it != scalars_.end())
+      out.scalars.insert(*it);
+    for (auto held = blocks_.lower_bound({v, 0});
+         held != blocks_.end() && held->first.first == v; ++held)
+      out.blocks.insert(*held);
+  }
+  return out;
+}
+
+void KernelLowering::restore(const Bindings &bindings) {
+  for (const auto &[v, value] : bindings.scalars)
+    scalars_[v] = value;
+  for (const auto &[key, values] : bindings.blocks)
+    blocks_[key] = values;
+}
+
 int KernelLowering::layout_id(const Layout &layout) {
   for (size_t i = 0; i < layout_ids_.size(); ++i)
     if (layout_ids_[i] == layout)

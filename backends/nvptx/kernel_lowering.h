@@ -165,6 +165,14 @@ public:
   /// Lowers `op` once more, rebinding its results: a pipelined loop's
   /// address ops for a later iteration (loop_pipeline.h).
   void lower_again(const ir::Operation &op) { lower_op(op); }
+  /// What `values` are bound to now (their scalars and registers), so
+  /// that lowering ops again for another iteration can be undone.
+  struct Bindings {
+    std::map<const ir::Value *, llvm::Value *> scalars;
+    std::map<std::pair<const ir::Value *, int>, Registers> blocks;
+  };
+  Bindings bindings_of(const std::vector<const ir::Value *> &values) const;
+  void restore(const Bindings &bindings);
   /// Lowers every op of `block` but its terminator, which it returns.
   const ir::Operation *lower_region(const ir::Block &block);
   /// The results of a reduction's combine region on (lhs..., rhs...).

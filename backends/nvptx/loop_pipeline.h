@@ -18,6 +18,14 @@
 //                      the dots then read this iteration's stage in place
 //   after the loop     wait for every copy, barrier; release the stages
 //
+// Where a dot on warpgroup MMAs accumulates the loop's carried value
+// (PipelinedLoop::mma_in_flight), its MMAs stay in flight while the next
+// iteration waits for its tiles: the dot waits only for the previous
+// iteration's MMAs, and the copies of iteration i + S - 1 are issued at
+// the end of the body, after a barrier (every warpgroup is then done with
+// the stage read last iteration, which they go to); the loop waits for
+// the last MMAs after it.
+//
 // Masked-off elements are copied as zero bytes (cp.async's source size 0),
 // which is the load's `other`.
 #pragma once
@@ -50,8 +58,9 @@ public:
   void add_phis(llvm::BasicBlock *preheader);
   /// At the top of the body, before the body's ops; `trip` is the phi.
   void start_iteration(llvm::Value *trip);
-  /// At the end of the body (`latch`: the block that branches back).
-  void end_iteration(llvm::BasicBlock *latch);
+  /// At the end of the body (`latch`: the block that branches back,
+  /// which code issued here may move).
+  void end_iteration(llvm::BasicBlock *&latch);
   /// At the top of the block after the loop.
   void finish();
 
@@ -69,6 +78,9 @@ private:
   /// Index of the first element of stage `stage` (i32) in shared memory.
   llvm::Value *stage_first(llvm::Value *stage);
   void bind(const ir::Value *argument, size_t k, const CarriedValue &v);
+  /// Issues the copies of the iteration S - 1 ahead into the stage read
+  /// last iteration.
+  void issue_ahead(llvm::Value *trip);
 
   KernelLowering &k_;
   llvm::IRBuilder<> &b_;
@@ -82,6 +94,7 @@ private:
   std::vector<std::vector<llvm::PHINode *>> ahead_phis_;
   llvm::PHINode *stage_ = nullptr; // this iteration's stage
   llvm::Value *next_stage_ = nullptr;
+  llvm::Value *trip_ = nullptr; // this iteration's trip (i64)
   std::vector<CarriedValue> ahead_next_; // computed in the body
 };
 

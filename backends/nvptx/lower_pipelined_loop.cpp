@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 namespace blocc::nvptx {
@@ -175,17 +176,10 @@ void LoopPipeline::start_iteration(llvm::Value *trip) {
   if (plan_.warpgroups)
     k_.fence_async_proxy();
   k_.barrier();
-  // Iteration trip + S - 1 goes to the stage read last iteration.
+  trip_ = trip;
+  if (!plan_.mma_in_flight)
+    issue_ahead(trip);
   llvm::Value *last_stage = b_.getInt32(static_cast<uint32_t>(stages - 1));
-  llvm::Value *is_first = b_.CreateICmpEQ(stage_, b_.getInt32(0));
-  llvm::Value *ahead_stage = b_.CreateSelect(
-      is_first, last_stage, b_.CreateSub(stage_, b_.getInt32(1)));
-  llvm::Value *ahead_trip =
-      b_.CreateAdd(trip, b_.getInt64(static_cast<uint64_t>(stages - 1)));
-  llvm::Value *ahead_iv = llvm_backend::induction_value(
-      b_, bounds_.lb, bounds_.step, ahead_trip, bounds_.is_signed);
-  ahead_next_ = issue(ahead_iv, ahead_, stage_first(ahead_stage),
-                      b_.CreateICmpULT(ahead_trip, bounds_.count));
   next_stage_ =
       b_.CreateSelect(b_.CreateICmpEQ(stage_, last_stage), b_.getInt32(0),
                       b_.CreateAdd(stage_, b_.getInt32(1)));
@@ -200,7 +194,36 @@ void LoopPipeline::start_iteration(llvm::Value *trip) {
   }
 }
 
-void LoopPipeline::end_iteration(llvm::BasicBlock *latch) {
+void LoopPipeline::issue_ahead(llvm::Value *trip) {
+  // Iteration trip + S - 1 goes to the stage read last iteration.
+  const int stages = plan_.stages;
+  llvm::Value *last_stage = b_.getInt32(static_cast<uint32_t>(stages - 1));
+  llvm::Value *is_first = b_.CreateICmpEQ(stage_, b_.getInt32(0));
+  llvm::Value *ahead_stage = b_.CreateSelect(
+      is_first, last_stage, b_.CreateSub(stage_, b_.getInt32(1)));
+  llvm::Value *ahead_trip =
+      b_.CreateAdd(trip, b_.getInt64(static_cast<uint64_t>(stages - 1)));
+  llvm::Value *ahead_iv = llvm_backend::induction_value(
+      b_, bounds_.lb, bounds_.step, ahead_trip, bounds_.is_signed);
+  ahead_next_ = issue(ahead_iv, ahead_, stage_first(ahead_stage),
+                      b_.CreateICmpULT(ahead_trip, bounds_.count));
+}
+
+void LoopPipeline::end_iteration(llvm::BasicBlock *&latch) {
+  if (plan_.mma_in_flight) {
+    // Issuing computes the address ops again for a later iteration: the
+    // loop's own values (what it yields) are put back after.
+    std::vector<const ir::Value *> rebound(body_.arguments().begin(),
+                                           body_.arguments().end());
+    for (const ir::Operation *op : plan_.address_ops)
+      rebound.insert(rebound.end(), op->results().begin(),
+                     op->results().end());
+    KernelLowering::Bindings own = k_.bindings_of(rebound);
+    k_.barrier();
+    issue_ahead(trip_);
+    k_.restore(own);
+    latch = b_.GetInsertBlock();
+  }
   stage_->addIncoming(next_stage_, latch);
   for (size_t i = 0; i < ahead_phis_.size(); ++i) {
     const CarriedValue &next = ahead_next_[i];
@@ -218,6 +241,11 @@ void LoopPipeline::end_iteration(llvm::BasicBlock *latch) {
 }
 
 void LoopPipeline::finish() {
+  if (plan_.mma_in_flight) {
+    auto *type = llvm::FunctionType::get(b_.getVoidTy(), false);
+    b_.CreateCall(llvm::InlineAsm::get(type, "wgmma.wait_group.sync.aligned 0;",
+                                       "~{memory}", /*hasSideEffects=*/true));
+  }
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
   k_.barrier();
   for (const PipelinedLoad &load : plan_.loads) {

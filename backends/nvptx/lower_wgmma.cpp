@@ -15,7 +15,9 @@
 // The MMAs run asynchronously in the tensor cores: wgmma.fence orders the
 // accumulator's registers (written by ordinary instructions before) ahead
 // of the first MMA, the MMAs are committed as one group, and the dot
-// waits for it before its result is read. The tiles were written through
+// waits for it before its result is read; a pipelined loop's accumulator
+// waits only for the previous iteration's group, its own staying in
+// flight (loop_pipeline.h). The tiles were written through
 // the generic proxy (cp.async or stores); their writers fenced them for
 // the async proxy before the barrier that precedes the MMAs
 // (fence_async_proxy: the pipelined loop's stage wait, fence_tile_writes).
@@ -73,7 +75,10 @@ public:
       }
     }
     simple_asm("wgmma.commit_group.sync.aligned;");
-    simple_asm("wgmma.wait_group.sync.aligned 0;");
+    // The loop's accumulator stays in flight into the next iteration
+    // (loop_pipeline.h); any other result is waited for here.
+    simple_asm(in_flight() ? "wgmma.wait_group.sync.aligned 1;"
+                           : "wgmma.wait_group.sync.aligned 0;");
     std::vector<llvm::Value *> by_register(parent_.num_registers());
     for (int64_t r = 0; r < parent_.num_registers(); ++r) {
       auto [pass, slot] = slot_of(r);
@@ -127,6 +132,12 @@ private:
     return b_.CreateAdd(base_[side], units);
   }
 
+  bool in_flight() const {
+    const ir::Operation *loop = op_.parent_op();
+    const PipelinedLoop *plan = loop ? k_.pipelined_loop(*loop) : nullptr;
+    return plan && plan->mma_in_flight == &op_;
+  }
+
   /// Register r's pass of rows and its place among the MMA's registers.
   std::pair<int64_t, int64_t> slot_of(int64_t r) const {
     std::vector<int64_t> offset = parent_.register_offset(r);
@@ -143,39 +154,27 @@ private:
   }
 
   /// acc += A x B for one warpgroup MMA of 64 x N x K: f32 and s32
-  /// accumulators one register an element, f16 two elements a register
-  /// (the lower column in the low half).
+  /// accumulators, one register an element.
   void mma(std::vector<llvm::Value *> &acc, llvm::Value *a, llvm::Value *b) {
-    const bool f16 = mma_.accumulator == Scalar::F16;
     const bool integer = mma_.accumulator == Scalar::I32;
     llvm::Type *i32 = b_.getInt32Ty();
-    std::vector<llvm::Value *> in;
-    if (f16) {
-      for (size_t i = 0; i < acc.size(); i += 2)
-        in.push_back(
-            b_.CreateOr(b_.CreateZExt(acc[i], i32),
-                        b_.CreateShl(b_.CreateZExt(acc[i + 1], i32), 16)));
-    } else {
-      in = acc;
-    }
-    const size_t regs = in.size();
-    llvm::Type *reg_type = mma_.accumulator == Scalar::F32 ? b_.getFloatTy() : i32;
-    const char *letter = mma_.accumulator == Scalar::F32 ? "f" : "r";
+    const size_t regs = acc.size();
+    llvm::Type *reg_type = integer ? i32 : b_.getFloatTy();
     std::string d, constraints;
     for (size_t i = 0; i < regs; ++i) {
       d += (i ? ", $" : "$") + std::to_string(i);
-      constraints += std::string(i ? "," : "") + "=" + letter;
+      constraints += integer ? (i ? ",=r" : "=r") : (i ? ",=f" : "=f");
     }
     constraints += ",l,l,r";
     for (size_t i = 0; i < regs; ++i)
       constraints += "," + std::to_string(i);
     auto operand = [&](size_t i) { return "$" + std::to_string(regs + i); };
-    const char *acc_type = f16 ? "f16" : integer ? "s32" : "f32";
     std::string text =
         "{\n.reg .pred p;\nsetp.ne.b32 p, " + operand(2) +
         ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n_) + "k" +
-        std::to_string(mma_.k) + "." + acc_type + "." + mma_.a + "." + mma_.b +
-        " {" + d + "}, " + operand(0) + ", " + operand(1) + ", p";
+        std::to_string(mma_.k) + "." + (integer ? "s32" : "f32") + "." +
+        mma_.a + "." + mma_.b + " {" + d + "}, " + operand(0) + ", " +
+        operand(1) + ", p";
     if (!integer)
       text += ", 1, 1"; // no negation of A or B
     if (mma_.input_bytes == 2) // 16-bit operands may be MN-major
@@ -184,25 +183,17 @@ private:
     text += ";\n}";
     std::vector<llvm::Type *> params = {b_.getInt64Ty(), b_.getInt64Ty(), i32};
     params.insert(params.end(), regs, reg_type);
-    auto *result =
-        llvm::StructType::get(k_.context, std::vector<llvm::Type *>(regs, reg_type));
+    auto *result = llvm::StructType::get(
+        k_.context, std::vector<llvm::Type *>(regs, reg_type));
     auto *signature = llvm::FunctionType::get(result, params, false);
     std::vector<llvm::Value *> args = {a, b, b_.getInt32(1)};
-    args.insert(args.end(), in.begin(), in.end());
+    args.insert(args.end(), acc.begin(), acc.end());
     llvm::Value *out = b_.CreateCall(
         llvm::InlineAsm::get(signature, text, constraints,
                              /*hasSideEffects=*/true),
         args);
-    if (!f16) {
-      for (unsigned i = 0; i < regs; ++i)
-        acc[i] = b_.CreateExtractValue(out, i);
-      return;
-    }
-    for (unsigned i = 0; i < regs; ++i) {
-      llvm::Value *word = b_.CreateExtractValue(out, i);
-      acc[2 * i] = b_.CreateTrunc(word, b_.getInt16Ty());
-      acc[2 * i + 1] = b_.CreateTrunc(b_.CreateLShr(word, 16), b_.getInt16Ty());
-    }
+    for (unsigned i = 0; i < regs; ++i)
+      acc[i] = b_.CreateExtractValue(out, i);
   }
 
   KernelLowering &k_;

@@ -205,7 +205,8 @@ ir::LinearLayout ldmatrix_rows(const FragmentTile &tile, int operand,
 
 /// Why `dot` does not run as warpgroup MMAs on `num_warps` warps of `arch`
 /// ("" where it does): it needs sm_90a, warps in whole warpgroups, an
-/// mma_instruction (tf32x3 excepted), M in 16 rows per warp, N from 8 to
+/// mma_instruction (tf32x3 and f16 accumulators excepted), M in 16 rows
+/// per warp, N from 8 to
 /// 256 in 8s (in 16s from 32 for int8), and no chain of dots (whose A
 /// comes from registers).
 std::string why_not_on_warpgroups(const ir::Operation &dot, int num_warps,

@@ -259,10 +259,13 @@ public:
       return std::nullopt;
     // Half of what a CTA may have goes to the stages; the rest stays for
     // the loop's other users (conversions, reductions, other inputs).
+    // Warpgroup MMAs consume a stage at twice mma.sync's rate, so their
+    // copies need more in flight: three quarters.
+    const int64_t budget = plan->warpgroups ? arch.max_shared_bytes() * 3 / 4
+                                            : arch.max_shared_bytes() / 2;
     plan->stages = num_stages;
     while (plan->stages > 1 &&
-           plan->stages * plan->stage_bytes + plan->invariant_bytes >
-               arch.max_shared_bytes() / 2)
+           plan->stages * plan->stage_bytes + plan->invariant_bytes > budget)
       --plan->stages;
     if (plan->stages < 2)
       return std::nullopt;
@@ -336,7 +339,34 @@ private:
       if (all.ops.count(op.get()))
         plan.address_ops.push_back(op.get());
     plan.carried.assign(all.carried.begin(), all.carried.end());
+    plan.mma_in_flight = accumulator_dot(body);
     return plan;
+  }
+
+  /// The body's one dot, on warpgroup MMAs, that accumulates the loop's
+  /// carried value: it alone reads the carried block, and the yield alone
+  /// reads its result (nothing in the iteration waits for its MMAs).
+  static const ir::Operation *accumulator_dot(const ir::Block &body) {
+    const ir::Operation *found = nullptr;
+    for (const auto &op : body.ops()) {
+      if (op->code() != OpCode::Dot)
+        continue;
+      if (found || !runs_on_warpgroups(*op))
+        return nullptr;
+      found = op.get();
+    }
+    if (!found)
+      return nullptr;
+    const ir::Operation *yield = body.terminator();
+    const ir::Value *acc = found->operand(2);
+    std::optional<size_t> index;
+    for (size_t k = 0; k < yield->num_operands(); ++k)
+      if (yield->operand(k) == found->result())
+        index = index ? std::optional<size_t>() : std::optional(k);
+    if (!index || body.argument(1 + *index) != acc ||
+        users(body, acc).first != 1 || users(body, found->result()).first != 1)
+      return nullptr;
+    return found;
   }
 
   /// The bytes of the inputs of the body's dots on tensor cores that are

@@ -70,6 +70,14 @@ struct PipelinedLoop {
   /// Whether warpgroup MMAs read some of its tiles (through the async
   /// proxy, which the copies must be fenced for).
   bool warpgroups = false;
+  /// The body's dot on warpgroup MMAs whose MMAs stay in flight into the
+  /// next iteration (nullptr: none): the loop's accumulator, read by it
+  /// alone and yielded alone. Its MMAs then overlap the next iteration's
+  /// wait and barrier: the dot waits for all but its own group
+  /// (wgmma.wait_group 1), the iteration issues its copies after the dot
+  /// and a barrier (when every warpgroup is done with the stage they go
+  /// to), and the loop waits for the last group after it.
+  const ir::Operation *mma_in_flight = nullptr;
   std::vector<PipelinedLoad> loads;
   /// The address ops, in program order.
   std::vector<const ir::Operation *> address_ops;

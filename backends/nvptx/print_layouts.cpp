@@ -153,10 +153,10 @@ private:
       const MmaInstruction instruction = *mma_instruction(dot, arch);
       return "on tensor cores: wgmma m64n" + std::to_string(c.dim(1)) + "k" +
              std::to_string(instruction.k) + " " + instruction.a + " into " +
-             std::string(ir::scalar_name(instruction.accumulator)) + ", " +
-             std::to_string(along_m / 4) + " warpgroups along M, " +
-             std::to_string(c.dim(0) / (16 * along_m)) +
-             " MMAs of 64 rows per warpgroup and step of K";
+             std::string(ir::scalar_name(instruction.accumulator)) +
+             ", warpgroups: " + std::to_string(along_m / 4) +
+             " along M, each issuing " +
+             std::to_string(c.dim(0) / (16 * along_m)) + " per step of K";
     }
     int64_t tiles = c.dim(0) / (16 * along_m) * (c.dim(1) / (8 * along_n));
     return "on tensor cores: " + mma_instruction(dot, arch)->describe() +

@@ -40,6 +40,8 @@ std::string why_not_on_warpgroups(const ir::Operation &dot, int num_warps,
     return why;
   if (mma->split_tf32)
     return "tf32x3 (its three products a step run as mma.sync)";
+  if (mma->accumulator == ir::Scalar::F16)
+    return "an f16 accumulator (kept on mma.sync)";
   const ir::Type &c = dot.result()->type();
   const int64_t m = c.dim(0), n = c.dim(1);
   if (m % (16 * int64_t{num_warps}) != 0)

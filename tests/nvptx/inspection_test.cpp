@@ -118,6 +118,11 @@ TEST(GpuInspection, LayoutsSayWhichUnitsEachDotRunsOn) {
   EXPECT_THAT(layouts(halves, no_halves, 4, 64),
               HasSubstr("on tensor cores: mma.sync m16n8k16 f16 into f32, "
                         "warps 2 x 2, 8 tiles of 16 x 8 per warp"));
+  auto hopper = halves.asm_for(bl::Target::gpu("sm_90a", 8), no_halves,
+                               no_halves, kNoData, 128)[bl::Stage::Layouts];
+  EXPECT_THAT(hopper, HasSubstr("on tensor cores: wgmma m64n128k16 f16 into "
+                                "f32, warpgroups: 2 along M, each issuing 1 "
+                                "per step of K"));
   EXPECT_THAT(layouts(halves, no_halves, 4, 16),
               HasSubstr("on CUDA cores: 16 x 16 on 4 warps (tensor cores "
                         "take a 16 x 8 tile or more per warp)"));

@@ -179,6 +179,7 @@ TEST(WgmmaLayouts, WhichDotsTakeIt) {
   EXPECT_NE(why(Scalar::F16, Scalar::F32, 64, 512, 64, 4), "");  // N > 256
   EXPECT_NE(why(Scalar::F16, Scalar::F32, 64, 8, 64, 4), "");    // 16-bit N 8
   EXPECT_NE(why(Scalar::I8, Scalar::I32, 64, 40, 64, 4), "");    // int8 N 40
+  EXPECT_NE(why(Scalar::F16, Scalar::F16, 128, 128, 64, 4), ""); // f16 sums
   DotOf d(Scalar::F16, Scalar::F32, 128, 64, 64);
   EXPECT_EQ(*wgmma_accumulator_layout(*d.dot, 8, kSm90a),
             wgmma_fragments_layout(128, 64, 8));

@@ -156,6 +156,72 @@ def matmul_bf16(n):
     return matmul(n, torch.bfloat16, "matmul_bf16")
 
 
+def quantize_e4m3(x):
+    """x as float8_e4m3fn and its float32 scale, amax / 448 (per tensor, as
+    torch._scaled_mm takes it): x ~ scale * x8."""
+    scale = x.abs().max().float() / 448
+    return (x / scale).to(torch.float8_e4m3fn), scale.item()
+
+
+def matmul_fp8(n, b_k_major=False):
+    """Tutorial 03's fp8 matmul: e4m3 inputs, one float32 scale each,
+    float32 out. B is [K, N] row-major as in the f16 rows, or with
+    b_k_major stored as its transpose [N, K] (strides (1, K)): the layout
+    cuBLASLt's fp8 GEMM requires and Triton's own fp8 tutorial passes."""
+    a8, scale_a = quantize_e4m3(torch.rand(n, n, device=DEVICE) - 0.5)
+    b8, scale_b = quantize_e4m3(torch.rand(n, n, device=DEVICE) - 0.5)
+    scale = scale_a * scale_b
+    # The float64 product of the quantized inputs: what is left is the
+    # accumulation's error.
+    want = ((a8.double() @ b8.double()) * scale).float()
+    b_kn = b8.t().contiguous() if b_k_major else b8  # the memory B is read from
+    b_strides = (1, n) if b_k_major else (n, 1)
+    outs = {c: torch.full((n, n), float("nan"), device=DEVICE)
+            for c in ("blocc", "triton")}
+    grid = (cdiv(n, 128) * cdiv(n, 128),)
+    # The f16 rows' tiles in bytes: 128 x 128, K in steps of 64 bytes, on 8
+    # warps (on 4, blocc's sm_90 code for these tiles spills).
+    tiles = dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, GROUP_M=8)
+    # torch._scaled_mm takes B column-major; fast accumulation is the fp8
+    # tensor cores' own (no promotion to float32 every few instructions),
+    # which blocc's and Triton's kernels get too.
+    b_cm = b_kn.t() if b_k_major else b8.t().contiguous().t()
+    sa, sb = (torch.tensor(s, device=DEVICE) for s in (scale_a, scale_b))
+
+    def scaled_mm():
+        r = torch._scaled_mm(a8, b_cm, scale_a=sa, scale_b=sb,
+                             out_dtype=torch.float32, use_fast_accum=True)
+        return r[0] if isinstance(r, tuple) else r  # torch < 2.5: (out, amax)
+    columns = {
+        "blocc": (lambda: B.matmul_fp8[grid](
+            a8.view(torch.uint8), b_kn.view(torch.uint8), outs["blocc"],
+            scale_a, scale_b, n, n, n, n, 1, *b_strides, n, 1, num_warps=8,
+            num_stages=3, **tiles), outs["blocc"]),
+        "triton": (lambda: T.matmul_fp8[grid](
+            a8, b_kn, outs["triton"], scale_a, scale_b, n, n, n, n, 1,
+            *b_strides, n, 1, num_warps=8, num_stages=3, **tiles),
+            outs["triton"]),
+    }
+    if hasattr(torch, "_scaled_mm"):
+        columns["torch._scaled_mm (ceiling)"] = (scaled_mm, None)
+    # fp8 tensor cores add each instruction's products keeping about 14
+    # bits (DeepSeek-V3's report measured relative errors near 2% at
+    # K = 4096): up to about 2^-13 of the running sum per instruction of 32
+    # k, relative to the result and to partial sums a few times the
+    # result's typical size sqrt(n) / 12 (products of uniform [-0.5, 0.5)
+    # values). A misplaced fragment errs by about that size itself.
+    error = (n / 32 + 2) * 2**-13
+    tolerance = (error, error * 4 * math.sqrt(n) / 12)
+    layout = "B K-major" if b_k_major else "B row-major"
+    return ("TFLOP/s", 2 * n ** 3, columns, want, tolerance,
+            f"128x128x64 tiles, GROUP_M=8, 8 warps, 3 stages, {layout} "
+            "(dot on fp8 tensor cores: mma.sync m16n8k32 e4m3)")
+
+
+def matmul_fp8_k_major(n):
+    return matmul_fp8(n, b_k_major=True)
+
+
 def attention_reference(q, k, v, scale, causal):
     """softmax(Q K^T * scale) V in float64, a few heads at a time (the
     whole score tensor of 128 heads would not fit)."""
@@ -490,6 +556,9 @@ SWEEPS = {
     "gelu": (gelu, [1 << 20, 1 << 24, 1 << 27], "f32"),
     "matmul": (matmul, [512, 1024, 2048, 4096], "f16"),
     "matmul_bf16": (matmul_bf16, [512, 1024, 2048, 4096], "bf16"),
+    "matmul_fp8": (matmul_fp8, [1024, 2048, 4096, 8192], "f8e4m3"),
+    "matmul_fp8_k_major": (matmul_fp8_k_major, [1024, 2048, 4096, 8192],
+                           "f8e4m3"),
     "attention": (attention, [512, 1024, 2048, 4096], "f16"),
     "attention_d128": (attention_d128, [512, 1024, 2048, 4096], "f16"),
     "attention_b4": (attention_b4, [1024, 4096], "f16"),
@@ -513,6 +582,7 @@ SIZE_LABELS = {"softmax": "row length, 4096 rows",
                "layer_norm": "row length, 4096 rows",
                "layer_norm_backward": "row length, 4096 rows",
                "matmul": "M = N = K", "matmul_bf16": "M = N = K",
+               "matmul_fp8": "M = N = K", "matmul_fp8_k_major": "M = N = K",
                "attention_d128": "sequence, 32 heads x 128",
                "attention": "sequence, 32 heads x 64",
                "attention_b4": "sequence, 4 x 32 heads x 64",

@@ -94,6 +94,36 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 
 
 @triton.jit
+def matmul_fp8(a_ptr, b_ptr, c_ptr, scale_a, scale_b, M, N, K, stride_am,
+               stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+               BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+               BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    """matmul on float8_e4m3fn tensors, scaled per tensor:
+    C = (scale_a * scale_b) * (A @ B) in float32 (blocc's matmul_fp8)."""
+    pid = tl.program_id(0)
+    tiles_m, tiles_n = tl.cdiv(M, BLOCK_M), tl.cdiv(N, BLOCK_N)
+    per_group = GROUP_M * tiles_n
+    first_m = (pid // per_group) * GROUP_M
+    group_rows = min(tiles_m - first_m, GROUP_M)
+    pid_m = first_m + (pid % per_group) % group_rows
+    pid_n = (pid % per_group) // group_rows
+    rows = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M))[:, None]
+    cols = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N))[None, :]
+    ks = tl.arange(0, BLOCK_K)
+    a_tile = a_ptr + rows * stride_am + ks[None, :] * stride_ak
+    b_tile = b_ptr + ks[:, None] * stride_bk + cols * stride_bn
+    acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_tile, mask=(rows < M) & (ks[None, :] < K - k), other=0.0)
+        b = tl.load(b_tile, mask=(ks[:, None] < K - k) & (cols < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_tile += BLOCK_K * stride_ak
+        b_tile += BLOCK_K * stride_bk
+    tl.store(c_ptr + rows * stride_cm + cols * stride_cn,
+             acc * (scale_a * scale_b), mask=(rows < M) & (cols < N))
+
+
+@triton.jit
 def _attention_rows(q_ptr, k_ptr, v_ptr, head, first_query, seq_len, scale,
                     HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
                     BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):

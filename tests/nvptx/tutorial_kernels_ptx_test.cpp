@@ -3,8 +3,10 @@
 // without a GPU: every matmul configuration multiplies with ldmatrix and
 // mma.sync, copies its tiles with cp.async where its stages fit in half of
 // the architecture's shared memory, and
-// spills nothing (ptxas -v) for sm_80, sm_89 and sm_90; attention
-// (tutorial 06) runs both of its products on tensor cores.
+// spills nothing (ptxas -v) for sm_80, sm_89 and sm_90 (the fp8 matmul
+// multiplies on e4m3 tensor cores from sm_89 on, on the CUDA cores of
+// sm_80); attention (tutorial 06) runs both of its products on tensor
+// cores.
 #include "nvptx/ptxas.h"
 #include "nvptx/support.h"
 
@@ -76,6 +78,35 @@ template <typename T, typename Kernel> void check_matmul(Kernel &kernel) {
 TEST(TutorialKernelsPtx, MatmulOnTensorCoresWithoutSpills) {
   check_matmul<bl::half>(blocc::tutorials::matmul);
   check_matmul<bl::bfloat16_t>(blocc::tutorials::matmul_bf16);
+}
+
+TEST(TutorialKernelsPtx, Fp8MatmulOnTensorCoresFromSm89WithoutSpills) {
+  const uint8_t *in = nullptr;
+  const float *out = nullptr;
+  const int n = 4096;
+  for (const MatmulConfig &c : kMatmulConfigs)
+    for (const char *arch : {"sm_80", "sm_89", "sm_90"}) {
+      SCOPED_TRACE(std::string(arch) + " " + std::to_string(c.block_m) + "x" +
+                   std::to_string(c.block_n) + "x" + std::to_string(c.block_k) +
+                   " on " + std::to_string(c.warps) + " warps, " +
+                   std::to_string(c.stages) + " stages");
+      bl::Stages stages = blocc::tutorials::matmul_fp8.asm_for(
+          bl::Target::gpu(arch, c.warps, c.stages), in, in, out, 0.5f, 0.25f, n,
+          n, n, n, 1, n, 1, n, 1, c.block_m, c.block_n, c.block_k, 8);
+      const std::string &ptx = stages[bl::Stage::Ptx];
+      auto has = [&](const char *text) {
+        return ptx.find(text) != std::string::npos;
+      };
+      // sm_80 has no fp8 MMA: the dot stays on the CUDA cores, unpipelined.
+      const bool tensor_cores = std::string(arch) != "sm_80";
+      EXPECT_EQ(has("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"),
+                tensor_cores);
+      EXPECT_EQ(has("ldmatrix.sync.aligned"), tensor_cores);
+      EXPECT_EQ(has("cp.async.cg.shared.global"), tensor_cores);
+      if (blocc::gpu_testing::ptxas()) {
+        EXPECT_EQ(spill_report(ptx, arch), "");
+      }
+    }
 }
 
 TEST(TutorialKernelsPtx, AttentionRunsBothProductsOnTensorCores) {

@@ -11,8 +11,8 @@ import blocc
 from blocc.kernels import (add, attention, attention_bwd_dkdv, attention_bwd_dq,
                            attention_bwd_preprocess, attention_fwd_lse, gelu,
                            gelu_f16, layer_norm_bwd_dwdb, layer_norm_bwd_dx,
-                           layer_norm_fwd, matmul, partial_sums, rope,
-                           seeded_dropout, softmax)
+                           layer_norm_fwd, matmul, matmul_fp8, partial_sums,
+                           rope, seeded_dropout, softmax)
 from conftest import poisoned
 
 
@@ -32,7 +32,8 @@ def test_shipped_kernels_are_the_tutorials():
     assert blocc.kernels.__all__ == [
         "add", "attention", "attention_bwd_dkdv", "attention_bwd_dq",
         "attention_bwd_preprocess", "attention_fwd_lse", "gelu", "gelu_f16",
-        "layer_norm_bwd_dwdb", "layer_norm_bwd_dx", "layer_norm_fwd", "matmul", "matmul_bf16", "partial_sums", "rope",
+        "layer_norm_bwd_dwdb", "layer_norm_bwd_dx", "layer_norm_fwd", "matmul",
+        "matmul_bf16", "matmul_fp8", "partial_sums", "rope",
         "seeded_dropout", "softmax"]
     assert add.name == "add"
     assert add.definition_site.startswith("vector_add.h:")
@@ -268,6 +269,105 @@ def test_matmul(rng, m, n, k):
     # Exact products, K + 1 float32 roundings of the partial sums.
     scale = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
     assert np.all(np.abs(c - want) <= (k + 1) * 2.0**-24 * scale + 1e-30)
+
+
+# e4m3 (1 sign bit, 4 exponent bits of bias 7, 3 mantissa bits; S.1111.111
+# is NaN) has no numpy dtype: the kernel takes its bytes as uint8. The
+# value of each byte, from its fields.
+_BYTES = np.arange(256)
+_E, _M = (_BYTES >> 3) & 15, (_BYTES & 7).astype(np.float64)
+E4M3 = np.where(_E == 0, np.ldexp(_M, -9), np.ldexp(8 + _M, _E - 10))
+E4M3 = np.where(_BYTES & 0x80, -E4M3, E4M3)
+E4M3[(_BYTES & 0x7f) == 0x7f] = np.nan
+
+
+def to_e4m3(x):
+    """The e4m3 bytes nearest x, ties to an even mantissa, saturated at
+    448 (the largest finite value)."""
+    table = E4M3[:0x7f]  # bytes 0 to 0x7e: the non-negative numbers, increasing
+    magnitude = np.minimum(np.abs(x), 448.0)
+    above = np.searchsorted(table, magnitude)
+    below = np.maximum(above - 1, 0)
+    to_below, to_above = magnitude - table[below], table[above] - magnitude
+    code = np.where((to_below < to_above) |
+                    ((to_below == to_above) & (below % 2 == 0)), below, above)
+    return (code | np.where(np.signbit(x), 0x80, 0)).astype(np.uint8)
+
+
+def quantize_e4m3(x):
+    """x as e4m3 bytes and one float32 scale, amax / 448 (torch._scaled_mm's
+    per-tensor scaling): x ~ scale * E4M3[bytes]."""
+    scale = np.float32(np.abs(x).max() / 448) if np.any(x) else np.float32(1)
+    return to_e4m3(x / np.float64(scale)), scale
+
+
+def test_e4m3_rounding():
+    # Every value rounds to itself; midpoints go to the even mantissa; past
+    # 448 saturates; below half the smallest subnormal (2^-9) is zero.
+    finite = ~np.isnan(E4M3)
+    np.testing.assert_array_equal(E4M3[to_e4m3(E4M3[finite])], E4M3[finite])
+    np.testing.assert_array_equal(
+        to_e4m3(np.array([1 + 2**-4, 1 + 3 * 2**-4, 3 * 2**-10, 460.0, -1e6,
+                          2**-11, -(2**-11)])),
+        [0x38, 0x3a, 0x02, 0x7e, 0xfe, 0x00, 0x80])
+
+
+@pytest.mark.parametrize("m,n,k,backend", [
+    (1, 1, 1, "cpu"), (17, 31, 13, "cpu"), (97, 130, 67, "cpu"),
+    (64, 128, 256, "cpu"), (17, 31, 13, "interpreter"),
+    (33, 20, 70, "interpreter")])
+def test_matmul_fp8(rng, m, n, k, backend):
+    # Different ranges, so that each scale counts.
+    x = rng.uniform(-4, 4, (m, k)).astype(np.float32)
+    y = rng.uniform(-1 / 16, 1 / 16, (k, n)).astype(np.float32)
+    (a, scale_a), (b, scale_b) = quantize_e4m3(x), quantize_e4m3(y)
+    c = poisoned((m, n), np.float32)
+    grid = lambda meta: (blocc.cdiv(m, meta["BLOCK_M"]) *
+                         blocc.cdiv(n, meta["BLOCK_N"]),)
+    matmul_fp8[grid](a, b, c, scale_a, scale_b, m, n, k, k, 1, n, 1, n, 1,
+                     BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_M=8,
+                     backend=backend)
+    qa, qb = E4M3[a], E4M3[b]
+    scale = np.float64(scale_a) * np.float64(scale_b)
+    # Products of e4m3 values are exact in float32: K + 1 roundings of the
+    # sums, two of the scaling (scale_a * scale_b, then its product with
+    # the sum), and one more for the second-order terms.
+    rounding = (k + 4) * 2.0**-24 * scale * (np.abs(qa) @ np.abs(qb))
+    assert np.all(np.abs(c - scale * (qa @ qb)) <= rounding)
+    # Against the unquantized inputs: each within 2^-4 of itself (half a
+    # unit of 3 mantissa bits), or 2^-10 scale below e4m3's smallest normal.
+    ex = np.maximum(2.0**-4 * np.abs(x), 2.0**-10 * np.float64(scale_a))
+    ey = np.maximum(2.0**-4 * np.abs(y), 2.0**-10 * np.float64(scale_b))
+    quantization = ex @ np.abs(y) + np.abs(x) @ ey + ex @ ey
+    want = x.astype(np.float64) @ y.astype(np.float64)
+    assert np.all(np.abs(c - want) <= quantization + rounding)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None,
+                    reason="needs torch")
+def test_matmul_fp8_on_torch_float8_tensors(rng):
+    import torch
+    m, n, k = 45, 70, 100
+    x = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    y = rng.uniform(-3, 3, (k, n)).astype(np.float32)
+    scale_a, scale_b = (np.float32(np.abs(v).max() / 448) for v in (x, y))
+    # torch rounds float32 to float8_e4m3fn as to_e4m3 does; a kernel takes
+    # such a tensor through a uint8 view of it (no copy).
+    xs, ys = x / scale_a, y / scale_b  # float32, as torch divides
+    a8 = torch.from_numpy(xs).to(torch.float8_e4m3fn)
+    b8 = torch.from_numpy(ys).to(torch.float8_e4m3fn)
+    np.testing.assert_array_equal(a8.view(torch.uint8).numpy(), to_e4m3(xs))
+    np.testing.assert_array_equal(b8.view(torch.uint8).numpy(), to_e4m3(ys))
+    c = torch.full((m, n), float("nan"))
+    grid = (blocc.cdiv(m, 32) * blocc.cdiv(n, 64),)
+    matmul_fp8[grid](a8.view(torch.uint8), b8.view(torch.uint8), c,
+                     scale_a, scale_b, m, n, k, k, 1, n, 1, n, 1,
+                     BLOCK_M=32, BLOCK_N=64, BLOCK_K=64, GROUP_M=4)
+    qa = a8.to(torch.float64).numpy()
+    qb = b8.to(torch.float64).numpy()
+    scale = np.float64(scale_a) * np.float64(scale_b)
+    rounding = (k + 4) * 2.0**-24 * scale * (np.abs(qa) @ np.abs(qb))
+    assert np.all(np.abs(c.numpy() - scale * (qa @ qb)) <= rounding)
 
 
 @pytest.mark.parametrize("batch,seq,heads,dim", [(1, 1, 1, 2), (1, 7, 3, 6),

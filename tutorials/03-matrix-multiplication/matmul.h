@@ -1,5 +1,6 @@
-// Tutorial 03's kernel, shared by the tutorial (main.cpp) and the Python
-// package (blocc.kernels.matmul, bindings/module/shipped_kernels.cpp).
+// Tutorial 03's kernels, shared by the tutorial (main.cpp) and the Python
+// package (blocc.kernels.matmul, matmul_bf16 and matmul_fp8,
+// bindings/module/shipped_kernels.cpp).
 //
 // C = A @ B for A [M, K] and B [K, N] in half (or bfloat16) precision,
 // accumulated and stored in float32. Each program computes one BLOCK_M x
@@ -20,6 +21,10 @@
 // GROUP_M x (a few) patch of C and reuse both the GROUP_M rows of A and the
 // few columns of B they read, which then come from L2 rather than memory.
 // Only the mapping from program id to (pid_m, pid_n) changes.
+//
+// matmul_fp8 walks the same tiles over fp8 (e4m3) inputs that carry one
+// float32 scale per tensor (torch._scaled_mm's per-tensor scaling): the
+// sums are in float32, and the scales multiply them once, at the store.
 #pragma once
 
 #include <blocc/blocc.h>
@@ -27,6 +32,65 @@
 namespace blocc::tutorials {
 
 namespace bl = blocc;
+
+/// The parts of the kernels below that do not depend on the input type.
+namespace matmul_parts {
+
+/// The rows (a column, [BLOCK_M, 1]) and columns (a row, [1, BLOCK_N]) of
+/// the tile of C this program computes.
+struct Tile {
+  bl::Tensor rows, cols;
+};
+
+/// This program's tile (pid_m, pid_n), in grouped order.
+inline Tile grouped_tile(bl::i32 M, bl::i32 N, int BLOCK_M, int BLOCK_N,
+                         int GROUP_M) {
+  auto pid = bl::program_id(0);
+  auto tiles_m = bl::cdiv(M, BLOCK_M), tiles_n = bl::cdiv(N, BLOCK_N);
+  auto per_group = GROUP_M * tiles_n;
+  auto first_m = (pid / per_group) * GROUP_M;
+  auto group_rows = bl::minimum(tiles_m - first_m, GROUP_M);
+  auto pid_m = first_m + (pid % per_group) % group_rows;
+  auto pid_n = (pid % per_group) / group_rows;
+  return {bl::expand_dims(pid_m * BLOCK_M + bl::arange(0, BLOCK_M), 1),
+          bl::expand_dims(pid_n * BLOCK_N + bl::arange(0, BLOCK_N), 0)};
+}
+
+/// The tile's part of A @ B, accumulated in float32 over K in steps of
+/// BLOCK_K. `as_dot_input` turns a loaded tile into what bl::dot takes:
+/// the tile itself for half and bfloat16, its bytes bitcast for fp8.
+template <typename T, typename AsDotInput>
+bl::Tensor product(bl::Ptr<T> a, bl::Ptr<T> b, const Tile &tile, bl::i32 M,
+                   bl::i32 N, bl::i32 K, bl::i32 stride_am, bl::i32 stride_ak,
+                   bl::i32 stride_bk, bl::i32 stride_bn, int BLOCK_M,
+                   int BLOCK_N, int BLOCK_K, AsDotInput as_dot_input) {
+  const bl::Tensor &rows = tile.rows, &cols = tile.cols;
+  // The k indices as a row ([1, BLOCK_K]) and a column ([BLOCK_K, 1]), so
+  // that they broadcast to the tiles' shapes.
+  auto k_row = bl::expand_dims(bl::arange(0, BLOCK_K), 0);
+  auto k_col = bl::expand_dims(bl::arange(0, BLOCK_K), 1);
+  bl::Tensor a_tile = a + rows * stride_am + k_row * stride_ak; // [BM, BK]
+  bl::Tensor b_tile = b + k_col * stride_bk + cols * stride_bn; // [BK, BN]
+
+  auto acc = bl::zeros({BLOCK_M, BLOCK_N}, bl::float32);
+  for (auto k : bl::range(0, K, BLOCK_K)) {
+    auto a_part = bl::load(a_tile, (rows < M) & (k_row < K - k), 0);
+    auto b_part = bl::load(b_tile, (k_col < K - k) & (cols < N), 0);
+    acc = bl::dot(as_dot_input(a_part), as_dot_input(b_part), acc);
+    a_tile = a_tile + BLOCK_K * stride_ak;
+    b_tile = b_tile + BLOCK_K * stride_bk;
+  }
+  return acc;
+}
+
+/// Stores the tile's part of C, skipping the parts past M and N.
+inline void store(bl::Ptr<float> c, const Tile &tile, const bl::Tensor &value,
+                  bl::i32 M, bl::i32 N, bl::i32 stride_cm, bl::i32 stride_cn) {
+  bl::store(c + tile.rows * stride_cm + tile.cols * stride_cn, value,
+            (tile.rows < M) & (tile.cols < N));
+}
+
+} // namespace matmul_parts
 
 template <typename T> auto make_matmul(const char *name) {
   return bl::kernel(
@@ -39,38 +103,42 @@ template <typename T> auto make_matmul(const char *name) {
          bl::i32 stride_bn, bl::i32 stride_cm, bl::i32 stride_cn,
          bl::Const<int> BLOCK_M, bl::Const<int> BLOCK_N, bl::Const<int> BLOCK_K,
          bl::Const<int> GROUP_M) {
-        // This program's tile (pid_m, pid_n), in grouped order.
-        auto pid = bl::program_id(0);
-        auto tiles_m = bl::cdiv(M, BLOCK_M), tiles_n = bl::cdiv(N, BLOCK_N);
-        auto per_group = GROUP_M * tiles_n;
-        auto first_m = (pid / per_group) * GROUP_M;
-        auto group_rows = bl::minimum(tiles_m - first_m, GROUP_M);
-        auto pid_m = first_m + (pid % per_group) % group_rows;
-        auto pid_n = (pid % per_group) / group_rows;
-
-        // Row, column and k indices of the tiles, as a column ([X, 1]) or
-        // a row ([1, X]) so that they broadcast to the tile's shape.
-        auto rows =
-            bl::expand_dims(pid_m * BLOCK_M + bl::arange(0, BLOCK_M), 1);
-        auto cols =
-            bl::expand_dims(pid_n * BLOCK_N + bl::arange(0, BLOCK_N), 0);
-        auto k_row = bl::expand_dims(bl::arange(0, BLOCK_K), 0);
-        auto k_col = bl::expand_dims(bl::arange(0, BLOCK_K), 1);
-        auto a_tile = a + rows * stride_am + k_row * stride_ak; // [BM, BK]
-        auto b_tile = b + k_col * stride_bk + cols * stride_bn; // [BK, BN]
-
-        auto acc = bl::zeros({BLOCK_M, BLOCK_N}, bl::float32);
-        for (auto k : bl::range(0, K, BLOCK_K)) {
-          auto a_part = bl::load(a_tile, (rows < M) & (k_row < K - k), 0.f);
-          auto b_part = bl::load(b_tile, (k_col < K - k) & (cols < N), 0.f);
-          acc = bl::dot(a_part, b_part, acc);
-          a_tile = a_tile + BLOCK_K * stride_ak;
-          b_tile = b_tile + BLOCK_K * stride_bk;
-        }
-        bl::store(c + rows * stride_cm + cols * stride_cn, acc,
-                  (rows < M) & (cols < N));
+        auto tile = matmul_parts::grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M);
+        auto as_is = [](const bl::Tensor &t) { return t; };
+        auto acc = matmul_parts::product(a, b, tile, M, N, K, stride_am,
+                                         stride_ak, stride_bk, stride_bn,
+                                         BLOCK_M, BLOCK_N, BLOCK_K, as_is);
+        matmul_parts::store(c, tile, acc, M, N, stride_cm, stride_cn);
       });
 }
+
+/// C = (scale_a * scale_b) (A @ B) for A and B in fp8 (e4m3), each scaled
+/// by one float32 for the whole tensor, accumulated and stored in float32.
+/// fp8 has no host type: A and B are their bytes (uint8), which the kernel
+/// bitcasts to bl::float8e4m3 after loading them.
+inline auto matmul_fp8 = bl::kernel(
+    "matmul_fp8",
+    {"a", "b", "c", "scale_a", "scale_b", "M", "N", "K", "stride_am",
+     "stride_ak", "stride_bk", "stride_bn", "stride_cm", "stride_cn", "BLOCK_M",
+     "BLOCK_N", "BLOCK_K", "GROUP_M"},
+    [](bl::Ptr<uint8_t> a, bl::Ptr<uint8_t> b, bl::Ptr<float> c,
+       bl::f32 scale_a, bl::f32 scale_b, bl::i32 M, bl::i32 N, bl::i32 K,
+       bl::i32 stride_am, bl::i32 stride_ak, bl::i32 stride_bk,
+       bl::i32 stride_bn, bl::i32 stride_cm, bl::i32 stride_cn,
+       bl::Const<int> BLOCK_M, bl::Const<int> BLOCK_N, bl::Const<int> BLOCK_K,
+       bl::Const<int> GROUP_M) {
+      auto tile = matmul_parts::grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M);
+      auto as_e4m3 = [](const bl::Tensor &bytes) {
+        return bl::bitcast(bytes, bl::float8e4m3);
+      };
+      auto acc = matmul_parts::product(a, b, tile, M, N, K, stride_am,
+                                       stride_ak, stride_bk, stride_bn, BLOCK_M,
+                                       BLOCK_N, BLOCK_K, as_e4m3);
+      // The scales apply once, to the float32 sums (masked-off elements
+      // load the byte 0, which is e4m3's +0).
+      matmul_parts::store(c, tile, acc * (scale_a * scale_b), M, N, stride_cm,
+                          stride_cn);
+    });
 
 inline auto matmul = make_matmul<bl::half>("matmul");
 inline auto matmul_bf16 = make_matmul<bl::bfloat16_t>("matmul_bf16");

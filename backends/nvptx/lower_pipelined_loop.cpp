@@ -213,11 +213,12 @@ void LoopPipeline::end_iteration(llvm::BasicBlock *&latch) {
   if (plan_.mma_in_flight) {
     // Issuing computes the address ops again for a later iteration: the
     // loop's own values (what it yields) are put back after.
-    std::vector<const ir::Value *> rebound(body_.arguments().begin(),
-                                           body_.arguments().end());
+    std::vector<const ir::Value *> rebound;
+    for (const ir::Value *argument : body_.arguments())
+      rebound.push_back(argument);
     for (const ir::Operation *op : plan_.address_ops)
-      rebound.insert(rebound.end(), op->results().begin(),
-                     op->results().end());
+      for (const ir::Value *result : op->results())
+        rebound.push_back(result);
     KernelLowering::Bindings own = k_.bindings_of(rebound);
     k_.barrier();
     issue_ahead(trip_);

@@ -162,8 +162,8 @@ void KernelLowering::compute_thread_positions() {
   }
 }
 
-KernelLowering::Bindings
-KernelLowering::bindings_of(const std::vector<const ir::Value *> &values) const {
+KernelLowering::Bindings KernelLowering::bindings_of(
+    const std::vector<const ir::Value *> &values) const {
   Bindings out;
   for (const ir::Value *v : values) {
     if (auto it = scalars_.find(v); it != scalars_.end())

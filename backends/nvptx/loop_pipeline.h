@@ -94,7 +94,7 @@ private:
   std::vector<std::vector<llvm::PHINode *>> ahead_phis_;
   llvm::PHINode *stage_ = nullptr; // this iteration's stage
   llvm::Value *next_stage_ = nullptr;
-  llvm::Value *trip_ = nullptr; // this iteration's trip (i64)
+  llvm::Value *trip_ = nullptr;          // this iteration's trip (i64)
   std::vector<CarriedValue> ahead_next_; // computed in the body
 };
 

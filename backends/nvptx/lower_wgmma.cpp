@@ -68,9 +68,9 @@ public:
       const int64_t k = step * mma_.k;
       llvm::Value *b = descriptor(1, nullptr, operand_[1].start_bytes(0, k));
       for (int64_t pass = 0; pass < passes_; ++pass) {
-        llvm::Value *a = descriptor(
-            0, group_rows_bytes,
-            operand_[0].start_bytes(pass * parent_.tile(0), k));
+        llvm::Value *a =
+            descriptor(0, group_rows_bytes,
+                       operand_[0].start_bytes(pass * parent_.tile(0), k));
         mma(acc[size_t(pass)], a, b);
       }
     }
@@ -115,9 +115,9 @@ private:
     const uint64_t fixed = (uint64_t(o.leading_bytes >> 4) << 16) |
                            (uint64_t(o.stride_bytes >> 4) << 32) |
                            (uint64_t(o.swizzle_mode) << 62);
-    base_[side] = b_.CreateOr(
-        b_.CreateZExt(b_.CreateLShr(address, 4), b_.getInt64Ty()),
-        b_.getInt64(fixed));
+    base_[side] =
+        b_.CreateOr(b_.CreateZExt(b_.CreateLShr(address, 4), b_.getInt64Ty()),
+                    b_.getInt64(fixed));
   }
 
   /// The descriptor of operand `side` at `bytes` (plus `extra`, i32, where
@@ -169,14 +169,14 @@ private:
     for (size_t i = 0; i < regs; ++i)
       constraints += "," + std::to_string(i);
     auto operand = [&](size_t i) { return "$" + std::to_string(regs + i); };
-    std::string text =
-        "{\n.reg .pred p;\nsetp.ne.b32 p, " + operand(2) +
-        ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n_) + "k" +
-        std::to_string(mma_.k) + "." + (integer ? "s32" : "f32") + "." +
-        mma_.a + "." + mma_.b + " {" + d + "}, " + operand(0) + ", " +
-        operand(1) + ", p";
+    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, " + operand(2) +
+                       ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
+                       std::to_string(n_) + "k" + std::to_string(mma_.k) + "." +
+                       (integer ? "s32" : "f32") + "." + mma_.a + "." + mma_.b +
+                       " {" + d + "}, " + operand(0) + ", " + operand(1) +
+                       ", p";
     if (!integer)
-      text += ", 1, 1"; // no negation of A or B
+      text += ", 1, 1";        // no negation of A or B
     if (mma_.input_bytes == 2) // 16-bit operands may be MN-major
       text += std::string(", ") + (operand_[0].mn_major ? "1" : "0") + ", " +
               (operand_[1].mn_major ? "1" : "0");
@@ -188,10 +188,10 @@ private:
     auto *signature = llvm::FunctionType::get(result, params, false);
     std::vector<llvm::Value *> args = {a, b, b_.getInt32(1)};
     args.insert(args.end(), acc.begin(), acc.end());
-    llvm::Value *out = b_.CreateCall(
-        llvm::InlineAsm::get(signature, text, constraints,
-                             /*hasSideEffects=*/true),
-        args);
+    llvm::Value *out =
+        b_.CreateCall(llvm::InlineAsm::get(signature, text, constraints,
+                                           /*hasSideEffects=*/true),
+                      args);
     for (unsigned i = 0; i < regs; ++i)
       acc[i] = b_.CreateExtractValue(out, i);
   }

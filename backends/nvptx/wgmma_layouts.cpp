@@ -63,9 +63,9 @@ BlockedLayout wgmma_fragments_layout(int64_t rows, int64_t cols,
   return BlockedLayout{{rows, cols}, {1, 2}, {8, 4}, {num_warps, 1}, {2, 1}};
 }
 
-std::optional<BlockedLayout>
-wgmma_accumulator_layout(const ir::Operation &dot, int num_warps,
-                         const GpuArch &arch) {
+std::optional<BlockedLayout> wgmma_accumulator_layout(const ir::Operation &dot,
+                                                      int num_warps,
+                                                      const GpuArch &arch) {
   if (!why_not_on_warpgroups(dot, num_warps, arch).empty())
     return std::nullopt;
   const ir::Type &c = dot.result()->type();

@@ -60,8 +60,8 @@ TEST(WgmmaLayouts, TheAccumulatorIsTheFragmentTableOfEveryWarpgroup) {
                             offset[1] % 8;
           for (int64_t warp = 0; warp < warps; ++warp)
             for (int64_t lane = 0; lane < 32; ++lane) {
-              LinearLayout::Point at = map.apply(
-                  {{"register", r}, {"lane", lane}, {"warp", warp}});
+              LinearLayout::Point at =
+                  map.apply({{"register", r}, {"lane", lane}, {"warp", warp}});
               const int64_t row = pass * 16 * warps + 64 * (warp / 4) +
                                   16 * (warp % 4) + lane / 4 +
                                   ((i & 2) ? 8 : 0);
@@ -117,8 +117,8 @@ TEST(WgmmaLayouts, TilesAreTheCanonicalSwizzledAtoms) {
         LinearLayout offsets = tile.offsets();
         for (int64_t row = 0; row < tile.rows; ++row)
           for (int64_t column = 0; column < tile.columns; ++column) {
-            int64_t offset = offsets.apply({{"dim0", row}, {"dim1", column}})
-                                 .at("offset");
+            int64_t offset =
+                offsets.apply({{"dim0", row}, {"dim1", column}}).at("offset");
             ASSERT_EQ(offset * bytes,
                       canonical_byte(tile, row, column, swizzle_bytes))
                 << rows << " rows of " << row_bytes << " bytes, (" << row
@@ -152,10 +152,9 @@ TEST(WgmmaLayouts, DescriptorsReadTheTilesBytes) {
     for (int64_t mn = 0; mn < mn_extent; mn += 64)
       for (int64_t k = 0; k < k_extent; k += 16) {
         int64_t row = o.mn_major ? k : mn, column = o.mn_major ? mn : k;
-        EXPECT_EQ(o.start_bytes(mn, k),
-                  offsets.apply({{"dim0", row}, {"dim1", column}})
-                          .at("offset") *
-                      2);
+        EXPECT_EQ(
+            o.start_bytes(mn, k),
+            offsets.apply({{"dim0", row}, {"dim1", column}}).at("offset") * 2);
       }
   }
 }

@@ -6,6 +6,7 @@
 // every register is the fragment element mma_fragment_element names.
 #include "backends/nvptx/mma_layouts.h"
 #include "ir/builder.h"
+#include "nvptx/dot_of.h"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@ namespace {
 
 using blocc::ir::LinearLayout;
 using namespace blocc::nvptx;
+using blocc::gpu_testing::DotOf;
 
 const GpuArch kSm90{90, false};
 
@@ -201,30 +203,6 @@ TEST(MmaAccumulatorLayout, WarpsSplitTheBlockIntoNearSquareParts) {
   EXPECT_EQ(mma_warp_grid(8, 8, 1), Grid{});
   EXPECT_EQ(mma_warp_grid(32, 8, 4), Grid{});
 }
-
-/// A dot of an m x k block of `a` by a k x n block of `b` into `out`,
-/// with input_precision `precision` where not empty.
-struct DotOf {
-  blocc::ir::Function f{"dot"};
-  blocc::ir::Operation *dot = nullptr;
-  DotOf(blocc::ir::Scalar a, blocc::ir::Scalar b, blocc::ir::Scalar out,
-        int64_t m, int64_t n, int64_t k, const std::string &precision = "") {
-    using namespace blocc::ir;
-    Builder builder(&f.body());
-    auto constant = [&](Scalar s, int64_t rows, int64_t cols) {
-      Type type = Type::block(Type::scalar(s), {rows, cols});
-      return is_integer(s) ? builder.int_constant(1, type)
-                           : builder.float_constant(1.0, type);
-    };
-    Value *x = constant(a, m, k), *y = constant(b, k, n);
-    Value *c = constant(out, m, n);
-    Attributes attrs;
-    if (!precision.empty())
-      attrs["input_precision"] = precision;
-    dot = builder.create_value(OpCode::Dot, {x, y, c}, c->type(), attrs)
-              ->defining_op();
-  }
-};
 
 /// The layout chosen for a dot of an m x k by a k x n block of `in` into
 /// `out` on `warps` warps.

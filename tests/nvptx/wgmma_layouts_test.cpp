@@ -6,7 +6,7 @@
 // fields and start addresses read the same bytes; and which dots take the
 // instruction.
 #include "backends/nvptx/mma_layouts.h"
-#include "ir/builder.h"
+#include "nvptx/dot_of.h"
 
 #include <gtest/gtest.h>
 
@@ -17,27 +17,13 @@ using namespace blocc::nvptx;
 
 const GpuArch kSm90a{90, true};
 
-/// A dot of an m x k block of `in` by a k x n block into `out`.
-struct DotOf {
-  blocc::ir::Function f{"dot"};
-  blocc::ir::Operation *dot = nullptr;
+/// A dot of an m x k block of `in` by a k x n block into `out` (f32 as
+/// tf32).
+struct DotOf : blocc::gpu_testing::DotOf {
   DotOf(blocc::ir::Scalar in, blocc::ir::Scalar out, int64_t m, int64_t n,
-        int64_t k) {
-    using namespace blocc::ir;
-    Builder builder(&f.body());
-    auto constant = [&](Scalar s, int64_t rows, int64_t cols) {
-      Type type = Type::block(Type::scalar(s), {rows, cols});
-      return is_integer(s) ? builder.int_constant(1, type)
-                           : builder.float_constant(1.0, type);
-    };
-    Value *x = constant(in, m, k), *y = constant(in, k, n);
-    Value *c = constant(out, m, n);
-    Attributes attrs;
-    if (in == Scalar::F32)
-      attrs["input_precision"] = std::string("tf32");
-    dot = builder.create_value(OpCode::Dot, {x, y, c}, c->type(), attrs)
-              ->defining_op();
-  }
+        int64_t k)
+      : blocc::gpu_testing::DotOf(in, in, out, m, n, k,
+                                  in == blocc::ir::Scalar::F32 ? "tf32" : "") {}
 };
 
 // The ISA's accumulator of m64nNk*: warp w of the warpgroup holds rows

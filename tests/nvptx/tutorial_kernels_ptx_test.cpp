@@ -5,8 +5,8 @@
 // the architecture's shared memory, and
 // spills nothing (ptxas -v) for sm_80, sm_89 and sm_90 (the fp8 matmul
 // multiplies on e4m3 tensor cores from sm_89 on, on the CUDA cores of
-// sm_80); attention (tutorial 06) runs both of its products on tensor
-// cores.
+// sm_80), and on sm_90a on Hopper's warpgroup MMA; attention (tutorial 06)
+// runs both of its products on tensor cores.
 #include "nvptx/ptxas.h"
 #include "nvptx/support.h"
 
@@ -78,6 +78,39 @@ template <typename T, typename Kernel> void check_matmul(Kernel &kernel) {
 TEST(TutorialKernelsPtx, MatmulOnTensorCoresWithoutSpills) {
   check_matmul<bl::half>(blocc::tutorials::matmul);
   check_matmul<bl::bfloat16_t>(blocc::tutorials::matmul_bf16);
+}
+
+// On sm_90a (what an H100 compiles for) every configuration multiplies on
+// Hopper's warpgroup MMA: wgmma.mma_async reading the tiles cp.async
+// copied, no ldmatrix, no spills; the fp8 matmul too, on e4m3.
+TEST(TutorialKernelsPtx, MatmulOnWarpgroupMmaOnSm90a) {
+  const float *out = nullptr;
+  const int n = 4096;
+  for (const MatmulConfig &c : kMatmulConfigs) {
+    SCOPED_TRACE(std::to_string(c.block_m) + "x" + std::to_string(c.block_n) +
+                 "x" + std::to_string(c.block_k) + " on " +
+                 std::to_string(c.warps) + " warps, " +
+                 std::to_string(c.stages) + " stages");
+    const std::string halves =
+        matmul_ptx<bl::half>(blocc::tutorials::matmul, c, "sm_90a");
+    const uint8_t *bytes = nullptr;
+    const std::string fp8 = blocc::tutorials::matmul_fp8.asm_for(
+        bl::Target::gpu("sm_90a", c.warps, c.stages), bytes, bytes, out, 0.5f,
+        0.25f, n, n, n, n, 1, 1, n, n, 1, c.block_m, c.block_n, c.block_k,
+        8)[bl::Stage::Ptx];
+    for (const auto &[ptx, mma] : {std::pair{halves, ".f32.f16.f16"},
+                                   std::pair{fp8, ".f32.e4m3.e4m3"}}) {
+      EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n" +
+                         std::to_string(c.block_n)),
+                std::string::npos);
+      EXPECT_NE(ptx.find(mma), std::string::npos);
+      EXPECT_NE(ptx.find("cp.async.cg.shared.global"), std::string::npos);
+      EXPECT_EQ(ptx.find("ldmatrix"), std::string::npos);
+      if (blocc::gpu_testing::ptxas()) {
+        EXPECT_EQ(spill_report(ptx, "sm_90a"), "");
+      }
+    }
+  }
 }
 
 TEST(TutorialKernelsPtx, Fp8MatmulOnTensorCoresFromSm89WithoutSpills) {

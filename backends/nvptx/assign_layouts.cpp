@@ -334,6 +334,14 @@ void LayoutAssignment::visit_dot(const ir::Operation &op) {
   if (std::optional<BlockedLayout> a = registers_a_layout(op))
     if (on_tensor_cores(op))
       require(op.operand(0), Layout{intern(*a), {0, 1}, a->shape});
+  // On warpgroup MMAs, the later link's A (attention's P) is computed
+  // where the earlier link's accumulator holds its elements, and written
+  // to its tile from there: the scores are not computed twice.
+  if (runs_on_warpgroups(op) && a_from_a_dot(op)) {
+    const std::vector<int64_t> shape = op.operand(0)->type().shape();
+    BlockedLayout a = wgmma_fragments_layout(shape[0], shape[1], num_warps_);
+    require(op.operand(0), Layout{intern(a), {0, 1}, shape});
+  }
   for (const ir::Value *input : {op.operand(0), op.operand(1)})
     if (layouts_of(input).empty())
       require(input,

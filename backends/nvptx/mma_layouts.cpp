@@ -224,9 +224,12 @@ bool feeds_another_dot_as_a(const ir::Operation &dot) {
 } // namespace
 
 bool in_dot_chain(const ir::Operation &dot) {
+  return feeds_another_dot_as_a(dot) || a_from_a_dot(dot);
+}
+
+bool a_from_a_dot(const ir::Operation &dot) {
   std::set<const ir::Value *> seen;
-  return feeds_another_dot_as_a(dot) ||
-         derives_from_a_dot(dot.operand(0), dot.result()->owner_block(), seen);
+  return derives_from_a_dot(dot.operand(0), dot.result()->owner_block(), seen);
 }
 
 std::optional<std::pair<int64_t, int64_t>>

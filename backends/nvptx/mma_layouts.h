@@ -93,6 +93,10 @@ mma_warp_grid(int64_t m, int64_t n, int num_warps, bool rows_only = false);
 /// warp and every link's rows are where the next one needs them.
 bool in_dot_chain(const ir::Operation &dot);
 
+/// Whether `dot`'s A is computed, in its block, from another dot's result
+/// (the later link of a chain: attention's P).
+bool a_from_a_dot(const ir::Operation &dot);
+
 /// The blocked layout of a dot's result that is at once the accumulator
 /// fragments of m16n8k16 MMAs, where the dot can run on tensor cores:
 /// two consecutive columns per thread, the lanes of a warp 8 rows by 4
@@ -206,9 +210,9 @@ ir::LinearLayout ldmatrix_rows(const FragmentTile &tile, int operand,
 /// Why `dot` does not run as warpgroup MMAs on `num_warps` warps of `arch`
 /// ("" where it does): it needs sm_90a, warps in whole warpgroups, an
 /// mma_instruction (tf32x3 and f16 accumulators excepted), M in 16 rows
-/// per warp, N from 8 to
-/// 256 in 8s (in 16s from 32 for int8), and no chain of dots (whose A
-/// comes from registers).
+/// per warp, N from 8 to 256 in 8s (in 16s from 32 for int8). Both
+/// operands come from shared memory: a link of a chain of dots (attention's
+/// P) is written to its tile first.
 std::string why_not_on_warpgroups(const ir::Operation &dot, int num_warps,
                                   const GpuArch &arch);
 

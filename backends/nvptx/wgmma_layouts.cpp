@@ -53,8 +53,6 @@ std::string why_not_on_warpgroups(const ir::Operation &dot, int num_warps,
   if (mma->input_bytes == 2 && n < 16)
     return "N = " + std::to_string(n) +
            " of 16-bit B (its rows of N would be under 32 bytes)";
-  if (in_dot_chain(dot))
-    return "a chain of dots (its A comes from registers; mma.sync takes it)";
   return "";
 }
 

@@ -170,4 +170,31 @@ TEST(WgmmaLayouts, WhichDotsTakeIt) {
             wgmma_fragments_layout(128, 64, 8));
 }
 
+// A chain of dots (softmax(Q K^T) V without the softmax) takes warpgroup
+// MMAs where each warpgroup has one pass of 64 rows; with two, mma.sync.
+TEST(WgmmaLayouts, ChainsTakeItInOnePassOfRows) {
+  using namespace blocc::ir;
+  for (int64_t rows : {64, 128}) {
+    Function f("chain");
+    Builder b(&f.body());
+    Type half = Type::block(Type::scalar(Scalar::F16), {rows, 64});
+    Type keys = Type::block(Type::scalar(Scalar::F16), {64, 64});
+    Type f32 = Type::block(Type::scalar(Scalar::F32), {rows, 64});
+    Value *q = b.float_constant(1.0, half), *k = b.float_constant(1.0, keys);
+    Value *zero = b.float_constant(0.0, f32);
+    Value *s = b.create_value(OpCode::Dot, {q, k, zero}, f32);
+    Value *p = b.create_value(OpCode::Cast, {s}, half);
+    Value *o = b.create_value(OpCode::Dot, {p, k, zero}, f32);
+    for (Value *link : {s, o}) {
+      std::string why = why_not_on_warpgroups(*link->defining_op(), 4, kSm90a);
+      if (rows == 64)
+        EXPECT_EQ(why, "");
+      else
+        EXPECT_NE(why.find("a chain of dots"), std::string::npos) << why;
+    }
+    EXPECT_EQ(a_from_a_dot(*o->defining_op()), true);
+    EXPECT_EQ(a_from_a_dot(*s->defining_op()), false);
+  }
+}
+
 } // namespace

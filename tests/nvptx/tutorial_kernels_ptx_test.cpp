@@ -21,6 +21,13 @@ namespace {
 
 struct MatmulConfig {
   int block_m, block_n, block_k, warps, stages;
+  /// "128x128x32 on 4 warps, 3 stages" (for `arch`, where given).
+  std::string str(const std::string &arch = "") const {
+    return (arch.empty() ? "" : arch + " ") + std::to_string(block_m) + "x" +
+           std::to_string(block_n) + "x" + std::to_string(block_k) + " on " +
+           std::to_string(warps) + " warps, " + std::to_string(stages) +
+           " stages";
+  }
 };
 
 // tutorial 03's GPU configurations (main.cpp, tile_configs).
@@ -55,10 +62,7 @@ std::string spill_report(const std::string &ptx, const std::string &arch) {
 template <typename T, typename Kernel> void check_matmul(Kernel &kernel) {
   for (const MatmulConfig &c : kMatmulConfigs)
     for (const char *arch : {"sm_80", "sm_89", "sm_90"}) {
-      SCOPED_TRACE(std::string(arch) + " " + std::to_string(c.block_m) + "x" +
-                   std::to_string(c.block_n) + "x" + std::to_string(c.block_k) +
-                   " on " + std::to_string(c.warps) + " warps, " +
-                   std::to_string(c.stages) + " stages");
+      SCOPED_TRACE(c.str(arch));
       std::string ptx = matmul_ptx<T>(kernel, c, arch);
       auto has = [&](const char *text) {
         return ptx.find(text) != std::string::npos;
@@ -87,10 +91,7 @@ TEST(TutorialKernelsPtx, MatmulOnWarpgroupMmaOnSm90a) {
   const float *out = nullptr;
   const int n = 4096;
   for (const MatmulConfig &c : kMatmulConfigs) {
-    SCOPED_TRACE(std::to_string(c.block_m) + "x" + std::to_string(c.block_n) +
-                 "x" + std::to_string(c.block_k) + " on " +
-                 std::to_string(c.warps) + " warps, " +
-                 std::to_string(c.stages) + " stages");
+    SCOPED_TRACE(c.str());
     const std::string halves =
         matmul_ptx<bl::half>(blocc::tutorials::matmul, c, "sm_90a");
     const uint8_t *bytes = nullptr;
@@ -119,10 +120,7 @@ TEST(TutorialKernelsPtx, Fp8MatmulOnTensorCoresFromSm89WithoutSpills) {
   const int n = 4096;
   for (const MatmulConfig &c : kMatmulConfigs)
     for (const char *arch : {"sm_80", "sm_89", "sm_90"}) {
-      SCOPED_TRACE(std::string(arch) + " " + std::to_string(c.block_m) + "x" +
-                   std::to_string(c.block_n) + "x" + std::to_string(c.block_k) +
-                   " on " + std::to_string(c.warps) + " warps, " +
-                   std::to_string(c.stages) + " stages");
+      SCOPED_TRACE(c.str(arch));
       bl::Stages stages = blocc::tutorials::matmul_fp8.asm_for(
           bl::Target::gpu(arch, c.warps, c.stages), in, in, out, 0.5f, 0.25f, n,
           n, n, n, 1, n, 1, n, 1, c.block_m, c.block_n, c.block_k, 8);

@@ -39,6 +39,28 @@ namespace blocc::tutorials {
 
 namespace bl = blocc;
 
+/// Calls fold(first_key, masked) for the key blocks that the BLOCK_M
+/// queries from first_query see, in order: the blocks wholly before the
+/// end and, causal, before the first query, where every score is seen
+/// (masked = false); then the last few, up to the block holding the
+/// last key a query sees (masked = true). The forward pass and the
+/// backward pass's dq walk the keys alike.
+template <typename Fold>
+void for_each_key_block(const bl::Tensor &first_query, bl::i32 seq_len,
+                        int BLOCK_M, int BLOCK_N, bool CAUSAL, Fold fold) {
+  bl::Tensor unmasked_end = seq_len;
+  if (CAUSAL)
+    unmasked_end = bl::minimum(first_query, seq_len);
+  unmasked_end = unmasked_end / BLOCK_N * BLOCK_N;
+  for (auto first_key : bl::range(0, unmasked_end, BLOCK_N))
+    fold(first_key, false);
+  bl::Tensor end = seq_len;
+  if (CAUSAL) // no key after the block's last query is seen
+    end = bl::minimum(first_query + BLOCK_M, seq_len);
+  for (auto first_key : bl::range(unmasked_end, end, BLOCK_N))
+    fold(first_key, true);
+}
+
 /// One program of the forward pass; the two kernels below differ only in
 /// `lse`. Where given, it receives each query row's log-sum-exp of its
 /// scaled scores, ln(sum_j exp(scale q.k_j)): the one number per row from
@@ -93,19 +115,7 @@ void attention_forward(bl::Ptr<T> q, bl::Ptr<T> k, bl::Ptr<T> v, bl::Ptr<T> out,
                   acc * bl::expand_dims(alpha, 1));
     m = m_new;
   };
-  // Key blocks wholly before the end and, causal, before the
-  // program's first query: every score is seen.
-  bl::Tensor unmasked_end = seq_len;
-  if (CAUSAL)
-    unmasked_end = bl::minimum(first_query, seq_len);
-  unmasked_end = unmasked_end / BLOCK_N * BLOCK_N;
-  for (auto first_key : bl::range(0, unmasked_end, BLOCK_N))
-    fold(first_key, false);
-  bl::Tensor end = seq_len;
-  if (CAUSAL) // no key after the block's last query is seen
-    end = bl::minimum(first_query + BLOCK_M, seq_len);
-  for (auto first_key : bl::range(unmasked_end, end, BLOCK_N))
-    fold(first_key, true);
+  for_each_key_block(first_query, seq_len, BLOCK_M, BLOCK_N, CAUSAL, fold);
   bl::store(out + head + query_col * HEAD_DIM + dim_row,
             acc / bl::expand_dims(l, 1), query_col < seq_len);
   if (lse) {

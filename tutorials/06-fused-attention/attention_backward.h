@@ -225,17 +225,8 @@ template <typename T> auto make_attention_bwd_dq(const char *name) {
         };
         // The forward pass's two loops: unmasked key blocks, then the
         // masked ones up to the last key the block's queries see.
-        bl::Tensor unmasked_end = seq_len;
-        if (CAUSAL)
-          unmasked_end = bl::minimum(first_query, seq_len);
-        unmasked_end = unmasked_end / BLOCK_N * BLOCK_N;
-        for (auto first_key : bl::range(0, unmasked_end, BLOCK_N))
-          fold(first_key, false);
-        bl::Tensor end = seq_len;
-        if (CAUSAL)
-          end = bl::minimum(first_query + BLOCK_M, seq_len);
-        for (auto first_key : bl::range(unmasked_end, end, BLOCK_N))
-          fold(first_key, true);
+        for_each_key_block(first_query, seq_len, BLOCK_M, BLOCK_N, CAUSAL,
+                           fold);
         bl::store(dq + q_offsets, dq_acc * scale, query_col < seq_len);
       });
 }

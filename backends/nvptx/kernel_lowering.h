@@ -300,6 +300,12 @@ public:
   /// Orders this thread's writes of shared memory before the reads of the
   /// async proxy (warpgroup MMAs) that follow the next barrier.
   void fence_async_proxy();
+  /// Waits until at most `pending` groups of this warpgroup's MMAs are in
+  /// flight (wgmma.wait_group).
+  void wait_for_warpgroup_mmas(int pending);
+  /// An instruction of PTX without operands that orders memory accesses
+  /// (a fence, a wait): inline, with side effects and a memory clobber.
+  void ordering_ptx(const std::string &text);
   /// Whether the kernel has dots on warpgroup MMAs: its tiles then start
   /// at their swizzle pattern's multiple, the buffer at 1024 bytes.
   bool warpgroup_mma() const { return warpgroup_mma_; }

@@ -140,8 +140,6 @@ size_t index_of(std::vector<Line> &lines, const Line &line) {
   return lines.size() - 1;
 }
 
-int64_t align_up(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
-
 class DotLowering {
 public:
   DotLowering(KernelLowering &k, const ir::Operation &op)

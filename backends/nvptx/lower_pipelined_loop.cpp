@@ -6,7 +6,6 @@
 
 #include <algorithm>
 
-#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 namespace blocc::nvptx {
@@ -125,7 +124,7 @@ void LoopPipeline::prologue(const std::vector<CarriedValue> &initial) {
     k_.barrier();
   saved_reserve_ = k_.shared_reserved_bytes();
   const int64_t alignment = std::max<int64_t>(128, plan_.alignment);
-  base_bytes_ = (saved_reserve_ + alignment - 1) / alignment * alignment;
+  base_bytes_ = align_up(saved_reserve_, alignment);
   k_.reserve_shared_bytes(base_bytes_ + plan_.stages * plan_.stage_bytes);
   std::vector<CarriedValue> carried;
   for (size_t index : plan_.carried)
@@ -242,11 +241,8 @@ void LoopPipeline::end_iteration(llvm::BasicBlock *&latch) {
 }
 
 void LoopPipeline::finish() {
-  if (plan_.mma_in_flight) {
-    auto *type = llvm::FunctionType::get(b_.getVoidTy(), false);
-    b_.CreateCall(llvm::InlineAsm::get(type, "wgmma.wait_group.sync.aligned 0;",
-                                       "~{memory}", /*hasSideEffects=*/true));
-  }
+  if (plan_.mma_in_flight)
+    k_.wait_for_warpgroup_mmas(0);
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
   k_.barrier();
   for (const PipelinedLoad &load : plan_.loads) {

@@ -79,8 +79,7 @@ void KernelLowering::write_tile(const ir::Operation &convert,
   const int64_t alignment =
       warpgroup_mma_ ? std::max(kTileAlignment, wgmma_tile_alignment(tile))
                      : kTileAlignment;
-  const int64_t start =
-      (shared_reserved_ + alignment - 1) / alignment * alignment;
+  const int64_t start = align_up(shared_reserved_, alignment);
   if (start + tile.bytes() > arch.max_shared_bytes())
     throw SharedMemoryExhausted(
         "the tile of a " + source->type().str() + " operand of a dot needs " +
@@ -138,10 +137,18 @@ void KernelLowering::fence_tile_writes() {
 }
 
 void KernelLowering::fence_async_proxy() {
+  ordering_ptx("fence.proxy.async.shared::cta;");
+}
+
+void KernelLowering::wait_for_warpgroup_mmas(int pending) {
+  ordering_ptx("wgmma.wait_group.sync.aligned " + std::to_string(pending) +
+               ";");
+}
+
+void KernelLowering::ordering_ptx(const std::string &text) {
   auto *type = llvm::FunctionType::get(builder.getVoidTy(), false);
-  builder.CreateCall(
-      llvm::InlineAsm::get(type, "fence.proxy.async.shared::cta;", "~{memory}",
-                           /*hasSideEffects=*/true));
+  builder.CreateCall(llvm::InlineAsm::get(type, text, "~{memory}",
+                                          /*hasSideEffects=*/true));
 }
 
 void KernelLowering::release_tiles_after(const ir::Operation &op) {

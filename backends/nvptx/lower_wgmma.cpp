@@ -63,7 +63,7 @@ public:
     llvm::Value *group_rows_bytes = b_.CreateMul(
         b_.CreateLShr(k_.warp, 2),
         b_.getInt32(static_cast<uint32_t>(operand_[0].start_bytes(64, 0))));
-    simple_asm("wgmma.fence.sync.aligned;");
+    k_.ordering_ptx("wgmma.fence.sync.aligned;");
     for (int64_t step = 0; step < depth_ / mma_.k; ++step) {
       const int64_t k = step * mma_.k;
       llvm::Value *b = descriptor(1, nullptr, operand_[1].start_bytes(0, k));
@@ -74,11 +74,10 @@ public:
         mma(acc[size_t(pass)], a, b);
       }
     }
-    simple_asm("wgmma.commit_group.sync.aligned;");
+    k_.ordering_ptx("wgmma.commit_group.sync.aligned;");
     // The loop's accumulator stays in flight into the next iteration
     // (loop_pipeline.h); any other result is waited for here.
-    simple_asm(in_flight() ? "wgmma.wait_group.sync.aligned 1;"
-                           : "wgmma.wait_group.sync.aligned 0;");
+    k_.wait_for_warpgroup_mmas(in_flight() ? 1 : 0);
     std::vector<llvm::Value *> by_register(parent_.num_registers());
     for (int64_t r = 0; r < parent_.num_registers(); ++r) {
       auto [pass, slot] = slot_of(r);
@@ -145,12 +144,6 @@ private:
     const int64_t lower_half = (offset[0] % parent_.tile(0)) / 8;
     const int64_t column = offset[1] / 8, second = offset[1] % 8;
     return {pass, 4 * column + 2 * lower_half + second};
-  }
-
-  void simple_asm(const char *text) {
-    auto *type = llvm::FunctionType::get(b_.getVoidTy(), false);
-    b_.CreateCall(llvm::InlineAsm::get(type, text, "~{memory}",
-                                       /*hasSideEffects=*/true));
   }
 
   /// acc += A x B for one warpgroup MMA of 64 x N x K: f32 and s32

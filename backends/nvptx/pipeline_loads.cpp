@@ -155,8 +155,6 @@ bool written_before_loop(const ir::Operation &dot, int operand,
 
 namespace {
 
-int64_t align_up(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
-
 class LoopPlanner {
 public:
   LoopPlanner(const LayoutAssignment &layouts,
@@ -359,14 +357,13 @@ private:
       return nullptr;
     const ir::Operation *yield = body.terminator();
     const ir::Value *acc = found->operand(2);
-    std::optional<size_t> index;
+    auto [result_users, user] = users(body, found->result());
+    if (result_users != 1 || user != yield || users(body, acc).first != 1)
+      return nullptr;
     for (size_t k = 0; k < yield->num_operands(); ++k)
       if (yield->operand(k) == found->result())
-        index = index ? std::optional<size_t>() : std::optional(k);
-    if (!index || body.argument(1 + *index) != acc ||
-        users(body, acc).first != 1 || users(body, found->result()).first != 1)
-      return nullptr;
-    return found;
+        return body.argument(1 + k) == acc ? found : nullptr;
+    return nullptr;
   }
 
   /// The bytes of the inputs of the body's dots on tensor cores that are
@@ -388,7 +385,7 @@ private:
         FragmentTile tile =
             operand_tile(*op, operand,
                          fragment_tile_k_fastest(*op, parent, layout, operand));
-        plan.invariant_bytes += (tile.bytes() + 127) / 128 * 128;
+        plan.invariant_bytes += align_up(tile.bytes(), 128);
       }
     }
   }

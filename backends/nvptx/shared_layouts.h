@@ -29,6 +29,12 @@
 
 namespace blocc::nvptx {
 
+/// `n` rounded up to a multiple of `to` (bytes of shared memory placed at
+/// an alignment).
+inline int64_t align_up(int64_t n, int64_t to) {
+  return (n + to - 1) / to * to;
+}
+
 /// How the rows of a tile are swizzled: a row's vectors of `vector`
 /// elements are permuted by XOR with its phase, (row / per_phase) %
 /// max_phase. max_phase 1 is no swizzle. All powers of two.

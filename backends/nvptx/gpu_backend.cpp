@@ -156,15 +156,17 @@ Generated lower(std::unique_ptr<ir::Function> gpu_ir, const CompileOptions &o) {
 
 Generated generate(const ir::Function &function, const CompileOptions &o) {
   check_options(function, o);
-  try {
-    return lower(to_gpu_ir(function, o, o.num_stages), o);
-  } catch (const SharedMemoryExhausted &) {
-    // Pipelined loops keep their stages in shared memory; where that
-    // leaves too little for the kernel's other users, it runs unpipelined
-    // — unless the IR chose its stages itself.
-    if (o.num_stages == 1 || is_gpu_ir(function))
-      throw;
-    return lower(to_gpu_ir(function, o, 1), o);
+  // Pipelined loops keep their stages in shared memory; where that leaves
+  // too little for the kernel's other users, the loops get one stage fewer
+  // until it fits, down to no pipelining — unless the IR chose its stages
+  // itself.
+  for (int stages = o.num_stages;; --stages) {
+    try {
+      return lower(to_gpu_ir(function, o, stages), o);
+    } catch (const SharedMemoryExhausted &) {
+      if (stages <= 1 || is_gpu_ir(function))
+        throw;
+    }
   }
 }
 

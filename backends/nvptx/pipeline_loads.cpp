@@ -243,9 +243,10 @@ public:
     return p;
   }
 
-  /// The loop's plan in up to `num_stages` stages, as many as fit in half
-  /// of what `arch` gives a CTA, with every load that can be copied ahead;
-  /// nullopt where none can, or two stages do not fit.
+  /// The loop's plan in up to `num_stages` stages, as many as fit in the
+  /// share of what `arch` gives a CTA that its stages may take, with every
+  /// load that can be copied ahead; nullopt where none can, or two stages
+  /// do not fit.
   std::optional<PipelinedLoop> choose(const ir::Operation &loop, int num_stages,
                                       const GpuArch &arch) const {
     const ir::Block &body = *loop.region(0);
@@ -255,11 +256,14 @@ public:
         collect(body, [](const auto &) { return true; });
     if (!plan)
       return std::nullopt;
-    // Half of what a CTA may have goes to the stages; the rest stays for
-    // the loop's other users (conversions, reductions, other inputs).
-    // Warpgroup MMAs consume a stage at twice mma.sync's rate, so their
-    // copies need more in flight: three quarters.
-    const int64_t budget = plan->warpgroups ? arch.max_shared_bytes() * 3 / 4
+    // mma.sync loops give half of what a CTA may have to the stages and
+    // keep the rest for the loop's other users (conversions, reductions,
+    // other inputs), which leaves room for a second CTA on the SM.
+    // Warpgroup MMAs consume a stage at twice mma.sync's rate and run one
+    // CTA of large tiles per SM: their stages may take all of it. Where the
+    // loop's other users then find too little, the backend compiles again
+    // with one stage fewer (gpu_backend.cpp).
+    const int64_t budget = plan->warpgroups ? arch.max_shared_bytes()
                                             : arch.max_shared_bytes() / 2;
     plan->stages = num_stages;
     while (plan->stages > 1 &&

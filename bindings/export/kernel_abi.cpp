@@ -178,6 +178,7 @@ std::pair<Target, Stage> stage_of(int32_t stage,
   const std::string arch =
       options && options->gpu_arch ? options->gpu_arch : "sm_90";
   const int num_warps = options ? options->num_warps : 4;
+  const int num_stages = options ? options->num_stages : 3;
   Check check = options ? launch_options(options).check : Check::Off;
   if (check == Check::Default)
     check = Check::Off;
@@ -191,11 +192,11 @@ std::pair<Target, Stage> stage_of(int32_t stage,
   case BLOCC_STAGE_CPU_ASM:
     return {Target::cpu(check), Stage::Asm};
   case BLOCC_STAGE_GPU_LAYOUTS:
-    return {Target::gpu(arch, num_warps), Stage::Layouts};
+    return {Target::gpu(arch, num_warps, num_stages), Stage::Layouts};
   case BLOCC_STAGE_GPU_LLVM:
-    return {Target::gpu(arch, num_warps), Stage::Llir};
+    return {Target::gpu(arch, num_warps, num_stages), Stage::Llir};
   case BLOCC_STAGE_PTX:
-    return {Target::gpu(arch, num_warps), Stage::Ptx};
+    return {Target::gpu(arch, num_warps, num_stages), Stage::Ptx};
   default:
     throw Error("unknown stage " + std::to_string(stage));
   }

@@ -66,6 +66,18 @@ def test_ptx_without_a_gpu(arch, tmp_path):
 
 
 @needs_gpu_compiler
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_ptx_follows_num_stages(stages):
+    # A pipelined matmul loop waits for all but the copies of the stages
+    # still ahead of the one it reads: num_stages - 2 groups.
+    from blocc.kernels import matmul
+    ptx = matmul.asm(None, None, None, 512, 512, 512, 512, 1, 512, 1, 512, 1,
+                     BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, GROUP_M=8,
+                     target="sm_90a", num_warps=4, num_stages=stages)["ptx"]
+    assert f"cp.async.wait_group {stages - 2};" in ptx
+
+
+@needs_gpu_compiler
 def test_inspection_errors():
     with pytest.raises(blocc.Error, match="sm_70.*sm_80, sm_86, sm_89, sm_90, sm_90a"):
         add.asm(n=1, BLOCK=64, target="sm_70")

@@ -92,6 +92,10 @@ LayoutAssignment::LayoutAssignment(const ir::Function &function,
   // moves that conversion after the loop: once, not once an iteration.
   if (prefer_homes_where_produced(function))
     assign(function);
+  // The stores' preference reads the homes of the values they store, as
+  // the loops' preference settled them.
+  if (prefer_stores_where_produced(function))
+    assign(function);
 }
 
 void LayoutAssignment::assign(const ir::Function &function) {
@@ -157,6 +161,56 @@ bool LayoutAssignment::prefer_homes_where_produced(
   return preferred;
 }
 
+namespace {
+
+/// Whether a store of `store`'s value in `layout` (over `parent`) writes
+/// whole 32-byte sectors with vectors of at least 8 bytes, each element
+/// once:
+/// each thread's run along the last dimension is contiguous in memory and
+/// one vector, and the lanes along it cover a sector. Such a store needs
+/// no conversion to be efficient: memory sees the same sectors as from
+/// the anchor, and the shared-memory round trip and its barrier go.
+/// (An MMA accumulator of float32 stored as float32 is one: pairs of 8
+/// bytes, four lanes along a row.)
+bool stores_whole_sectors(const ir::Operation &store,
+                          const BlockedLayout &parent, const Layout &layout,
+                          const ir::AxisInfoAnalysis &axis_info) {
+  const ir::Type &type = store.operand(0)->type();
+  const int last = type.rank() - 1;
+  const int d = layout.dims[size_t(last)];
+  // A slice of its parent replicates the value over the sliced dimensions.
+  if (layout.dims.size() != size_t(parent.rank()) || parent.has_replicas() ||
+      type.dim(last) < parent.tile(d))
+    return false;
+  const int64_t run = parent.size_per_thread[size_t(d)];
+  const int64_t bytes = llvm_backend::storage_bytes(type.pointee());
+  return run * bytes >= 8 && run * bytes <= 16 &&
+         access_vector_width(store, axis_info) >= run &&
+         run * parent.threads_per_warp[size_t(d)] * bytes >= 32;
+}
+
+} // namespace
+
+bool LayoutAssignment::prefer_stores_where_produced(
+    const ir::Function &function) {
+  bool preferred = false;
+  for_each_op(function.body(), [&](const ir::Operation &store) {
+    if (store.code() != OpCode::Store || !store.operand(1)->type().is_block())
+      return;
+    auto chosen = store_layouts_.find(&store);
+    std::optional<Layout> produced = produced_in(store.operand(1));
+    if (chosen == store_layouts_.end() || !produced ||
+        *produced == chosen->second ||
+        !stores_whole_sectors(store, parents_[produced->parent], *produced,
+                              *axis_info_))
+      return;
+    preferred_store_layouts_.emplace(
+        &store, PreferredHome{parents_[produced->parent], produced->dims});
+    preferred = true;
+  });
+  return preferred;
+}
+
 void LayoutAssignment::visit(const ir::Block &block) {
   // Users come after their operands: walking backwards, every use of a
   // value in this block has been seen before the op defining it.
@@ -168,7 +222,12 @@ void LayoutAssignment::visit_op(const ir::Operation &op) {
   switch (op.code()) {
   case OpCode::Store:
     if (op.operand(1)->type().is_block()) {
-      Layout full = anchor(op.operand(1)->type().shape());
+      const std::vector<int64_t> &shape = op.operand(1)->type().shape();
+      auto preferred = preferred_store_layouts_.find(&op);
+      Layout full = preferred == preferred_store_layouts_.end()
+                        ? anchor(shape)
+                        : Layout{intern(preferred->second.parent),
+                                 preferred->second.dims, shape};
       for (const ir::Value *operand : op.operands())
         require(operand, full);
       store_layouts_.emplace(&op, full);

@@ -142,6 +142,11 @@ private:
   /// Notes, for the next assign(), the loop-carried values whose yielded
   /// value is produced in another layout than their home; true if any.
   bool prefer_homes_where_produced(const ir::Function &function);
+  /// Notes, for the next assign(), the stores whose value is produced in a
+  /// layout that writes whole sectors by itself (stores_whole_sectors):
+  /// they store from there rather than convert to their anchor through
+  /// shared memory; true if any.
+  bool prefer_stores_where_produced(const ir::Function &function);
   void visit(const ir::Block &block);
   void visit_op(const ir::Operation &op);
   void visit_reduce(const ir::Operation &op);
@@ -199,6 +204,7 @@ private:
     std::vector<int> dims;
   };
   std::map<const ir::Value *, PreferredHome> preferred_homes_;
+  std::map<const ir::Operation *, PreferredHome> preferred_store_layouts_;
 };
 
 /// The layout of the operand of a reshape that only adds size-1

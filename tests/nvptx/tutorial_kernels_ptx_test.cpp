@@ -67,12 +67,14 @@ std::string spill_report(const std::string &ptx, const std::string &arch) {
 
 /// Whether ptxas fits the kernel's registers without spilling. The
 /// persistent matmul does not where the accumulator takes 128 registers a
-/// thread (128 x 128 tiles on 4 warps, 128 x 256 on 8): LLVM hoists the
-/// tile loop's invariant per-thread addresses (those of the prologue's
-/// copies, and of the epilogue's conversion of the accumulator through
-/// shared memory) out of it, so they stay live across the K loop beside
-/// the accumulator; ptxas spills them once before the tile loop and
-/// reloads them in each tile's prologue and epilogue, none in the K loop.
+/// thread (128 x 128 tiles on 4 warps, 128 x 256 on 8): LLVM's
+/// loop-invariant code motion (licm, in the O3 pipeline) hoists the tile
+/// loop's invariant per-thread addresses (those of the prologue's copies,
+/// and of the epilogue's conversion of the accumulator through shared
+/// memory) out of it, so they stay live across the K loop beside the
+/// accumulator; ptxas spills them once before the tile loop and reloads
+/// them in each tile's prologue and epilogue, none in the K loop. (The
+/// same IR optimized without licm fits, in about matmul's registers.)
 bool fits_registers(bool persistent, const MatmulConfig &c) {
   return !persistent || c.block_m * c.block_n / (32 * c.warps) < 128;
 }

@@ -38,14 +38,14 @@
 // loop, which fills and drains its pipeline once per tile as matmul's
 // does (Triton flattens the two loops for that). What it costs: the
 // per-thread addresses of a tile's first copies and of its epilogue are
-// the same for every tile, so LLVM computes them once, before the tile
-// loop, and they stay live across the K loop: about twice matmul's
-// registers, and where the accumulator takes 128 registers a thread
-// (128 x 128 tiles on 4 warps, 128 x 256 on 8) ptxas spills some, reloaded
-// once per tile outside the K loop. One program per SM also leaves no
-// second CTA to hide the pipeline's fill where two would fit, and where
-// the tiles do not divide evenly among the programs the last round leaves
-// SMs idle as the one-tile grid's last wave does.
+// the same for every tile, so LLVM's loop-invariant code motion computes
+// them once, before the tile loop, and they stay live across the K loop:
+// about twice matmul's registers, and where the accumulator takes 128
+// registers a thread (128 x 128 tiles on 4 warps, 128 x 256 on 8) ptxas
+// spills some, reloaded once per tile outside the K loop. One program per SM
+// also leaves no second CTA to hide the pipeline's fill where two would fit,
+// and where the tiles do not divide evenly among the programs the last round
+// leaves SMs idle as the one-tile grid's last wave does.
 //
 // matmul_fp8 walks the same tiles over fp8 (e4m3) inputs that carry one
 // float32 scale per tensor (torch._scaled_mm's per-tensor scaling): the

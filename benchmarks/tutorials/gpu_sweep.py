@@ -156,37 +156,61 @@ def config_text(config):
 
 
 def matmul(n, dtype=torch.float16, kernel="matmul"):
+    """Tutorial 03's matmul (kernel names blocc's: matmul, matmul_bf16, or
+    a persistent one, matmul_persistent: a grid of min(SMs, tiles)
+    programs walking the tiles, against Triton's persistent matmul and
+    blocc's one-program-per-tile matmul)."""
     a = torch.rand(n, n, device=DEVICE, dtype=dtype) - 0.5
     b = torch.rand(n, n, device=DEVICE, dtype=dtype) - 0.5
     want = (a.double() @ b.double()).float()
+    persistent = kernel.startswith("matmul_persistent")
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
     outs = {c: torch.full((n, n), float("nan"), device=DEVICE)
             for c in ("blocc", "triton")}
-    blocc_kernel = getattr(B, kernel)
 
-    def launcher(kernel, out):
+    def launcher(kernel, out, programs_per_tile, **extra):
         def run(config):
             bm, bn, bk, warps, stages = config
-            grid = (cdiv(n, bm) * cdiv(n, bn),)
+            tiles = cdiv(n, bm) * cdiv(n, bn)
+            grid = (tiles if programs_per_tile else min(sms, tiles),)
             kernel[grid](a, b, out, n, n, n, n, 1, n, 1, n, 1,
                          num_warps=warps, num_stages=stages, BLOCK_M=bm,
-                         BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8)
+                         BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, **extra)
         return run
 
-    blocc_config, blocc_run = fastest(launcher(blocc_kernel, outs["blocc"]))
-    triton_config, triton_run = fastest(launcher(T.matmul, outs["triton"]))
-    return ("TFLOP/s", 2 * n ** 3, {
+    blocc_config, blocc_run = fastest(
+        launcher(getattr(B, kernel), outs["blocc"], not persistent))
+    triton_config, triton_run = fastest(
+        launcher(T.matmul_persistent, outs["triton"], False, NUM_SMS=sms)
+        if persistent else launcher(T.matmul, outs["triton"], True))
+    columns = {
         "blocc": (blocc_run, outs["blocc"]),
         "triton": (triton_run, outs["triton"]),
-        "cuBLAS (ceiling)": (lambda: a @ b, None),
-    }, want, (0, 1e-3 * math.sqrt(n)),
-        f"fastest of {len(MATMUL_CONFIGS)} tile configurations each, GROUP_M=8: "
-        f"blocc {config_text(blocc_config)}, Triton "
-        f"{config_text(triton_config)} (on an H100 blocc's dot runs on wgmma, "
-        "loads by cp.async)")
+    }
+    walk = ""
+    if persistent:
+        # The same tiles, one program each: what persistence gains.
+        per_tile = "matmul_bf16" if dtype == torch.bfloat16 else "matmul"
+        per_tile_out = torch.full((n, n), float("nan"), device=DEVICE)
+        per_tile_config, per_tile_run = fastest(
+            launcher(getattr(B, per_tile), per_tile_out, True))
+        columns["blocc, a program per tile"] = (per_tile_run, per_tile_out)
+        walk = (f"; persistent, grid min({sms} SMs, tiles) (blocc's program "
+                f"per tile {config_text(per_tile_config)})")
+    columns["cuBLAS (ceiling)"] = (lambda: a @ b, None)
+    return ("TFLOP/s", 2 * n ** 3, columns, want, (0, 1e-3 * math.sqrt(n)),
+            f"fastest of {len(MATMUL_CONFIGS)} tile configurations each, GROUP_M=8: "
+            f"blocc {config_text(blocc_config)}, Triton "
+            f"{config_text(triton_config)}{walk} (on an H100 blocc's dot runs "
+            "on wgmma, loads by cp.async)")
 
 
 def matmul_bf16(n):
     return matmul(n, torch.bfloat16, "matmul_bf16")
+
+
+def matmul_persistent(n):
+    return matmul(n, kernel="matmul_persistent")
 
 
 def quantize_e4m3(x):
@@ -589,6 +613,7 @@ SWEEPS = {
     "gelu": (gelu, [1 << 20, 1 << 24, 1 << 27], "f32"),
     "matmul": (matmul, [1024, 2048, 4096, 8192], "f16"),
     "matmul_bf16": (matmul_bf16, [1024, 2048, 4096, 8192], "bf16"),
+    "matmul_persistent": (matmul_persistent, [1024, 2048, 4096, 8192], "f16"),
     "matmul_fp8": (matmul_fp8, [1024, 2048, 4096, 8192], "f8e4m3"),
     "matmul_fp8_k_major": (matmul_fp8_k_major, [1024, 2048, 4096, 8192],
                            "f8e4m3"),
@@ -615,6 +640,7 @@ SIZE_LABELS = {"softmax": "row length, 4096 rows",
                "layer_norm": "row length, 4096 rows",
                "layer_norm_backward": "row length, 4096 rows",
                "matmul": "M = N = K", "matmul_bf16": "M = N = K",
+               "matmul_persistent": "M = N = K",
                "matmul_fp8": "M = N = K", "matmul_fp8_k_major": "M = N = K",
                "attention_d128": "sequence, 32 heads x 128",
                "attention": "sequence, 32 heads x 64",

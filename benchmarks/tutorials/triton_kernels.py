@@ -67,16 +67,23 @@ def gelu(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def _grouped_tile(tile, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  GROUP_M: tl.constexpr):
+    """Tile `tile` of C, (pid_m, pid_n), numbered in grouped order."""
+    tiles_m, tiles_n = tl.cdiv(M, BLOCK_M), tl.cdiv(N, BLOCK_N)
+    per_group = GROUP_M * tiles_n
+    first_m = (tile // per_group) * GROUP_M
+    group_rows = min(tiles_m - first_m, GROUP_M)
+    return (first_m + (tile % per_group) % group_rows,
+            (tile % per_group) // group_rows)
+
+
+@triton.jit
 def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
            stride_bn, stride_cm, stride_cn, BLOCK_M: tl.constexpr,
            BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
-    pid = tl.program_id(0)
-    tiles_m, tiles_n = tl.cdiv(M, BLOCK_M), tl.cdiv(N, BLOCK_N)
-    per_group = GROUP_M * tiles_n
-    first_m = (pid // per_group) * GROUP_M
-    group_rows = min(tiles_m - first_m, GROUP_M)
-    pid_m = first_m + (pid % per_group) % group_rows
-    pid_n = (pid % per_group) // group_rows
+    pid_m, pid_n = _grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N,
+                                 GROUP_M)
     rows = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M))[:, None]
     cols = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N))[None, :]
     ks = tl.arange(0, BLOCK_K)
@@ -100,13 +107,8 @@ def matmul_fp8(a_ptr, b_ptr, c_ptr, scale_a, scale_b, M, N, K, stride_am,
                BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
     """matmul on float8_e4m3fn tensors, scaled per tensor:
     C = (scale_a * scale_b) * (A @ B) in float32 (blocc's matmul_fp8)."""
-    pid = tl.program_id(0)
-    tiles_m, tiles_n = tl.cdiv(M, BLOCK_M), tl.cdiv(N, BLOCK_N)
-    per_group = GROUP_M * tiles_n
-    first_m = (pid // per_group) * GROUP_M
-    group_rows = min(tiles_m - first_m, GROUP_M)
-    pid_m = first_m + (pid % per_group) % group_rows
-    pid_n = (pid % per_group) // group_rows
+    pid_m, pid_n = _grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N,
+                                 GROUP_M)
     rows = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M))[:, None]
     cols = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N))[None, :]
     ks = tl.arange(0, BLOCK_K)
@@ -121,6 +123,39 @@ def matmul_fp8(a_ptr, b_ptr, c_ptr, scale_a, scale_b, M, N, K, stride_am,
         b_tile += BLOCK_K * stride_bk
     tl.store(c_ptr + rows * stride_cm + cols * stride_cn,
              acc * (scale_a * scale_b), mask=(rows < M) & (cols < N))
+
+
+@triton.jit
+def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak,
+                      stride_bk, stride_bn, stride_cm, stride_cn,
+                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+                      NUM_SMS: tl.constexpr):
+    """matmul on a grid of NUM_SMS programs (fewer where C has fewer
+    tiles), program p computing the tiles p, p + NUM_SMS, ... in grouped
+    order (blocc's matmul_persistent), as Triton's persistent matmul
+    tutorial writes it: the tile loop is flattened with the K loop, so that
+    Triton's pipeliner issues the next tile's loads before this tile's
+    store."""
+    tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    k_steps = tl.cdiv(K, BLOCK_K)
+    ks = tl.arange(0, BLOCK_K)
+    for tile in tl.range(tl.program_id(0), tiles, NUM_SMS, flatten=True):
+        pid_m, pid_n = _grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        rows = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M))[:, None]
+        cols = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N))[None, :]
+        acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+        # The pointers from the step, not carried: a flattened loop starts
+        # the next tile's K loop where this one ends.
+        for step in range(k_steps):
+            k = step * BLOCK_K
+            a = tl.load(a_ptr + rows * stride_am + (k + ks)[None, :] * stride_ak,
+                        mask=(rows < M) & (ks[None, :] < K - k), other=0.0)
+            b = tl.load(b_ptr + (k + ks)[:, None] * stride_bk + cols * stride_bn,
+                        mask=(ks[:, None] < K - k) & (cols < N), other=0.0)
+            acc = tl.dot(a, b, acc)
+        tl.store(c_ptr + rows * stride_cm + cols * stride_cn, acc,
+                 mask=(rows < M) & (cols < N))
 
 
 @triton.jit

@@ -5,8 +5,11 @@
 // the architecture's shared memory, and
 // spills nothing (ptxas -v) for sm_80, sm_89 and sm_90 (the fp8 matmul
 // multiplies on e4m3 tensor cores from sm_89 on, on the CUDA cores of
-// sm_80), and on sm_90a on Hopper's warpgroup MMA; attention (tutorial 06)
-// runs both of its products on tensor cores.
+// sm_80), and on sm_90a on Hopper's warpgroup MMA; the persistent matmul
+// too, its K loop pipelined inside its loop over tiles, without spills
+// where its accumulator takes fewer than 128 registers a thread
+// (fits_registers says why); attention (tutorial 06) runs both of its
+// products on tensor cores.
 #include "nvptx/ptxas.h"
 #include "nvptx/support.h"
 
@@ -14,6 +17,9 @@
 #include "06-fused-attention/attention.h"
 
 #include <gtest/gtest.h>
+
+#include <sstream>
+#include <tuple>
 
 namespace bl = blocc;
 
@@ -59,7 +65,22 @@ std::string spill_report(const std::string &ptx, const std::string &arch) {
   return clean ? "" : r.output;
 }
 
-template <typename T, typename Kernel> void check_matmul(Kernel &kernel) {
+/// Whether ptxas fits the kernel's registers without spilling. The
+/// persistent matmul does not where the accumulator takes 128 registers a
+/// thread (128 x 128 tiles on 4 warps, 128 x 256 on 8): LLVM's
+/// loop-invariant code motion (licm, in the O3 pipeline) hoists the tile
+/// loop's invariant per-thread addresses (those of the prologue's copies,
+/// and of the epilogue's conversion of the accumulator through shared
+/// memory) out of it, so they stay live across the K loop beside the
+/// accumulator; ptxas spills them once before the tile loop and reloads
+/// them in each tile's prologue and epilogue, none in the K loop. (The
+/// same IR optimized without licm fits, in about matmul's registers.)
+bool fits_registers(bool persistent, const MatmulConfig &c) {
+  return !persistent || c.block_m * c.block_n / (32 * c.warps) < 128;
+}
+
+template <typename T, typename Kernel>
+void check_matmul(Kernel &kernel, bool persistent = false) {
   for (const MatmulConfig &c : kMatmulConfigs)
     for (const char *arch : {"sm_80", "sm_89", "sm_90"}) {
       SCOPED_TRACE(c.str(arch));
@@ -73,7 +94,7 @@ template <typename T, typename Kernel> void check_matmul(Kernel &kernel) {
       // than half of sm_89's 99 KB: that loop stays unpipelined there.
       const bool stages_fit = std::string(arch) != "sm_89" || c.block_k == 32;
       EXPECT_EQ(has("cp.async.cg.shared.global"), stages_fit);
-      if (blocc::gpu_testing::ptxas()) {
+      if (blocc::gpu_testing::ptxas() && fits_registers(persistent, c)) {
         EXPECT_EQ(spill_report(ptx, arch), "");
       }
     }
@@ -82,6 +103,8 @@ template <typename T, typename Kernel> void check_matmul(Kernel &kernel) {
 TEST(TutorialKernelsPtx, MatmulOnTensorCoresWithoutSpills) {
   check_matmul<bl::half>(blocc::tutorials::matmul);
   check_matmul<bl::bfloat16_t>(blocc::tutorials::matmul_bf16);
+  check_matmul<bl::half>(blocc::tutorials::matmul_persistent, true);
+  check_matmul<bl::bfloat16_t>(blocc::tutorials::matmul_persistent_bf16, true);
 }
 
 // On sm_90a (what an H100 compiles for) every configuration multiplies on
@@ -94,22 +117,84 @@ TEST(TutorialKernelsPtx, MatmulOnWarpgroupMmaOnSm90a) {
     SCOPED_TRACE(c.str());
     const std::string halves =
         matmul_ptx<bl::half>(blocc::tutorials::matmul, c, "sm_90a");
+    const std::string persistent =
+        matmul_ptx<bl::half>(blocc::tutorials::matmul_persistent, c, "sm_90a");
     const uint8_t *bytes = nullptr;
     const std::string fp8 = blocc::tutorials::matmul_fp8.asm_for(
         bl::Target::gpu("sm_90a", c.warps, c.stages), bytes, bytes, out, 0.5f,
         0.25f, n, n, n, n, 1, 1, n, n, 1, c.block_m, c.block_n, c.block_k,
         8)[bl::Stage::Ptx];
-    for (const auto &[ptx, mma] : {std::pair{halves, ".f32.f16.f16"},
-                                   std::pair{fp8, ".f32.e4m3.e4m3"}}) {
+    for (const auto &[ptx, mma, fits] :
+         {std::tuple{halves, ".f32.f16.f16", true},
+          std::tuple{persistent, ".f32.f16.f16", fits_registers(true, c)},
+          std::tuple{fp8, ".f32.e4m3.e4m3", true}}) {
       EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n" +
                          std::to_string(c.block_n)),
                 std::string::npos);
       EXPECT_NE(ptx.find(mma), std::string::npos);
       EXPECT_NE(ptx.find("cp.async.cg.shared.global"), std::string::npos);
       EXPECT_EQ(ptx.find("ldmatrix"), std::string::npos);
-      if (blocc::gpu_testing::ptxas()) {
+      if (blocc::gpu_testing::ptxas() && fits) {
         EXPECT_EQ(spill_report(ptx, "sm_90a"), "");
       }
+    }
+  }
+}
+
+/// The loops of a kernel's layouts stage, in order (outer first), each as
+/// "pipelined in N stages" or "not pipelined".
+std::vector<std::string> loop_pipelining(const std::string &layouts) {
+  std::vector<std::string> loops;
+  std::istringstream lines(layouts);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(" for %") == std::string::npos)
+      continue;
+    size_t at = line.find("pipelined in ");
+    loops.push_back(at == std::string::npos
+                        ? "not pipelined"
+                        : line.substr(at, line.find(" stages", at) + 7 - at));
+  }
+  return loops;
+}
+
+// The persistent matmul's K loop, nested in its loop over tiles, is
+// pipelined as the one-tile matmul's is: on sm_90a the outer loop (which
+// stores) runs as it is and the inner one in as many stages as the
+// one-tile kernel's loop, its warpgroup MMAs left in flight from one
+// iteration to the next (waited for down to one group in the loop, to
+// none after it), in the GPU sweep's configurations too.
+TEST(TutorialKernelsPtx, PersistentMatmulPipelinesItsKLoopInsideTheTileLoop) {
+  const MatmulConfig sweep[] = {{128, 128, 64, 4, 3}, {128, 256, 64, 8, 4}};
+  std::vector<MatmulConfig> configs(std::begin(kMatmulConfigs),
+                                    std::end(kMatmulConfigs));
+  configs.insert(configs.end(), std::begin(sweep), std::end(sweep));
+  const bl::half *in = nullptr;
+  const float *out = nullptr;
+  const int n = 4096;
+  for (const MatmulConfig &c : configs) {
+    SCOPED_TRACE(c.str("sm_90a"));
+    auto stages_of = [&](auto &kernel) {
+      return kernel.asm_for(bl::Target::gpu("sm_90a", c.warps, c.stages), in,
+                            in, out, n, n, n, n, 1, n, 1, n, 1, c.block_m,
+                            c.block_n, c.block_k, 8);
+    };
+    bl::Stages one_tile = stages_of(blocc::tutorials::matmul);
+    bl::Stages persistent = stages_of(blocc::tutorials::matmul_persistent);
+    std::vector<std::string> k_loop =
+        loop_pipelining(one_tile[bl::Stage::Layouts]);
+    ASSERT_EQ(k_loop.size(), 1u);
+    ASSERT_NE(k_loop[0], "not pipelined");
+    EXPECT_EQ(loop_pipelining(persistent[bl::Stage::Layouts]),
+              (std::vector<std::string>{"not pipelined", k_loop[0]}));
+    const std::string &ptx = persistent[bl::Stage::Ptx];
+    EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n" +
+                       std::to_string(c.block_n) + "k16.f32.f16.f16"),
+              std::string::npos);
+    EXPECT_NE(ptx.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos);
+    EXPECT_NE(ptx.find("wgmma.wait_group.sync.aligned 0;"), std::string::npos);
+    EXPECT_NE(ptx.find("cp.async.cg.shared.global"), std::string::npos);
+    if (blocc::gpu_testing::ptxas() && fits_registers(true, c)) {
+      EXPECT_EQ(spill_report(ptx, "sm_90a"), "");
     }
   }
 }

@@ -13,8 +13,9 @@ import pytest
 
 import blocc
 import blocc_test_module as module
-from blocc.kernels import add, attention, softmax
+from blocc.kernels import add, attention, matmul_persistent, softmax
 from conftest import poisoned
+from test_shipped_kernels import assert_matmul_within_rounding
 
 pytestmark = pytest.mark.skipif(
     not blocc.cuda.is_available() or not blocc.backends()["gpu"],
@@ -80,6 +81,27 @@ def test_attention_on_tensor_cores(rng, block_m, block_n, warps, dim, stages,
     np.testing.assert_allclose(dout.numpy().astype(np.float64),
                                attention_reference(q, k, v, scale, causal),
                                rtol=4e-3, atol=2e-3)
+
+
+# Tutorial 03's persistent matmul on tensor cores (on an H100, wgmma) in
+# the GPU sweep's tile configurations and tutorial 03's: one program for
+# every tile, counts that do not divide the tiles, and more programs than
+# tiles; each program runs its pipelined K loop for tile after tile.
+@pytest.mark.parametrize("block_m,block_n,block_k,warps,stages", [
+    (128, 128, 64, 4, 3), (128, 256, 64, 8, 4), (64, 128, 64, 4, 4),
+    (64, 64, 32, 4, 3), (128, 128, 32, 4, 3)])
+@pytest.mark.parametrize("programs", [1, 7, 200])
+def test_matmul_persistent_on_tensor_cores(rng, block_m, block_n, block_k,
+                                           warps, stages, programs):
+    m, n, k = 1000, 1100, 333
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+    dc = module.DeviceArray(poisoned((m, n), np.float32))
+    matmul_persistent[(programs,)](
+        module.DeviceArray(a), module.DeviceArray(b), dc, m, n, k, k, 1, n, 1,
+        n, 1, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=8,
+        num_warps=warps, num_stages=stages)
+    assert_matmul_within_rounding(dc.numpy(), a, b)
 
 
 def test_device_errors(rng):

@@ -11,8 +11,9 @@ import blocc
 from blocc.kernels import (add, attention, attention_bwd_dkdv, attention_bwd_dq,
                            attention_bwd_preprocess, attention_fwd_lse, gelu,
                            gelu_f16, layer_norm_bwd_dwdb, layer_norm_bwd_dx,
-                           layer_norm_fwd, matmul, matmul_fp8, partial_sums,
-                           rope, seeded_dropout, softmax)
+                           layer_norm_fwd, matmul, matmul_fp8,
+                           matmul_persistent, matmul_persistent_bf16,
+                           partial_sums, rope, seeded_dropout, softmax)
 from conftest import poisoned
 
 
@@ -33,7 +34,8 @@ def test_shipped_kernels_are_the_tutorials():
         "add", "attention", "attention_bwd_dkdv", "attention_bwd_dq",
         "attention_bwd_preprocess", "attention_fwd_lse", "gelu", "gelu_f16",
         "layer_norm_bwd_dwdb", "layer_norm_bwd_dx", "layer_norm_fwd", "matmul",
-        "matmul_bf16", "matmul_fp8", "partial_sums", "rope",
+        "matmul_bf16", "matmul_fp8", "matmul_persistent",
+        "matmul_persistent_bf16", "partial_sums", "rope",
         "seeded_dropout", "softmax"]
     assert add.name == "add"
     assert add.definition_site.startswith("vector_add.h:")
@@ -254,6 +256,14 @@ def test_partial_sums_two_stages_give_the_mean(rng, n, programs, block):
         2 * 2**-24 * abs(x.mean()) + 8 * np.sqrt(chain + block) * 2**-24 * np.abs(x).mean())
 
 
+def assert_matmul_within_rounding(c, a, b):
+    """c is a @ b in float32 from half (or bfloat16) a and b: exact
+    products, K + 1 float32 roundings of the partial sums."""
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    scale = np.abs(a) @ np.abs(b)
+    assert np.all(np.abs(c - a @ b) <= (a.shape[1] + 1) * 2.0**-24 * scale + 1e-30)
+
+
 @pytest.mark.parametrize("m,n,k", [(1, 1, 1), (17, 31, 13), (97, 130, 67),
                                    (128, 64, 256)])
 def test_matmul(rng, m, n, k):
@@ -265,10 +275,54 @@ def test_matmul(rng, m, n, k):
                          blocc.cdiv(n, meta["BLOCK_N"]),)
     matmul[grid](a, b, c, m, n, k, k, 1, n, 1, n, 1, BLOCK_M=block_m,
                  BLOCK_N=block_n, BLOCK_K=32, GROUP_M=8)
-    want = a.astype(np.float64) @ b.astype(np.float64)
-    # Exact products, K + 1 float32 roundings of the partial sums.
-    scale = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
-    assert np.all(np.abs(c - want) <= (k + 1) * 2.0**-24 * scale + 1e-30)
+    assert_matmul_within_rounding(c, a, b)
+
+
+# The persistent matmul on any grid: program p computes the tiles p,
+# p + programs, ... (of 32 x 32 here). One program for all the tiles,
+# counts that do not divide the tiles (20 of them at 97 x 130; 21 at
+# 200 x 70, in groups of GROUP_M=2 tile rows of which the last has one),
+# and more programs than tiles (those past the last tile compute nothing).
+@pytest.mark.parametrize("m,n,k,programs,backend", [
+    (1, 1, 1, 4, "cpu"), (17, 31, 13, 1, "cpu"), (97, 130, 67, 3, "cpu"),
+    (97, 130, 67, 7, "cpu"), (128, 64, 256, 2, "cpu"), (200, 70, 40, 5, "cpu"),
+    (97, 130, 67, 19, "cpu"), (33, 65, 30, 4, "interpreter")])
+def test_matmul_persistent(rng, m, n, k, programs, backend):
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+    c = poisoned((m, n), np.float32)
+    matmul_persistent[(programs,)](a, b, c, m, n, k, k, 1, n, 1, n, 1,
+                                   BLOCK_M=32, BLOCK_N=32, BLOCK_K=32,
+                                   GROUP_M=2 if m == 200 else 8,
+                                   backend=backend)
+    assert_matmul_within_rounding(c, a, b)
+
+
+def test_matmul_persistent_on_strided_views(rng):
+    # A and B column-major, C the first n columns of rows n + 3 long:
+    # every stride is the caller's, and nothing past C's columns is written.
+    m, n, k = 45, 70, 100
+    a = np.asfortranarray(rng.uniform(-1, 1, (m, k)).astype(np.float16))
+    b = np.asfortranarray(rng.uniform(-1, 1, (k, n)).astype(np.float16))
+    storage = poisoned((m, n + 3), np.float32)
+    matmul_persistent[(3,)](a, b, storage, m, n, k, 1, m, 1, k, n + 3, 1,
+                            BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_M=8)
+    assert_matmul_within_rounding(storage[:, :n], a, b)
+    assert np.isnan(storage[:, n:]).all(), "the kernel wrote past N"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None,
+                    reason="needs torch")
+def test_matmul_persistent_bf16_on_torch_tensors(rng):
+    import torch
+    m, n, k = 97, 130, 67
+    a = torch.from_numpy(rng.uniform(-1, 1, (m, k))).to(torch.bfloat16)
+    b = torch.from_numpy(rng.uniform(-1, 1, (k, n))).to(torch.bfloat16)
+    c = torch.full((m, n), float("nan"))
+    matmul_persistent_bf16[(3,)](a, b, c, m, n, k, k, 1, n, 1, n, 1,
+                                 BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_M=8)
+    assert_matmul_within_rounding(c.numpy(), a.double().numpy(),
+                                  b.double().numpy())
 
 
 # e4m3 (1 sign bit, 4 exponent bits of bias 7, 3 mantissa bits; S.1111.111

@@ -1,9 +1,11 @@
 // Tutorial 03: matrix multiplication. The kernels are in matmul.h (Python
-// calls them as blocc.kernels.matmul, matmul_bf16 and matmul_fp8); this
-// program checks them against a float64 product on every backend, for
-// half, bfloat16 and fp8 (e4m3, scaled per tensor) inputs and shapes that
-// are not multiples of the tiles, and times them, each shape with the tile
-// configuration blocc::autotune measured fastest.
+// calls them as blocc.kernels.matmul, matmul_bf16, matmul_persistent,
+// matmul_persistent_bf16 and matmul_fp8); this program checks them against
+// a float64 product on every backend, for half, bfloat16 and fp8 (e4m3,
+// scaled per tensor) inputs and shapes that are not multiples of the
+// tiles, the persistent kernels on a grid of one program per processor,
+// and times them, each shape with the tile configuration blocc::autotune
+// measured fastest.
 #include "common/tutorial.h"
 #include "matmul.h"
 
@@ -98,8 +100,15 @@ std::vector<float> rows_of(const std::vector<float> &c, int n,
   return got;
 }
 
+/// How many programs a launch runs for C's tiles: one per tile, or for
+/// the persistent kernels one per processor (SM, or hardware thread on
+/// the host), each walking every programs-th tile (but no more programs
+/// than tiles).
+enum class Programs { PerTile, PerProcessor };
+
 template <typename T, typename Kernel, typename Backend>
-void check_matmul(Backend &on, Kernel &kernel, const char *dtype) {
+void check_matmul(Backend &on, Kernel &kernel, const std::string &dtype,
+                  Programs programs = Programs::PerTile) {
   auto tuned = bl::autotune(kernel, tile_configs(on.is_gpu()), {"M", "N", "K"});
   for (Shape s : shapes(on)) {
     auto a = tutorial::random_uniform<T>(size_t(s.m) * s.k, -1, 1);
@@ -109,13 +118,16 @@ void check_matmul(Backend &on, Kernel &kernel, const char *dtype) {
     float64_matmul(a, b, s.n, s.k, rows, want, scale);
     auto a_on = on.copy(a), b_on = on.copy(b);
     auto c = on.copy(tutorial::poisoned<float>(size_t(s.m) * s.n));
-    // One program per tile of the configuration being launched.
+    // The tiles of the configuration being launched.
     auto grid = [&](const bl::Config &c) {
-      return bl::Grid(bl::cdiv(s.m, int(c["BLOCK_M"])) *
-                      bl::cdiv(s.n, int(c["BLOCK_N"])));
+      const int tiles =
+          bl::cdiv(s.m, int(c["BLOCK_M"])) * bl::cdiv(s.n, int(c["BLOCK_N"]));
+      return bl::Grid(programs == Programs::PerTile
+                          ? tiles
+                          : std::min(tiles, on.processors()));
     };
     on.row(
-        std::string(dtype) + " " + shape_text(s),
+        dtype + " " + shape_text(s),
         tutorial::Work::flops(2.0 * s.m * s.n * s.k),
         [&] {
           tuned[grid](a_on, b_on, c, s.m, s.n, s.k, s.k, 1, s.n, 1, s.n, 1);
@@ -129,7 +141,7 @@ void check_matmul(Backend &on, Kernel &kernel, const char *dtype) {
                 {0, (s.k + 1) * 0x1p-24 * largest_scale});
         });
   }
-  std::printf("the configurations autotuning chose (%s):\n", dtype);
+  std::printf("the configurations autotuning chose (%s):\n", dtype.c_str());
   for (const auto &[key, config] : tuned.chosen())
     std::printf("  %-40s %s\n", key.c_str(), config.str().c_str());
 }
@@ -295,6 +307,10 @@ int main() {
   t.run([&](auto &on) {
     check_matmul<bl::half>(on, blocc::tutorials::matmul, "f16");
     check_matmul<bl::bfloat16_t>(on, blocc::tutorials::matmul_bf16, "bf16");
+    check_matmul<bl::half>(on, blocc::tutorials::matmul_persistent,
+                           "f16 persistent", Programs::PerProcessor);
+    check_matmul<bl::bfloat16_t>(on, blocc::tutorials::matmul_persistent_bf16,
+                                 "bf16 persistent", Programs::PerProcessor);
     check_matmul_fp8(on);
   });
   return t.finish();

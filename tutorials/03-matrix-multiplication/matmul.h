@@ -1,6 +1,6 @@
 // Tutorial 03's kernels, shared by the tutorial (main.cpp) and the Python
-// package (blocc.kernels.matmul, matmul_bf16 and matmul_fp8,
-// bindings/module/shipped_kernels.cpp).
+// package (blocc.kernels.matmul, matmul_bf16, matmul_persistent,
+// matmul_persistent_bf16 and matmul_fp8, bindings/module/shipped_kernels.cpp).
 //
 // C = A @ B for A [M, K] and B [K, N] in half (or bfloat16) precision,
 // accumulated and stored in float32. Each program computes one BLOCK_M x
@@ -22,6 +22,31 @@
 // few columns of B they read, which then come from L2 rather than memory.
 // Only the mapping from program id to (pid_m, pid_n) changes.
 //
+// matmul_persistent (and matmul_persistent_bf16) computes the same tiles
+// with a grid sized to the machine rather than to C: one program per SM
+// (min(SMs, tiles)), program pid walking the tiles pid, pid + programs,
+// ... in the same grouped order, the whole K loop and the store for each
+// (Triton's persistent matmul). What it saves: a CTA's launch and exit
+// per tile (with one CTA per SM the SM idles between a CTA's last store
+// and the next CTA's first copies) and each CTA's setup (the kernel's
+// arguments, the grouped order's divisions, the per-thread offsets),
+// done once per program instead of once per tile; and the next tile's
+// first copies go out right behind the last tile's stores, which nothing
+// waits for, so the stores' traffic overlaps the next tile's first
+// loads. What it does not do: overlap the epilogue (the accumulator's
+// conversion through shared memory, the stores) with the next tile's K
+// loop, which fills and drains its pipeline once per tile as matmul's
+// does (Triton flattens the two loops for that). What it costs: the
+// per-thread addresses of a tile's first copies and of its epilogue are
+// the same for every tile, so LLVM's loop-invariant code motion computes
+// them once, before the tile loop, and they stay live across the K loop:
+// about twice matmul's registers, and where the accumulator takes 128
+// registers a thread (128 x 128 tiles on 4 warps, 128 x 256 on 8) ptxas
+// spills some, reloaded once per tile outside the K loop. One program per SM
+// also leaves no second CTA to hide the pipeline's fill where two would fit,
+// and where the tiles do not divide evenly among the programs the last round
+// leaves SMs idle as the one-tile grid's last wave does.
+//
 // matmul_fp8 walks the same tiles over fp8 (e4m3) inputs that carry one
 // float32 scale per tensor (torch._scaled_mm's per-tensor scaling): the
 // sums are in float32, and the scales multiply them once, at the store.
@@ -37,21 +62,20 @@ namespace bl = blocc;
 namespace matmul_parts {
 
 /// The rows (a column, [BLOCK_M, 1]) and columns (a row, [1, BLOCK_N]) of
-/// the tile of C this program computes.
+/// a tile of C.
 struct Tile {
   bl::Tensor rows, cols;
 };
 
-/// This program's tile (pid_m, pid_n), in grouped order.
-inline Tile grouped_tile(bl::i32 M, bl::i32 N, int BLOCK_M, int BLOCK_N,
-                         int GROUP_M) {
-  auto pid = bl::program_id(0);
+/// Tile `index` (pid_m, pid_n) of C, numbered in grouped order.
+inline Tile grouped_tile(const bl::Tensor &index, bl::i32 M, bl::i32 N,
+                         int BLOCK_M, int BLOCK_N, int GROUP_M) {
   auto tiles_m = bl::cdiv(M, BLOCK_M), tiles_n = bl::cdiv(N, BLOCK_N);
   auto per_group = GROUP_M * tiles_n;
-  auto first_m = (pid / per_group) * GROUP_M;
+  auto first_m = (index / per_group) * GROUP_M;
   auto group_rows = bl::minimum(tiles_m - first_m, GROUP_M);
-  auto pid_m = first_m + (pid % per_group) % group_rows;
-  auto pid_n = (pid % per_group) / group_rows;
+  auto pid_m = first_m + (index % per_group) % group_rows;
+  auto pid_n = (index % per_group) / group_rows;
   return {bl::expand_dims(pid_m * BLOCK_M + bl::arange(0, BLOCK_M), 1),
           bl::expand_dims(pid_n * BLOCK_N + bl::arange(0, BLOCK_N), 0)};
 }
@@ -92,7 +116,16 @@ inline void store(bl::Ptr<float> c, const Tile &tile, const bl::Tensor &value,
 
 } // namespace matmul_parts
 
-template <typename T> auto make_matmul(const char *name) {
+/// How a launch's programs share C's tiles.
+enum class TileWalk {
+  /// One tile per program: the grid is the number of tiles.
+  OnePerProgram,
+  /// Any grid (the processors' count): program p computes the tiles p,
+  /// p + programs, ... (matmul_persistent).
+  Persistent,
+};
+
+template <typename T, TileWalk WALK> auto make_matmul(const char *name) {
   return bl::kernel(
       name,
       {"a", "b", "c", "M", "N", "K", "stride_am", "stride_ak", "stride_bk",
@@ -103,12 +136,26 @@ template <typename T> auto make_matmul(const char *name) {
          bl::i32 stride_bn, bl::i32 stride_cm, bl::i32 stride_cn,
          bl::Const<int> BLOCK_M, bl::Const<int> BLOCK_N, bl::Const<int> BLOCK_K,
          bl::Const<int> GROUP_M) {
-        auto tile = matmul_parts::grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M);
-        auto as_is = [](const bl::Tensor &t) { return t; };
-        auto acc = matmul_parts::product(a, b, tile, M, N, K, stride_am,
-                                         stride_ak, stride_bk, stride_bn,
-                                         BLOCK_M, BLOCK_N, BLOCK_K, as_is);
-        matmul_parts::store(c, tile, acc, M, N, stride_cm, stride_cn);
+        // Tile `index` of C: its whole K loop, then its store.
+        auto compute = [&](const bl::Tensor &index) {
+          auto tile = matmul_parts::grouped_tile(index, M, N, BLOCK_M, BLOCK_N,
+                                                 GROUP_M);
+          auto as_is = [](const bl::Tensor &t) { return t; };
+          auto acc = matmul_parts::product(a, b, tile, M, N, K, stride_am,
+                                           stride_ak, stride_bk, stride_bn,
+                                           BLOCK_M, BLOCK_N, BLOCK_K, as_is);
+          matmul_parts::store(c, tile, acc, M, N, stride_cm, stride_cn);
+        };
+        if constexpr (WALK == TileWalk::Persistent) {
+          // A traced loop: its K loop is nested in it, pipelined as the
+          // one-tile kernel's is.
+          auto tiles = bl::cdiv(M, BLOCK_M) * bl::cdiv(N, BLOCK_N);
+          for (auto index :
+               bl::range(bl::program_id(0), tiles, bl::num_programs(0)))
+            compute(index);
+        } else {
+          compute(bl::program_id(0));
+        }
       });
 }
 
@@ -127,7 +174,8 @@ inline auto matmul_fp8 = bl::kernel(
        bl::i32 stride_bn, bl::i32 stride_cm, bl::i32 stride_cn,
        bl::Const<int> BLOCK_M, bl::Const<int> BLOCK_N, bl::Const<int> BLOCK_K,
        bl::Const<int> GROUP_M) {
-      auto tile = matmul_parts::grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M);
+      auto tile = matmul_parts::grouped_tile(bl::program_id(0), M, N, BLOCK_M,
+                                             BLOCK_N, GROUP_M);
       auto as_e4m3 = [](const bl::Tensor &bytes) {
         return bl::bitcast(bytes, bl::float8e4m3);
       };
@@ -140,7 +188,12 @@ inline auto matmul_fp8 = bl::kernel(
                           stride_cn);
     });
 
-inline auto matmul = make_matmul<bl::half>("matmul");
-inline auto matmul_bf16 = make_matmul<bl::bfloat16_t>("matmul_bf16");
+inline auto matmul = make_matmul<bl::half, TileWalk::OnePerProgram>("matmul");
+inline auto matmul_bf16 =
+    make_matmul<bl::bfloat16_t, TileWalk::OnePerProgram>("matmul_bf16");
+inline auto matmul_persistent =
+    make_matmul<bl::half, TileWalk::Persistent>("matmul_persistent");
+inline auto matmul_persistent_bf16 =
+    make_matmul<bl::bfloat16_t, TileWalk::Persistent>("matmul_persistent_bf16");
 
 } // namespace blocc::tutorials

@@ -6,10 +6,8 @@
 // spills nothing (ptxas -v) for sm_80, sm_89 and sm_90 (the fp8 matmul
 // multiplies on e4m3 tensor cores from sm_89 on, on the CUDA cores of
 // sm_80), and on sm_90a on Hopper's warpgroup MMA; the persistent matmul
-// too, its K loop pipelined inside its loop over tiles, without spills
-// where its accumulator takes fewer than 128 registers a thread
-// (fits_registers says why); attention (tutorial 06) runs both of its
-// products on tensor cores.
+// too, its K loop pipelined inside its loop over tiles; attention (tutorial 06)
+// runs both of its products on tensor cores.
 #include "nvptx/ptxas.h"
 #include "nvptx/support.h"
 
@@ -65,22 +63,7 @@ std::string spill_report(const std::string &ptx, const std::string &arch) {
   return clean ? "" : r.output;
 }
 
-/// Whether ptxas fits the kernel's registers without spilling. The
-/// persistent matmul does not where the accumulator takes 128 registers a
-/// thread (128 x 128 tiles on 4 warps, 128 x 256 on 8): LLVM's
-/// loop-invariant code motion (licm, in the O3 pipeline) hoists the tile
-/// loop's invariant per-thread addresses (those of the prologue's copies,
-/// and of the epilogue's conversion of the accumulator through shared
-/// memory) out of it, so they stay live across the K loop beside the
-/// accumulator; ptxas spills them once before the tile loop and reloads
-/// them in each tile's prologue and epilogue, none in the K loop. (The
-/// same IR optimized without licm fits, in about matmul's registers.)
-bool fits_registers(bool persistent, const MatmulConfig &c) {
-  return !persistent || c.block_m * c.block_n / (32 * c.warps) < 128;
-}
-
-template <typename T, typename Kernel>
-void check_matmul(Kernel &kernel, bool persistent = false) {
+template <typename T, typename Kernel> void check_matmul(Kernel &kernel) {
   for (const MatmulConfig &c : kMatmulConfigs)
     for (const char *arch : {"sm_80", "sm_89", "sm_90"}) {
       SCOPED_TRACE(c.str(arch));
@@ -94,7 +77,7 @@ void check_matmul(Kernel &kernel, bool persistent = false) {
       // than half of sm_89's 99 KB: that loop stays unpipelined there.
       const bool stages_fit = std::string(arch) != "sm_89" || c.block_k == 32;
       EXPECT_EQ(has("cp.async.cg.shared.global"), stages_fit);
-      if (blocc::gpu_testing::ptxas() && fits_registers(persistent, c)) {
+      if (blocc::gpu_testing::ptxas()) {
         EXPECT_EQ(spill_report(ptx, arch), "");
       }
     }
@@ -103,8 +86,8 @@ void check_matmul(Kernel &kernel, bool persistent = false) {
 TEST(TutorialKernelsPtx, MatmulOnTensorCoresWithoutSpills) {
   check_matmul<bl::half>(blocc::tutorials::matmul);
   check_matmul<bl::bfloat16_t>(blocc::tutorials::matmul_bf16);
-  check_matmul<bl::half>(blocc::tutorials::matmul_persistent, true);
-  check_matmul<bl::bfloat16_t>(blocc::tutorials::matmul_persistent_bf16, true);
+  check_matmul<bl::half>(blocc::tutorials::matmul_persistent);
+  check_matmul<bl::bfloat16_t>(blocc::tutorials::matmul_persistent_bf16);
 }
 
 // On sm_90a (what an H100 compiles for) every configuration multiplies on
@@ -124,17 +107,16 @@ TEST(TutorialKernelsPtx, MatmulOnWarpgroupMmaOnSm90a) {
         bl::Target::gpu("sm_90a", c.warps, c.stages), bytes, bytes, out, 0.5f,
         0.25f, n, n, n, n, 1, 1, n, n, 1, c.block_m, c.block_n, c.block_k,
         8)[bl::Stage::Ptx];
-    for (const auto &[ptx, mma, fits] :
-         {std::tuple{halves, ".f32.f16.f16", true},
-          std::tuple{persistent, ".f32.f16.f16", fits_registers(true, c)},
-          std::tuple{fp8, ".f32.e4m3.e4m3", true}}) {
+    for (const auto &[ptx, mma] : {std::pair{halves, ".f32.f16.f16"},
+                                   std::pair{persistent, ".f32.f16.f16"},
+                                   std::pair{fp8, ".f32.e4m3.e4m3"}}) {
       EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n" +
                          std::to_string(c.block_n)),
                 std::string::npos);
       EXPECT_NE(ptx.find(mma), std::string::npos);
       EXPECT_NE(ptx.find("cp.async.cg.shared.global"), std::string::npos);
       EXPECT_EQ(ptx.find("ldmatrix"), std::string::npos);
-      if (blocc::gpu_testing::ptxas() && fits) {
+      if (blocc::gpu_testing::ptxas()) {
         EXPECT_EQ(spill_report(ptx, "sm_90a"), "");
       }
     }
@@ -162,7 +144,7 @@ std::vector<std::string> loop_pipelining(const std::string &layouts) {
 // stores) runs as it is and the inner one in as many stages as the
 // one-tile kernel's loop, its warpgroup MMAs left in flight from one
 // iteration to the next (waited for down to one group in the loop, to
-// none after it), in the GPU sweep's configurations too.
+// none after it), in the GPU sweep's configurations too, without spills.
 TEST(TutorialKernelsPtx, PersistentMatmulPipelinesItsKLoopInsideTheTileLoop) {
   const MatmulConfig sweep[] = {{128, 128, 64, 4, 3}, {128, 256, 64, 8, 4}};
   std::vector<MatmulConfig> configs(std::begin(kMatmulConfigs),
@@ -193,7 +175,7 @@ TEST(TutorialKernelsPtx, PersistentMatmulPipelinesItsKLoopInsideTheTileLoop) {
     EXPECT_NE(ptx.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos);
     EXPECT_NE(ptx.find("wgmma.wait_group.sync.aligned 0;"), std::string::npos);
     EXPECT_NE(ptx.find("cp.async.cg.shared.global"), std::string::npos);
-    if (blocc::gpu_testing::ptxas() && fits_registers(true, c)) {
+    if (blocc::gpu_testing::ptxas()) {
       EXPECT_EQ(spill_report(ptx, "sm_90a"), "");
     }
   }

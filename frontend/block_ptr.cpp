@@ -2,6 +2,7 @@
 // (see blocc/block_ptr.h for the design).
 #include "blocc/block_ptr.h"
 
+#include "index_operands.h"
 #include "semantics.h"
 
 #include <algorithm>
@@ -55,57 +56,21 @@ ir::Builder &builder_at(const SourceLoc &loc) {
   return detail::TraceContext::current(loc).at(loc);
 }
 
-/// A scalar integer operand of make_block_ptr/advance; `what` and `role`
-/// name it in messages ("bl::make_block_ptr", "shape[1]").
-Scalar expect_index(const Operand &x, const std::string &what,
-                    const std::string &role) {
-  if (x.is_value() && x.value()->type().is_block())
-    user_error(x.loc(), what + ": " + role + " must be a scalar, got " +
-                            x.describe() +
-                            "; a block pointer has one extent, stride and "
-                            "offset per dimension");
-  Scalar s = detail::natural_dtype(x);
-  bool pointer = x.is_value() && x.value()->type().is_pointer();
-  if (pointer || !ir::is_integer(s) || s == Scalar::I1)
-    user_error(x.loc(),
-               what + ": " + role + " must be an integer, got " + x.describe());
-  return s;
-}
-
-/// An extent or stride as int64 (sign-extended when signed, as Triton's
-/// int cast does).
+/// Extents, strides and offsets follow index_operands.h's rules, named in
+/// messages as a block pointer's.
 ir::Value *as_int64(const Operand &x, const std::string &what,
                     const std::string &role) {
-  expect_index(x, what, role);
-  return detail::as_dtype(x, Scalar::I64);
+  return detail::index_as_int64(x, {what, "block pointer"}, role);
 }
 
-/// An offset or advance step: at most 32 bits, as in Triton, then
-/// sign-extended to the int64 the address arithmetic uses (as Triton's
-/// RewriteTensorPointer does, unsigned offsets included).
+/// An offset or advance step: at most 32 bits, then sign-extended to the
+/// int64 the address arithmetic uses (as Triton's RewriteTensorPointer
+/// does, unsigned offsets included).
 ir::Value *offset_as_int64(const Operand &x, const std::string &what,
                            const std::string &role) {
-  Scalar s = expect_index(x, what, role);
-  if (x.is_value() && ir::scalar_bits(s) > 32)
-    user_error(x.loc(), what + ": " + role + " is " + x.describe() +
-                            "; block pointer offsets are 32-bit, as in "
-                            "Triton: convert it with bl::cast(x, bl::int32), "
-                            "or index with a block of pointers for 64-bit "
-                            "offsets");
-  if (!x.is_value() && (x.int_value() < std::numeric_limits<int32_t>::min() ||
-                        x.int_value() > std::numeric_limits<int32_t>::max()))
-    user_error(x.loc(), what + ": " + role + " " +
-                            std::to_string(x.int_value()) +
-                            " does not fit in int32; block pointer offsets "
-                            "are 32-bit, as in Triton");
-  ir::Value *v = detail::as_dtype(x, x.is_value() ? s : Scalar::I32);
-  if (ir::scalar_bits(s) == 32 && ir::is_unsigned(s))
-    v = builder_at(x.loc()).create_value(
-        OpCode::Bitcast, {v},
-        v->type().with_element(Type::scalar(Scalar::I32)));
-  else
-    v = detail::convert(v, Scalar::I32, x.loc());
-  return detail::convert(v, Scalar::I64, x.loc());
+  return detail::convert(
+      detail::offset_as_int32(x, {what, "block pointer"}, role), Scalar::I64,
+      x.loc());
 }
 
 /// The value of one of a block pointer's tensors, with the scope and

@@ -45,8 +45,7 @@ std::vector<bool> arguments_written(ir::Function &fn, size_t num_params,
                                     const std::vector<ir::Value *> &arguments) {
   std::set<ir::Value *> written;
   fn.walk([&](ir::Operation &op) {
-    if (op.code() == ir::OpCode::Store || op.code() == ir::OpCode::AtomicRmw ||
-        op.code() == ir::OpCode::AtomicCas) {
+    if (ir::is_memory_write(op.code())) { // operand 0: the pointer or base
       std::set<ir::Value *> seen;
       pointer_roots(op.operand(0), written, seen);
     }

@@ -57,6 +57,17 @@ public:
     return create_value(OpCode::Splat, {scalar},
                         Type::block(scalar->type(), shape));
   }
+  /// descriptor_load and descriptor_store (ir/tensor_descriptor.h): the
+  /// array's `shape` and `strides` and the tile's `offsets` hold one scalar
+  /// per dimension of the tile, which the load's result has `tile_shape`.
+  Value *descriptor_load(Value *base, const std::vector<Value *> &shape,
+                         const std::vector<Value *> &strides,
+                         const std::vector<Value *> &offsets,
+                         const std::vector<int64_t> &tile_shape);
+  Operation *descriptor_store(Value *base, const std::vector<Value *> &shape,
+                              const std::vector<Value *> &strides,
+                              const std::vector<Value *> &offsets,
+                              Value *value);
 
 private:
   Block *block_ = nullptr;

@@ -59,6 +59,8 @@ constexpr std::array<std::string_view, kNumOpCodes> kNames = {
     "store",
     "atomic_rmw",
     "atomic_cas",
+    "descriptor_load",
+    "descriptor_store",
     "reduce",
     "scan",
     "dot",
@@ -94,6 +96,7 @@ bool is_elementwise(OpCode c) {
 bool has_side_effects(OpCode c) {
   switch (c) {
   case OpCode::Store:
+  case OpCode::DescriptorStore:
   case OpCode::AtomicRmw:
   case OpCode::AtomicCas:
   case OpCode::Print:
@@ -102,6 +105,7 @@ bool has_side_effects(OpCode c) {
   case OpCode::Return:
     return true;
   case OpCode::Load:
+  case OpCode::DescriptorLoad:
     return false; // a load may be removed when unused; volatile ones are kept
                   // by the passes that check the attribute
   default:
@@ -109,18 +113,33 @@ bool has_side_effects(OpCode c) {
   }
 }
 
-bool is_impure_in_combine(OpCode c) {
+bool is_memory_read(OpCode c) {
   switch (c) {
   case OpCode::Load:
-  case OpCode::Store:
+  case OpCode::DescriptorLoad:
   case OpCode::AtomicRmw:
   case OpCode::AtomicCas:
-  case OpCode::Print:
-  case OpCode::Assert:
     return true;
   default:
     return false;
   }
+}
+
+bool is_memory_write(OpCode c) {
+  switch (c) {
+  case OpCode::Store:
+  case OpCode::DescriptorStore:
+  case OpCode::AtomicRmw:
+  case OpCode::AtomicCas:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool is_impure_in_combine(OpCode c) {
+  return is_memory_read(c) || is_memory_write(c) || c == OpCode::Print ||
+         c == OpCode::Assert;
 }
 
 bool is_commutative(OpCode c) {

@@ -67,6 +67,12 @@ enum class OpCode : uint8_t {
   Store,     // (ptr, value [, mask]) {cache, eviction}
   AtomicRmw, // (ptr, value [, mask]) {kind, sem, scope} -> old value
   AtomicCas, // (ptr, compare, value) {sem, scope} -> old value
+  // Tensor descriptors (a tile of a strided array, Triton's
+  // make_tensor_descriptor); operand layout in ir/tensor_descriptor.h.
+  // Elements outside the array read 0 and are not written.
+  DescriptorLoad,  // (base, shape x r, strides x r, offsets x r) -> the
+                   // tile: a rank-r block of base's pointee
+  DescriptorStore, // (base, shape x r, strides x r, offsets x r, value)
   // --- collective ---------------------------------------------------------
   Reduce, // (x1..xN) {axis} region(2N args) yields N -> N results
   Scan,   // (x1..xN) {axis, reverse} region(2N args) yields N -> N
@@ -100,6 +106,10 @@ bool is_elementwise(OpCode code);
 /// Ops that read or write memory, print, trap, or end a region: never
 /// removed or merged by DCE/CSE.
 bool has_side_effects(OpCode code);
+/// Ops that read memory (loads and atomics): never merged by CSE.
+bool is_memory_read(OpCode code);
+/// Ops that write memory (stores and atomics).
+bool is_memory_write(OpCode code);
 /// Ops a combine region of reduce/scan may not hold: memory accesses,
 /// print and assert (a combine is a pure function of the elements it
 /// combines; the verifier rejects them there).

@@ -11,6 +11,10 @@ const std::vector<PassInfo> &all_passes() {
   static const std::vector<PassInfo> passes = {
       {"verify", "check operand/result types, shapes, regions and dominance",
        verify},
+      {"rewrite-tensor-descriptors",
+       "rewrite descriptor loads and stores into pointer arithmetic, a bounds "
+       "mask and masked loads and stores",
+       rewrite_tensor_descriptors},
       {"canonicalize",
        "fold constants, apply algebraic identities, fold splats and "
        "broadcasts",
@@ -37,8 +41,11 @@ const PassInfo &registered(const std::string &name) {
 } // namespace
 
 const std::vector<const PassInfo *> &default_pipeline() {
+  // Descriptors are rewritten first, so that the passes after clean up the
+  // address arithmetic; every backend then sees plain loads and stores.
   static const std::vector<const PassInfo *> pipeline = {
-      &registered("canonicalize"), &registered("cse"), &registered("dce")};
+      &registered("rewrite-tensor-descriptors"), &registered("canonicalize"),
+      &registered("cse"), &registered("dce")};
   return pipeline;
 }
 

@@ -15,6 +15,9 @@ namespace blocc::ir {
 /// (and the user's source line where known) on the first violation.
 void verify(Function &f);
 
+/// Rewrites every descriptor_load / descriptor_store (ir/tensor_descriptor.h)
+/// into a block of pointers, a bounds mask and a masked load or store.
+void rewrite_tensor_descriptors(Function &f);
 /// Constant folding, algebraic identities, broadcast/splat folding.
 void canonicalize(Function &f);
 /// Merges identical side-effect-free ops (same opcode, operands, attributes,
@@ -33,7 +36,8 @@ struct PassInfo {
 const std::vector<PassInfo> &all_passes();
 
 /// The pipeline every traced kernel goes through before a backend sees it
-/// (what BLOCC_DUMP=ir shows): canonicalize, cse, dce, in that order.
+/// (what BLOCC_DUMP=ir shows): rewrite-tensor-descriptors, canonicalize,
+/// cse, dce, in that order.
 /// The frontend runs it, and blocc-opt's --pipeline=default runs the same
 /// list, so that a pass-by-pass view shows exactly what the compiler does.
 const std::vector<const PassInfo *> &default_pipeline();

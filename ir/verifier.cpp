@@ -24,8 +24,17 @@
 //   fold needs, so an effect in it would have no defined count or order.
 // - Dot takes rank-2 blocks, or rank-3 blocks with a leading batch dimension
 //   that all three operands share.
+// - descriptor_load and descriptor_store (operand layout in
+//   ir/tensor_descriptor.h): the tile (the load's result, the store's value)
+//   is a block of the base's pointee, which is a number; the operand count
+//   is 1 + 3 * rank for a load, 2 + 3 * rank for a store; the base is a
+//   scalar pointer, each extent and stride an i64 scalar, each offset an i32
+//   scalar. Strides, the last included, may be any value: the frontend
+//   requires a last stride of 1 as Triton does, and a lowering to TMA checks
+//   what it needs itself.
 #include "ir/error.h"
 #include "ir/passes.h"
+#include "ir/tensor_descriptor.h"
 
 #include <algorithm>
 #include <set>
@@ -370,6 +379,9 @@ private:
       return verify_atomic_rmw(op);
     case OpCode::AtomicCas:
       return verify_atomic_cas(op);
+    case OpCode::DescriptorLoad:
+    case OpCode::DescriptorStore:
+      return verify_descriptor_access(op);
     case OpCode::Reduce:
     case OpCode::Scan:
       return verify_reduce_or_scan(op);
@@ -768,6 +780,57 @@ private:
     expect_result_type(op, element);
     expect_optional_attr<std::string>(op, "sem", "a string");
     expect_optional_attr<std::string>(op, "scope", "a string");
+  }
+
+  void verify_descriptor_access(const Operation &op) const {
+    bool store = op.code() == OpCode::DescriptorStore;
+    size_t fixed = store ? 2 : 1;
+    if (op.num_operands() < fixed)
+      fail(op, "has " + plural(op.num_operands(), "operand") +
+                   "; expected a base, one extent, stride and offset per "
+                   "dimension" +
+                   (store ? ", then the value" : ""));
+    expect_counts(op, op.num_operands(), store ? 0 : 1);
+    DescriptorOperands d(op);
+    const Type &tile = d.tile_type();
+    const char *tile_name = store ? "value" : "result";
+    if (!tile.is_block())
+      fail(op, std::string(tile_name) + " " + tile.str() +
+                   " is a scalar; expected a block (the tile)");
+    if (op.num_operands() != fixed + 3 * static_cast<size_t>(tile.rank()))
+      fail(op, "has " + plural(op.num_operands(), "operand") + " for the " +
+                   std::string(tile_name) + " " + tile.str() + " of rank " +
+                   std::to_string(tile.rank()) + "; expected " +
+                   std::to_string(fixed + 3 * tile.rank()) +
+                   " (a base, one extent, stride and offset per dimension" +
+                   (store ? ", then the value)" : ")"));
+    const Type &base = d.base()->type();
+    if (!base.is_pointer() || base.is_block())
+      fail(op, "base " + operand_str(op, 0) +
+                   " is not a scalar pointer; expected the array's base "
+                   "pointer");
+    if (base.pointee() == Scalar::Ptr)
+      fail(op, "base " + operand_str(op, 0) +
+                   " points to pointers; expected a pointer to numbers");
+    Type element = Type::scalar(base.pointee());
+    if (tile.element_type() != element)
+      fail(op, std::string(tile_name) + " " + tile.str() +
+                   " does not hold the base's pointee; expected " +
+                   tile.with_element(element).str());
+    for (int i = 0; i < tile.rank(); ++i) {
+      expect_index_scalar(op, 1 + i, "extent", Scalar::I64);
+      expect_index_scalar(op, 1 + tile.rank() + i, "stride", Scalar::I64);
+      expect_index_scalar(op, 1 + 2 * tile.rank() + i, "offset", Scalar::I32);
+    }
+  }
+
+  /// Operand i of a descriptor access is an extent, stride or offset.
+  void expect_index_scalar(const Operation &op, size_t i, const char *what,
+                           Scalar expected) const {
+    if (op.operand(i)->type() != Type::scalar(expected))
+      fail(op, std::string(what) + " " + operand_str(op, i) + " is not " +
+                   std::string(scalar_name(expected)) + "; expected an " +
+                   std::string(scalar_name(expected)) + " scalar");
   }
 
   void verify_reduce_or_scan(Operation &op) {

@@ -2,6 +2,7 @@
 
 #include "backends/interpreter/collective_ops.h"
 #include "backends/interpreter/debug_ops.h"
+#include "backends/interpreter/descriptor_ops.h"
 #include "backends/interpreter/element.h"
 #include "backends/interpreter/elementwise.h"
 #include "backends/interpreter/memory.h"
@@ -241,6 +242,10 @@ void ProgramExecutor::run_op(const ir::Operation &op) {
     return define(op, {eval_load(s, memory_, operands)});
   case OpCode::Store:
     return eval_store(s, memory_, operands, races_);
+  case OpCode::DescriptorLoad:
+    return define(op, {eval_descriptor_load(s, memory_, operands)});
+  case OpCode::DescriptorStore:
+    return eval_descriptor_store(s, memory_, operands, races_);
   case OpCode::AtomicRmw:
     return define(op, {eval_atomic_rmw(s, memory_, operands)});
   case OpCode::AtomicCas:

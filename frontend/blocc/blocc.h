@@ -12,6 +12,7 @@
 #include "blocc/ops.h"
 #include "blocc/random.h"
 #include "blocc/tensor.h"
+#include "blocc/tensor_descriptor.h"
 // blocc::Error, which every mistake and runtime fault is reported as.
 #include "ir/error.h"
 // GPUs (blocc::cuda::is_available, set_device, ...); blocc::DeviceBuffer

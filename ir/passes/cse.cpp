@@ -45,7 +45,7 @@ bool same_attributes(const Attributes &a, const Attributes &b) {
 
 /// Pure, no loads, no terminators, at any depth.
 bool is_mergeable(const Operation &op) {
-  if (has_side_effects(op.code()) || op.code() == OpCode::Load ||
+  if (has_side_effects(op.code()) || is_memory_read(op.code()) ||
       is_terminator(op.code()))
     return false;
   for (size_t r = 0; r < op.num_regions(); ++r)

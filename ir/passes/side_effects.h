@@ -36,8 +36,7 @@ inline bool is_removable_when_unused(const Operation &op) {
 /// an atomic: the block writes memory.
 inline bool writes_memory(const Block &block) {
   for (const auto &op : block.ops()) {
-    if (op->code() == OpCode::Store || op->code() == OpCode::AtomicRmw ||
-        op->code() == OpCode::AtomicCas)
+    if (is_memory_write(op->code()))
       return true;
     for (size_t i = 0; i < op->num_regions(); ++i)
       if (writes_memory(*op->region(i)))

@@ -117,6 +117,7 @@ public:
     collectives(v);
     hints_and_debug(idx, mask);
     control_flow(v, n);
+    descriptors(counts);
     b.create(OpCode::Return, {}, {});
     seen.insert(OpCode::Return);
     return std::make_unique<Function>(std::move(f));
@@ -220,6 +221,20 @@ private:
     Value *one = b.int_constant(1, scalar(Scalar::I64));
     op(OpCode::AtomicCas, {counts, one, one}, scalar(Scalar::I64),
        {{"sem", std::string("relaxed")}, {"scope", std::string("cta")}});
+  }
+
+  /// A 2-D tile of an i64 array, loaded and stored through a tensor
+  /// descriptor.
+  void descriptors(Value *counts) {
+    Value *rows = b.int_constant(100, scalar(Scalar::I64));
+    Value *one = b.int_constant(1, scalar(Scalar::I64));
+    Value *offset = b.int_constant(-3, scalar(Scalar::I32));
+    Value *tile = b.descriptor_load(counts, {rows, rows}, {rows, one},
+                                    {offset, offset}, {4, 8});
+    seen.insert(OpCode::DescriptorLoad);
+    b.descriptor_store(counts, {rows, rows}, {rows, one}, {offset, offset},
+                       tile);
+    seen.insert(OpCode::DescriptorStore);
   }
 
   void collectives(Value *v) {

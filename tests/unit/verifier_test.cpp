@@ -1173,6 +1173,96 @@ TEST_F(VerifierTest, DotOfPointers) {
                "holds pointers; expected numbers");
 }
 
+// --- tensor descriptors
+// -------------------------------------------------------
+
+/// The operands of a 2-D descriptor access of an f32 array: base, two
+/// extents, two strides (i64), two offsets (i32).
+struct DescriptorParts {
+  Value *base;
+  std::vector<Value *> shape, strides, offsets;
+};
+
+DescriptorParts descriptor_parts(Function &f, Builder &b) {
+  Value *base = f.add_argument(Type::pointer(Scalar::F32), {"x", 16});
+  Value *extent = b.int_constant(100, scalar(Scalar::I64));
+  Value *one = b.int_constant(1, scalar(Scalar::I64));
+  Value *offset = b.int_constant(8, scalar(Scalar::I32));
+  return {base, {extent, extent}, {extent, one}, {offset, offset}};
+}
+
+TEST_F(VerifierTest, AcceptsDescriptorLoadAndStore) {
+  DescriptorParts d = descriptor_parts(f, b);
+  Value *tile =
+      b.descriptor_load(d.base, d.shape, d.strides, d.offsets, {16, 32});
+  b.descriptor_store(d.base, d.shape, d.strides, d.offsets, tile);
+  EXPECT_EQ(verify_message(), "");
+}
+
+TEST_F(VerifierTest, DescriptorOperandCountFollowsTheTileRank) {
+  DescriptorParts d = descriptor_parts(f, b);
+  d.offsets.pop_back(); // a 2-D tile with one offset
+  b.descriptor_load(d.base, d.shape, d.strides, d.offsets, {16, 32});
+  expect_error("descriptor_load at kernel.cpp:7: has 6 operands for the "
+               "result tensor<16x32xf32> of rank 2; expected 7 (a base, one "
+               "extent, stride and offset per dimension)");
+}
+
+TEST_F(VerifierTest, DescriptorTileIsABlock) {
+  DescriptorParts d = descriptor_parts(f, b);
+  Value *one = b.float_constant(1.0, scalar(Scalar::F32));
+  b.create(OpCode::DescriptorStore, {d.base, one}, {});
+  expect_error("descriptor_store at kernel.cpp:7: value f32 is a scalar; "
+               "expected a block (the tile)");
+}
+
+TEST_F(VerifierTest, DescriptorBaseIsAScalarPointer) {
+  DescriptorParts d = descriptor_parts(f, b);
+  Value *not_a_pointer = d.shape[0];
+  b.create_value(OpCode::DescriptorLoad,
+                 {not_a_pointer, d.shape[0], d.strides[1], d.offsets[0]},
+                 block(Scalar::F32, {16}));
+  expect_error("base operand 0 (i64) is not a scalar pointer");
+}
+
+TEST_F(VerifierTest, DescriptorTileHoldsThePointee) {
+  DescriptorParts d = descriptor_parts(f, b);
+  std::vector<Value *> operands{d.base, d.shape[0], d.strides[1], d.offsets[0]};
+  b.create_value(OpCode::DescriptorLoad, operands, block(Scalar::F16, {16}));
+  expect_error("result tensor<16xf16> does not hold the base's pointee; "
+               "expected tensor<16xf32>");
+}
+
+TEST_F(VerifierTest, DescriptorExtentsAndStridesAreI64) {
+  DescriptorParts d = descriptor_parts(f, b);
+  d.strides[0] = i32(100);
+  b.descriptor_load(d.base, d.shape, d.strides, d.offsets, {16, 32});
+  expect_error("stride operand 3 (i32) is not i64; expected an i64 scalar");
+}
+
+TEST_F(VerifierTest, DescriptorOffsetsAreI32) {
+  DescriptorParts d = descriptor_parts(f, b);
+  d.offsets[1] = d.shape[0];
+  b.descriptor_load(d.base, d.shape, d.strides, d.offsets, {16, 32});
+  expect_error("offset operand 6 (i64) is not i32; expected an i32 scalar");
+}
+
+TEST_F(VerifierTest, DescriptorAccessesAreImpureInACombine) {
+  DescriptorParts d = descriptor_parts(f, b);
+  Value *v = f32_block({16});
+  Operation *reduce = b.create(OpCode::Reduce, {v}, {scalar(Scalar::F32)},
+                               {{"axis", int64_t{0}}});
+  Block *combine = reduce->add_region();
+  Value *lhs = combine->add_argument(scalar(Scalar::F32));
+  combine->add_argument(scalar(Scalar::F32));
+  Builder inner = in(combine);
+  inner.descriptor_load(d.base, {d.shape[0]}, {d.strides[1]}, {d.offsets[0]},
+                        {16});
+  inner.create(OpCode::Yield, {lhs}, {});
+  expect_error("descriptor_load at kernel.cpp:7: is inside the combine "
+               "region of reduce");
+}
+
 TEST_F(VerifierTest, UseOfARemovedOp) {
   Value *one = i32(1);
   Operation *def = one->defining_op();

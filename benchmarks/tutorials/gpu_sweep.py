@@ -137,11 +137,18 @@ MATMUL_CONFIGS = [(128, 128, 64, 4, 3), (128, 128, 64, 4, 4),
                   (128, 256, 64, 8, 4), (64, 128, 64, 4, 4)]
 
 
-def fastest(run_config):
-    """The configuration of MATMUL_CONFIGS whose run_config(config) (a
-    launch) takes least time, and that launch."""
+def poison(tensors):
+    """NaN in every element, so that a check reads only what the next
+    launch writes (not what the tuning's launches left)."""
+    for t in tensors:
+        t.fill_(float("nan"))
+
+
+def fastest(run_config, configs=MATMUL_CONFIGS):
+    """The configuration of `configs` whose run_config(config) (a launch)
+    takes least time, and that launch."""
     timed = []
-    for config in MATMUL_CONFIGS:
+    for config in configs:
         try:
             timed.append((bench(lambda c=config: run_config(c)), config))
         except Exception:  # a configuration the kernel cannot take
@@ -183,6 +190,7 @@ def matmul(n, dtype=torch.float16, kernel="matmul"):
     triton_config, triton_run = fastest(
         launcher(T.matmul_persistent, outs["triton"], False, NUM_SMS=sms)
         if persistent else launcher(T.matmul, outs["triton"], True))
+    poison(outs.values())  # the check reads the chosen launch's output
     columns = {
         "blocc": (blocc_run, outs["blocc"]),
         "triton": (triton_run, outs["triton"]),
@@ -195,6 +203,7 @@ def matmul(n, dtype=torch.float16, kernel="matmul"):
         per_tile_config, per_tile_run = fastest(
             launcher(getattr(B, per_tile), per_tile_out, True))
         columns["blocc, a program per tile"] = (per_tile_run, per_tile_out)
+        poison([per_tile_out])
         walk = (f"; persistent, grid min({sms} SMs, tiles) (blocc's program "
                 f"per tile {config_text(per_tile_config)})")
     columns["cuBLAS (ceiling)"] = (lambda: a @ b, None)
@@ -293,6 +302,25 @@ def attention_reference(q, k, v, scale, causal):
     return out
 
 
+# Tutorial 06's fastest configurations on an H100 (attention_configs.py),
+# by head dimension; blocc and Triton each run the faster of them. Blocks
+# of 64 queries on 4 warps give each warpgroup one pass of 64 rows, which
+# Hopper's warpgroup MMAs take; 128 on 4 warps (two passes) stay on
+# mma.sync; at head dimension 128, 128 x 128 blocks on 8 warps (two
+# warpgroups of 64 rows).
+ATTENTION_CONFIGS = {
+    64: (dict(BLOCK_M=128, BLOCK_N=64, num_warps=4, num_stages=2),
+         dict(BLOCK_M=64, BLOCK_N=64, num_warps=4, num_stages=2)),
+    128: (dict(BLOCK_M=64, BLOCK_N=64, num_warps=4, num_stages=2),
+          dict(BLOCK_M=128, BLOCK_N=128, num_warps=8, num_stages=3)),
+}
+
+
+def attention_config_text(config):
+    return (f"{config['BLOCK_M']}x{config['BLOCK_N']} blocks "
+            f"{config['num_warps']} warps {config['num_stages']} stages")
+
+
 def attention(seq, heads=32, dim=64, causal=False, batch=1):
     """Forward attention over batch x heads independent [seq, dim] problems
     (blocc's and Triton's kernels see batch * heads of them)."""
@@ -302,15 +330,20 @@ def attention(seq, heads=32, dim=64, causal=False, batch=1):
     scale = 1 / math.sqrt(dim)
     want = attention_reference(q, k, v, scale, causal)
     outs = {c: torch.full_like(q, float("nan")) for c in ("blocc", "triton")}
-    # The fastest of tutorial 06's configurations on an H100
-    # (attention_configs.py): blocks of 128 queries on 4 warps for head
-    # dimension 64, of 64 queries on 4 warps for 128 (16 rows a warp: 32
-    # would not fit the registers), 64 keys, one stage copied ahead; Triton
-    # runs the same.
-    config = dict(BLOCK_M=128 if dim == 64 else 64, BLOCK_N=64, num_warps=4,
-                  num_stages=2)
-    grid = (cdiv(seq, config["BLOCK_M"]), n)
     q4, k4, v4 = (t.view(batch, heads, seq, dim) for t in (q, k, v))
+
+    def launcher(kernel, out):
+        def run(config):
+            grid = (cdiv(seq, config["BLOCK_M"]), n)
+            kernel[grid](q, k, v, out, seq, scale, HEAD_DIM=dim,
+                         CAUSAL=causal, **config)
+        return run
+
+    blocc_config, blocc_run = fastest(launcher(B.attention, outs["blocc"]),
+                                      ATTENTION_CONFIGS[dim])
+    triton_config, triton_run = fastest(
+        launcher(T.attention, outs["triton"]), ATTENTION_CONFIGS[dim])
+    poison(outs.values())  # the check reads the chosen launch's output
 
     def naive(q_, k_, v_):
         s = (q_ @ k_.transpose(1, 2)) * scale
@@ -319,14 +352,8 @@ def attention(seq, heads=32, dim=64, causal=False, batch=1):
                                          device=DEVICE).triu(1), float("-inf"))
         return torch.softmax(s, -1) @ v_
     columns = {
-        "blocc": (lambda: B.attention[grid](q, k, v, outs["blocc"], seq, scale,
-                                            HEAD_DIM=dim, CAUSAL=causal,
-                                            **config),
-                  outs["blocc"]),
-        "triton": (lambda: T.attention[grid](q, k, v, outs["triton"], seq, scale,
-                                             HEAD_DIM=dim, CAUSAL=causal,
-                                             **config),
-                   outs["triton"]),
+        "blocc": (blocc_run, outs["blocc"]),
+        "triton": (triton_run, outs["triton"]),
         "SDPA (ceiling)": (lambda: F.scaled_dot_product_attention(
             q4, k4, v4, is_causal=causal), None),
     }
@@ -337,7 +364,9 @@ def attention(seq, heads=32, dim=64, causal=False, batch=1):
     # FLOPs of the products computed: a causal problem needs half of them.
     flops = 4 * n * seq * seq * dim // (2 if causal else 1)
     return ("TFLOP/s", flops, columns, want, (1e-2, 5e-3),
-            f"128x64 blocks, {config['num_warps']} warps, 2 stages"
+            f"fastest of {len(ATTENTION_CONFIGS[dim])} configurations each: "
+            f"blocc {attention_config_text(blocc_config)}, Triton "
+            f"{attention_config_text(triton_config)}"
             + (", causal" if causal else ""))
 
 

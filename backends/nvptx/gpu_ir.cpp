@@ -65,8 +65,6 @@ void verify_dot(const ir::Operation &dot, int num_warps, const GpuArch &arch) {
   if (warpgroups && along_n != 1)
     invalid(dot, "wgmma needs every warp along M (mma_warps [" +
                      std::to_string(num_warps) + ", 1])");
-  if (warpgroups && dot.has_attr(gpu_attr::kMmaAInRegisters))
-    invalid(dot, "wgmma reads A from shared memory, not mma_a_in_registers");
   if (dot.has_attr(gpu_attr::kMmaAInRegisters) && along_n != 1)
     invalid(dot, "mma_a_in_registers needs warps that split M alone "
                  "(mma_warps [" +
@@ -411,7 +409,10 @@ std::optional<BlockedLayout> registers_a_layout(const ir::Operation &dot) {
   if (!runs_on_tensor_cores(dot) || !dot.has_attr(gpu_attr::kMmaAInRegisters))
     return std::nullopt;
   const ir::Type &a = dot.operand(0)->type();
-  return mma_fragments_layout(a.dim(0), a.dim(1), mma_warps(dot).first, 1);
+  const int64_t warps = mma_warps(dot).first;
+  return runs_on_warpgroups(dot)
+             ? wgmma_fragments_layout(a.dim(0), a.dim(1), warps)
+             : mma_fragments_layout(a.dim(0), a.dim(1), warps, 1);
 }
 
 bool takes_a_from_registers(const ir::Operation &dot,

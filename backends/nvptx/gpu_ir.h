@@ -14,13 +14,13 @@
 //   - engine (every dot): "mma.sync", the tensor cores' warp-level MMA with
 //     the accumulator's 16 x 8 tiles split over the warps as mma_warps
 //     says (warps along M, along N); "wgmma", Hopper's warpgroup MMA
-//     (sm_90a) reading both operands from shared memory, every warp along
+//     (sm_90a) reading its operands from shared memory, every warp along
 //     M (mma_warps [num_warps, 1]; mma_layouts.h: wgmma_fragments_layout);
 //     or "fma", fused multiply-adds on the CUDA cores (lower_dot.cpp).
 //   - mma_a_in_registers (a dot on tensor cores of 16-bit A whose warps
 //     split M alone): A is computed in registers that are already its
-//     fragments (mma_layouts.h: mma_operand_a_layout), not read from
-//     shared memory.
+//     fragments (mma_layouts.h: mma_operand_a_layout, and on warpgroups
+//     wgmma_operand_a_layout), not read from shared memory.
 //   - num_stages (a for): its loads marked async_copy are copied into
 //     shared memory with cp.async that many iterations at a time, the
 //     next ones in flight while one is used (pipeline_loads.h).

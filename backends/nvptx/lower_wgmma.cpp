@@ -3,7 +3,9 @@
 // A it holds in the accumulator by all of B, reading both from their
 // tiles in shared memory through matrix descriptors, without loading a
 // fragment into registers (mma_layouts.h: wgmma_fragments_layout,
-// WgmmaOperand).
+// WgmmaOperand). The later link of a chain (attention's P) takes A from
+// the registers it was computed in instead (mma_a_in_registers): four
+// words of its warp's m16n8k16 fragment per MMA, never in shared memory.
 //
 // The accumulator is held as wgmma_fragments_layout says: a warp's 16
 // rows of each pass of 16 * num_warps rows, 8 columns a fragment. For
@@ -30,6 +32,8 @@
 
 #include <llvm/IR/InlineAsm.h>
 
+#include <map>
+
 namespace blocc::nvptx {
 
 namespace {
@@ -48,7 +52,8 @@ public:
   }
 
   void lower() {
-    for (int side = 0; side < 2; ++side)
+    find_a_in_registers();
+    for (int side = a_registers_ ? 1 : 0; side < 2; ++side)
       find_operand(side);
     k_.fence_tile_writes();
     std::vector<std::vector<llvm::Value *>> acc(
@@ -60,18 +65,26 @@ public:
       acc[size_t(pass)][size_t(slot)] = init[r];
     }
     // The warpgroup's 64 rows of A in each pass, from its first warp.
-    llvm::Value *group_rows_bytes = b_.CreateMul(
-        b_.CreateLShr(k_.warp, 2),
-        b_.getInt32(static_cast<uint32_t>(operand_[0].start_bytes(64, 0))));
+    llvm::Value *group_rows_bytes =
+        a_registers_ ? nullptr
+                     : b_.CreateMul(b_.CreateLShr(k_.warp, 2),
+                                    b_.getInt32(static_cast<uint32_t>(
+                                        operand_[0].start_bytes(64, 0))));
+    // Ordinary instructions wrote the accumulator, and A where it is in
+    // registers: the fence orders them ahead of the MMAs that read them.
     k_.ordering_ptx("wgmma.fence.sync.aligned;");
     for (int64_t step = 0; step < depth_ / mma_.k; ++step) {
       const int64_t k = step * mma_.k;
       llvm::Value *b = descriptor(1, nullptr, operand_[1].start_bytes(0, k));
       for (int64_t pass = 0; pass < passes_; ++pass) {
+        if (a_registers_) {
+          mma(acc[size_t(pass)], a_from_registers(pass, step), b);
+          continue;
+        }
         llvm::Value *a =
             descriptor(0, group_rows_bytes,
                        operand_[0].start_bytes(pass * parent_.tile(0), k));
-        mma(acc[size_t(pass)], a, b);
+        mma(acc[size_t(pass)], {a}, b);
       }
     }
     k_.ordering_ptx("wgmma.commit_group.sync.aligned;");
@@ -89,6 +102,41 @@ public:
   }
 
 private:
+  /// Where A was computed in its fragments' layout (takes_a_from_registers,
+  /// wgmma_operand_a_layout): its registers, read by the MMAs in place.
+  void find_a_in_registers() {
+    const ir::Value *a = op_.operand(0);
+    const Layout *layout = k_.layouts().home(a);
+    if (!layout || !takes_a_from_registers(op_, k_.parent(*layout), *layout))
+      return;
+    const BlockedLayout &p = k_.parent(*layout);
+    a_registers_ = &k_.registers(a, *layout);
+    for (int64_t r = 0; r < p.num_registers(); ++r) {
+      std::vector<int64_t> offset = p.register_offset(r);
+      a_register_at_[{offset[0], offset[1]}] = r;
+    }
+  }
+
+  /// A's operand for pass `pass` at step `step` of 16 along K, from the
+  /// thread's registers: the m16n8k16 fragment of its warp's rows, pairs
+  /// of columns 16 step + 2c (+ 8) of rows g and g + 8, two halves to a
+  /// word, the lower column in the low half.
+  std::vector<llvm::Value *> a_from_registers(int64_t pass, int64_t step) {
+    auto half_bits = [&](int64_t row, int64_t column) {
+      llvm::Value *v = (*a_registers_)[a_register_at_.at({row, column})];
+      if (!v->getType()->isIntegerTy(16))
+        v = b_.CreateBitCast(v, b_.getInt16Ty());
+      return b_.CreateZExt(v, b_.getInt32Ty());
+    };
+    auto word = [&](int64_t row, int64_t column) {
+      return b_.CreateOr(half_bits(row, column),
+                         b_.CreateShl(half_bits(row, column + 1), 16));
+    };
+    const int64_t row = pass * parent_.tile(0), column = 16 * step;
+    return {word(row, column), word(row + 8, column), word(row, column + 8),
+            word(row + 8, column + 8)};
+  }
+
   /// The operand's tile and the address of its first byte (i32, in the
   /// shared window), read by descriptors.
   void find_operand(int side) {
@@ -147,9 +195,12 @@ private:
   }
 
   /// acc += A x B for one warpgroup MMA of 64 x N x K: f32 and s32
-  /// accumulators, one register an element.
-  void mma(std::vector<llvm::Value *> &acc, llvm::Value *a, llvm::Value *b) {
+  /// accumulators, one register an element. `a` is A's descriptor, or
+  /// the four words of its fragment where A is in registers.
+  void mma(std::vector<llvm::Value *> &acc, const std::vector<llvm::Value *> &a,
+           llvm::Value *b) {
     const bool integer = mma_.accumulator == Scalar::I32;
+    const bool a_in_registers = a.size() > 1;
     llvm::Type *i32 = b_.getInt32Ty();
     const size_t regs = acc.size();
     llvm::Type *reg_type = integer ? i32 : b_.getFloatTy();
@@ -158,28 +209,42 @@ private:
       d += (i ? ", $" : "$") + std::to_string(i);
       constraints += integer ? (i ? ",=r" : "=r") : (i ? ",=f" : "=f");
     }
-    constraints += ",l,l,r";
+    auto operand = [&](size_t i) { return "$" + std::to_string(regs + i); };
+    std::string a_text;
+    for (size_t i = 0; i < a.size(); ++i) {
+      a_text += (i ? ", " : "") + operand(i);
+      constraints += a_in_registers ? ",r" : ",l";
+    }
+    if (a_in_registers)
+      a_text = "{" + a_text + "}";
+    constraints += ",l,r";
     for (size_t i = 0; i < regs; ++i)
       constraints += "," + std::to_string(i);
-    auto operand = [&](size_t i) { return "$" + std::to_string(regs + i); };
-    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, " + operand(2) +
-                       ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
-                       std::to_string(n_) + "k" + std::to_string(mma_.k) + "." +
-                       (integer ? "s32" : "f32") + "." + mma_.a + "." + mma_.b +
-                       " {" + d + "}, " + operand(0) + ", " + operand(1) +
-                       ", p";
+    std::string text =
+        "{\n.reg .pred p;\nsetp.ne.b32 p, " + operand(a.size() + 1) +
+        ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n_) + "k" +
+        std::to_string(mma_.k) + "." + (integer ? "s32" : "f32") + "." +
+        mma_.a + "." + mma_.b + " {" + d + "}, " + a_text + ", " +
+        operand(a.size()) + ", p";
     if (!integer)
-      text += ", 1, 1";        // no negation of A or B
-    if (mma_.input_bytes == 2) // 16-bit operands may be MN-major
-      text += std::string(", ") + (operand_[0].mn_major ? "1" : "0") + ", " +
-              (operand_[1].mn_major ? "1" : "0");
+      text += ", 1, 1"; // no negation of A or B
+    // 16-bit operands in shared memory may be MN-major; A in registers
+    // has no such choice.
+    if (mma_.input_bytes == 2 && !a_in_registers)
+      text += std::string(", ") + (operand_[0].mn_major ? "1" : "0");
+    if (mma_.input_bytes == 2)
+      text += std::string(", ") + (operand_[1].mn_major ? "1" : "0");
     text += ";\n}";
-    std::vector<llvm::Type *> params = {b_.getInt64Ty(), b_.getInt64Ty(), i32};
+    std::vector<llvm::Type *> params;
+    for (llvm::Value *word : a)
+      params.push_back(word->getType());
+    params.insert(params.end(), {b_.getInt64Ty(), i32});
     params.insert(params.end(), regs, reg_type);
     auto *result = llvm::StructType::get(
         k_.context, std::vector<llvm::Type *>(regs, reg_type));
     auto *signature = llvm::FunctionType::get(result, params, false);
-    std::vector<llvm::Value *> args = {a, b, b_.getInt32(1)};
+    std::vector<llvm::Value *> args(a.begin(), a.end());
+    args.insert(args.end(), {b, b_.getInt32(1)});
     args.insert(args.end(), acc.begin(), acc.end());
     llvm::Value *out =
         b_.CreateCall(llvm::InlineAsm::get(signature, text, constraints,
@@ -198,6 +263,8 @@ private:
   int64_t n_ = 0, depth_ = 0, passes_ = 0;
   WgmmaOperand operand_[2];
   llvm::Value *base_[2] = {nullptr, nullptr}; // descriptors at tile starts
+  const KernelLowering::Registers *a_registers_ = nullptr;
+  std::map<std::pair<int64_t, int64_t>, int64_t> a_register_at_;
 };
 
 } // namespace

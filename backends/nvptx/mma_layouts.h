@@ -228,6 +228,18 @@ std::optional<BlockedLayout> wgmma_accumulator_layout(const ir::Operation &dot,
                                                       int num_warps,
                                                       const GpuArch &arch);
 
+/// For the later link of a chain of dots on warpgroup MMAs (attention's
+/// P @ V), the layout in which A's registers are already the A operand
+/// that wgmma.mma_async reads from registers: the warpgroup accumulator
+/// layout of A's own shape (each warp's 16 rows of a pass are the
+/// m16n8k16 A fragment, its accumulator tiles j and j + 1 those of the
+/// step of 16 along K at 16 j / 2), so that P never goes through shared
+/// memory. Only for 16-bit A computed in the dot's block from a dot;
+/// nullopt for the other dots.
+std::optional<BlockedLayout> wgmma_operand_a_layout(const ir::Operation &dot,
+                                                    int num_warps,
+                                                    const GpuArch &arch);
+
 /// The tile of operand `operand` of a dot on warpgroups: as fragment_tile,
 /// but swizzled as the MMA's descriptors read it (wgmma_swizzle: rows of at
 /// most 128 bytes, longer ones in atoms of 128 bytes).

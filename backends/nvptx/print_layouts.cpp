@@ -156,7 +156,9 @@ private:
              std::string(ir::scalar_name(instruction.accumulator)) +
              ", warpgroups: " + std::to_string(along_m / 4) +
              " along M, each issuing " +
-             std::to_string(c.dim(0) / (16 * along_m)) + " per step of K";
+             std::to_string(c.dim(0) / (16 * along_m)) + " per step of K" +
+             (dot.has_attr(gpu_attr::kMmaAInRegisters) ? ", A from registers"
+                                                       : "");
     }
     int64_t tiles = c.dim(0) / (16 * along_m) * (c.dim(1) / (8 * along_n));
     return "on tensor cores: " + mma_instruction(dot, arch)->describe() +

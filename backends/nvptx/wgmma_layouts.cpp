@@ -79,6 +79,16 @@ std::optional<BlockedLayout> wgmma_accumulator_layout(const ir::Operation &dot,
   return wgmma_fragments_layout(c.dim(0), c.dim(1), num_warps);
 }
 
+std::optional<BlockedLayout> wgmma_operand_a_layout(const ir::Operation &dot,
+                                                    int num_warps,
+                                                    const GpuArch &arch) {
+  const ir::Type &a = dot.operand(0)->type();
+  if (!wgmma_accumulator_layout(dot, num_warps, arch) ||
+      ir::scalar_bits(a.element()) != 16 || !a_from_a_dot(dot))
+    return std::nullopt;
+  return wgmma_fragments_layout(a.dim(0), a.dim(1), num_warps);
+}
+
 FragmentTile wgmma_operand_tile(const ir::Operation &dot, int operand,
                                 bool k_fastest) {
   FragmentTile tile = fragment_tile(dot, operand, k_fastest);

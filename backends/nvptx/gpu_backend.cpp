@@ -17,6 +17,7 @@
 #include "runtime/cuda/device.h"
 #include "runtime/cuda/fault_record.h"
 #include "runtime/cuda/loaded_kernel.h"
+#include "runtime/cuda/tensor_map.h"
 
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -56,6 +57,12 @@ public:
   /// Where a program may stop with an error (fault_sites.h); launches of
   /// a kernel with any are watched for faults (runtime/cuda/fault_record.h).
   std::vector<FaultSite> faults;
+  /// The tensor maps the PTX entry takes after the user's parameters, each
+  /// a `.param .align 64 .b8 [128]`, encoded at every launch from its
+  /// arguments. Empty for every kernel the backend compiles today (the
+  /// lowering of descriptor loads to TMA copies does not exist yet): only
+  /// with_tensor_maps_for_testing sets them.
+  std::vector<cuda::TensorMapRequest> tensor_maps;
 };
 
 namespace {
@@ -328,17 +335,20 @@ void run(const CompiledKernel &kernel, const Grid &grid,
   // The parameters' values and their addresses: on the stack for the
   // usual few, so that a launch allocates nothing. Left uninitialized:
   // every slot a launch passes is written below (zeroing both arrays cost
-  // more than the rest of the packing).
+  // more than the rest of the packing). Tensor maps (128 bytes each) do
+  // not fit a slot: their addresses follow the user's parameters, their
+  // bytes are in buffers of their own.
   constexpr size_t kInline = 16;
+  const size_t num_parameters = args.size() + kernel.tensor_maps.size();
   std::array<uint64_t, kInline> inline_slots;
   std::array<void *, kInline> inline_parameters;
   std::vector<uint64_t> heap_slots;
   std::vector<void *> heap_parameters;
   uint64_t *slots = inline_slots.data();
   void **parameters = inline_parameters.data();
-  if (args.size() > kInline) {
+  if (num_parameters > kInline) {
     heap_slots.assign(args.size(), 0);
-    heap_parameters.assign(args.size(), nullptr);
+    heap_parameters.assign(num_parameters, nullptr);
     slots = heap_slots.data();
     parameters = heap_parameters.data();
   }
@@ -397,6 +407,14 @@ void run(const CompiledKernel &kernel, const Grid &grid,
     }
     parameters[i] = &slots[i];
   }
+  // Each 64-byte aligned (CUtensorMap's alignment), as the PTX declares
+  // them; empty, and allocating nothing, for kernels without tensor maps,
+  // which are all that compile() makes until descriptor loads lower to
+  // TMA copies (tests add requests with with_tensor_maps_for_testing).
+  std::vector<cuda::driver::CUtensorMap> tensor_maps;
+  if (!kernel.tensor_maps.empty())
+    cuda::encode_tensor_map_parameters(kernel.tensor_maps, args, name,
+                                       tensor_maps, parameters + args.size());
   auto stream = static_cast<cuda::driver::CUstream>(stream_handle);
   cuda::driver::CUcontext stream_context =
       stream ? cuda::context_of_stream(stream, name) : nullptr;
@@ -465,6 +483,17 @@ CacheCounters cache_counters() {
   PtxDiskCounters disk = ptx_disk_counters();
   return {llvm_compile_count.load(), disk.hits, disk.rejected, disk.writes,
           disk.write_failures};
+}
+
+std::shared_ptr<const CompiledKernel> with_tensor_maps_for_testing(
+    const CompiledKernel &kernel,
+    const std::vector<cuda::TensorMapRequest> &requests) {
+  const cuda::LoadedKernel &l = kernel.loaded;
+  auto copy = std::make_shared<CompiledKernel>(
+      l.name(), l.ptx(), l.symbol(), kernel.parameters, kernel.num_warps,
+      l.dynamic_shared_bytes(), kernel.faults, std::string());
+  copy->tensor_maps = requests;
+  return copy;
 }
 
 static std::atomic<uint64_t> memory_cache_generation_count{0};

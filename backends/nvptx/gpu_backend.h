@@ -22,6 +22,10 @@
 #include <string>
 #include <vector>
 
+namespace blocc::cuda {
+struct TensorMapRequest; // runtime/cuda/tensor_map.h
+} // namespace blocc::cuda
+
 namespace blocc::nvptx {
 
 /// A kernel specialization compiled to PTX (opaque).
@@ -115,6 +119,14 @@ struct CacheCounters {
   size_t disk_write_failures = 0; // entries that could not be written
 };
 CacheCounters cache_counters();
+
+/// Test hook: a copy of `kernel` whose launches pass, after the user's
+/// parameters, one tensor map per request (runtime/cuda/tensor_map.h),
+/// as a kernel copying with TMA will declare them. No compiled kernel asks
+/// for tensor maps yet; this lets tests drive the launch path that will.
+std::shared_ptr<const CompiledKernel> with_tensor_maps_for_testing(
+    const CompiledKernel &kernel,
+    const std::vector<cuda::TensorMapRequest> &requests);
 
 /// Test hook: forgets the in-memory cache (and the launch fast path), so
 /// that the next compile of a kernel goes to the disk cache. Kernels

@@ -4,7 +4,11 @@
 // as a 32-bit word, 64-bit integers as 64 bits, f32 as f32, every other
 // float (f64, f16, bf16, fp8) as f64, rounded to its type once inside the
 // kernel, exactly as the interpreter rounds a launch argument. Pointers are
-// 64-bit global addresses. No LLVM here.
+// 64-bit global addresses. A kernel that copies with TMA takes, after the
+// user's parameters, one tensor map per cuda::TensorMapRequest its
+// CompiledKernel carries (runtime/cuda/tensor_map.h), each a
+// `.param .align 64 .b8 [128]` that the launch encodes from the
+// arguments. No LLVM here.
 #pragma once
 
 #include "ir/type.h"

@@ -110,6 +110,8 @@ Loaded load() {
        resolve(library, "cuEventElapsedTime", a.cuEventElapsedTime)},
   };
   resolve(library, "cuCtxGetId", a.cuCtxGetId); // optional
+  resolve(library, "cuTensorMapEncodeTiled",
+          a.cuTensorMapEncodeTiled); // optional
   for (const Entry &e : entries) {
     if (!e.found) {
       loaded.failure = "the CUDA driver " + path + " lacks " + e.symbol +

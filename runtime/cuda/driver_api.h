@@ -63,6 +63,57 @@ constexpr int CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4;
 constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 
+// Tensor maps (TMA descriptors, sm_90 and newer): what
+// cuTensorMapEncodeTiled writes and a kernel takes by value as a
+// `.param .align 64 .b8 [128]`. Opaque: only the driver and the GPU read it.
+struct alignas(64) CUtensorMap {
+  unsigned long long opaque[16];
+};
+static_assert(sizeof(CUtensorMap) == 128 && alignof(CUtensorMap) == 64);
+
+// The tensor map enums, by their values in cuda.h (passed as ints).
+enum CUtensorMapDataType : int {
+  CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
+  CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1,
+  CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2,
+  CU_TENSOR_MAP_DATA_TYPE_INT32 = 3,
+  CU_TENSOR_MAP_DATA_TYPE_UINT64 = 4,
+  CU_TENSOR_MAP_DATA_TYPE_INT64 = 5,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT64 = 8,
+  CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9,
+};
+enum CUtensorMapInterleave : int {
+  CU_TENSOR_MAP_INTERLEAVE_NONE = 0,
+  CU_TENSOR_MAP_INTERLEAVE_16B = 1,
+  CU_TENSOR_MAP_INTERLEAVE_32B = 2,
+};
+enum CUtensorMapSwizzle : int {
+  CU_TENSOR_MAP_SWIZZLE_NONE = 0,
+  CU_TENSOR_MAP_SWIZZLE_32B = 1,
+  CU_TENSOR_MAP_SWIZZLE_64B = 2,
+  CU_TENSOR_MAP_SWIZZLE_128B = 3,
+};
+enum CUtensorMapL2promotion : int {
+  CU_TENSOR_MAP_L2_PROMOTION_NONE = 0,
+  CU_TENSOR_MAP_L2_PROMOTION_L2_64B = 1,
+  CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2,
+  CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
+};
+enum CUtensorMapFloatOOBfill : int {
+  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
+  CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1,
+};
+
+using CuTensorMapEncodeTiled = CUresult (*)(
+    CUtensorMap *tensor_map, CUtensorMapDataType data_type, unsigned rank,
+    void *global_address, const unsigned long long *global_dims,
+    const unsigned long long *global_strides, const unsigned *box_dims,
+    const unsigned *element_strides, CUtensorMapInterleave interleave,
+    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2_promotion,
+    CUtensorMapFloatOOBfill oob_fill);
+
 /// The driver's entry points, resolved by `api()`.
 struct Api {
   CUresult (*cuInit)(unsigned flags);
@@ -122,6 +173,9 @@ struct Api {
   CUresult (*cuEventQuery)(CUevent event);
   CUresult (*cuEventElapsedTime)(float *milliseconds, CUevent start,
                                  CUevent end);
+  /// Optional (drivers for CUDA 12.0 and newer): nullptr when missing, so
+  /// that older drivers still run every kernel that takes no tensor map.
+  CuTensorMapEncodeTiled cuTensorMapEncodeTiled;
 };
 
 /// The driver, loaded and initialized (cuInit) on the first call. Throws

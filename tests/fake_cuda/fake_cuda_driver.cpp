@@ -11,7 +11,12 @@
 // driver (nothing is current on a new thread), and every entry point
 // counts its calls: `blocc_fake_cuda_calls` reads the counts, so a test
 // can pin how many driver calls a launch makes (launch_calls_test.cpp).
+// cuTensorMapEncodeTiled and cuLaunchKernel also record their arguments
+// (fake_cuda_driver.h), so that tests check what blocc passes the driver.
+#include "fake_cuda/fake_cuda_driver.h"
+
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -30,6 +35,17 @@ void *const kContext = &context_object;
 /// The first bytes of the module image loaded last (PTX text or a cubin),
 /// for blocc_fake_cuda_loaded_image.
 char loaded_image_start[64];
+
+/// The last cuTensorMapEncodeTiled's arguments (tests call it from one
+/// thread).
+blocc_fake_cuda::TensorMapEncode last_encode;
+bool encoded = false;
+
+/// The parameters launches record: their sizes, and the last launch's.
+constexpr int kMaxRecorded = 32;
+unsigned recorded_sizes[kMaxRecorded];
+int recorded_count = 0;
+blocc_fake_cuda::LaunchParameter recorded[kMaxRecorded];
 
 /// The calling thread's context stack (the back is current).
 thread_local std::vector<void *> context_stack;
@@ -283,9 +299,53 @@ CUresult cuMemHostGetDevicePointer_v2(unsigned long long *device_pointer,
   return kSuccess;
 }
 CUresult cuLaunchKernel(void *, unsigned, unsigned, unsigned, unsigned,
-                        unsigned, unsigned, unsigned, void *, void **,
+                        unsigned, unsigned, unsigned, void *, void **parameters,
                         void **) {
   COUNT_CALL();
+  for (int i = 0; i < recorded_count; ++i) {
+    blocc_fake_cuda::LaunchParameter &p = recorded[i];
+    p.address = parameters[i];
+    p.size = recorded_sizes[i];
+    std::memcpy(p.bytes, parameters[i],
+                p.size < sizeof p.bytes ? p.size : sizeof p.bytes);
+  }
+  return kSuccess;
+}
+// Checks what the real driver documents as invalid that a caller could
+// get wrong: the map's alignment, the rank and the address's alignment.
+CUresult cuTensorMapEncodeTiled(void *tensor_map, int data_type, unsigned rank,
+                                void *global_address,
+                                const unsigned long long *global_dims,
+                                const unsigned long long *global_strides,
+                                const unsigned *box_dims,
+                                const unsigned *element_strides, int interleave,
+                                int swizzle, int l2_promotion, int oob_fill) {
+  COUNT_CALL();
+  if (reinterpret_cast<std::uintptr_t>(tensor_map) % 64 != 0 || rank < 1 ||
+      rank > 5 || reinterpret_cast<std::uintptr_t>(global_address) % 16 != 0)
+    return kInvalidValue;
+  blocc_fake_cuda::TensorMapEncode e;
+  e.tensor_map = tensor_map;
+  e.data_type = data_type;
+  e.rank = rank;
+  e.global_address = global_address;
+  for (unsigned i = 0; i < rank; ++i) {
+    e.global_dims[i] = global_dims[i];
+    if (i + 1 < rank)
+      e.global_strides[i] = global_strides[i];
+    e.box_dims[i] = box_dims[i];
+    e.element_strides[i] = element_strides[i];
+  }
+  e.interleave = interleave;
+  e.swizzle = swizzle;
+  e.l2_promotion = l2_promotion;
+  e.oob_fill = oob_fill;
+  last_encode = e;
+  encoded = true;
+  auto *bytes = static_cast<unsigned char *>(tensor_map);
+  std::memcpy(bytes, &global_address, sizeof global_address);
+  for (int i = sizeof global_address; i < 128; ++i)
+    bytes[i] = blocc_fake_cuda::tensor_map_byte(i);
   return kSuccess;
 }
 CUresult cuEventCreate(void **event, unsigned) {
@@ -335,6 +395,29 @@ int blocc_fake_cuda_calls(const char **names, unsigned long long *calls,
     calls[i] = entry_calls[i].load();
   }
   return count;
+}
+
+int blocc_fake_cuda_last_tensor_map_encode(
+    blocc_fake_cuda::TensorMapEncode *out) {
+  if (!encoded)
+    return 0;
+  *out = last_encode;
+  return 1;
+}
+
+void blocc_fake_cuda_record_parameters(const unsigned *sizes, int count) {
+  recorded_count = count < 0 ? 0 : count > kMaxRecorded ? kMaxRecorded : count;
+  for (int i = 0; i < recorded_count; ++i) {
+    recorded_sizes[i] = sizes[i];
+    recorded[i] = {};
+  }
+}
+
+int blocc_fake_cuda_recorded_parameters(blocc_fake_cuda::LaunchParameter *out,
+                                        int capacity) {
+  for (int i = 0; i < recorded_count && i < capacity; ++i)
+    out[i] = recorded[i];
+  return recorded_count;
 }
 
 /// The start of the module image cuModuleLoadDataEx loaded last (up to 63

@@ -6,14 +6,19 @@
 // context from the buffers (no cuPointerGetAttribute), the primary
 // context's id is kept (no cuCtxGetId), and the context is pushed only
 // when another is current. Deterministic: no timing.
+#include "backends/nvptx/gpu_backend.h"
 #include "blocc/blocc.h"
+#include "fake_cuda/fake_cuda_driver.h"
+#include "ir/parser.h"
 #include "runtime/cuda/context.h"
 #include "runtime/cuda/driver_api.h"
 #include "runtime/cuda/fault_record.h"
+#include "runtime/cuda/tensor_map.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
 #include <map>
 #include <sstream>
@@ -284,3 +289,123 @@ TEST(ModuleImage, IsThePtxOrTheCubinOfTheNamedAssembler) {
   else
     EXPECT_NE(image.find(".version"), std::string::npos) << image;
 }
+
+namespace {
+
+/// An entry point of the fake driver's own (fake_cuda_driver.h).
+template <typename F> F fake_driver_entry(const char *symbol) {
+  void *library =
+      dlopen(std::getenv("BLOCC_CUDA_DRIVER"), RTLD_NOW | RTLD_NOLOAD);
+  return library ? reinterpret_cast<F>(dlsym(library, symbol)) : nullptr;
+}
+
+// A kernel taking a row-major f16 [M, K] array and a second array of its
+// shape; what it does does not matter (the fake GPU runs nothing).
+constexpr const char *kTwoArrays = R"(
+func @two_arrays(%a: ptr<f16> {divisibility = 16}, %m: i32, %k: i32,
+                 %stride_am: i32, %b: ptr<f16> {divisibility = 16}) {
+  %range = arange {end = 4, start = 0} : tensor<4xi32>
+  %ms = splat %m : tensor<4xi32>
+  %mask = cmp %range, %ms {predicate = "lt"} : tensor<4xi1>
+  %pa = splat %a : tensor<4xptr<f16>>
+  %qa = addptr %pa, %range : tensor<4xptr<f16>>
+  %v = load %qa, %mask : tensor<4xf16>
+  %pb = splat %b : tensor<4xptr<f16>>
+  %qb = addptr %pb, %range : tensor<4xptr<f16>>
+  store %qb, %v, %mask
+}
+)";
+
+// The launch path of a kernel that copies with TMA (no compiled kernel
+// asks for tensor maps yet: the test adds the requests to a compiled
+// one): after the user's five parameters, each in its slot, come the two
+// maps, encoded from the launch's arguments, each 128 bytes at a 64-byte
+// aligned address, as the PTX's `.param .align 64 .b8 [128]` takes them.
+TEST(TensorMapLaunch, MapsFollowTheUserParameters64ByteAligned) {
+  auto record = fake_driver_entry<blocc_fake_cuda::RecordParameters>(
+      "blocc_fake_cuda_record_parameters");
+  auto recorded = fake_driver_entry<blocc_fake_cuda::RecordedParameters>(
+      "blocc_fake_cuda_recorded_parameters");
+  ASSERT_TRUE(record && recorded) << "BLOCC_CUDA_DRIVER is not the fake driver";
+  bl::cuda::ContextScope current(bl::cuda::context_for_device(0));
+  auto function = blocc::ir::parse_function(kTwoArrays);
+  blocc::nvptx::CompileOptions options;
+  options.arch = blocc::nvptx::GpuArch::parse("sm_90a");
+  auto compiled = blocc::nvptx::compile(*function, options);
+
+  namespace cuda = blocc::cuda;
+  cuda::TensorMapRequest ra;
+  ra.element = cuda::TensorMapElement::F16;
+  ra.address_argument = 0;
+  ra.global_dims = {cuda::TensorMapValue::of_argument(2),
+                    cuda::TensorMapValue::of_argument(1)};
+  ra.global_strides = {cuda::TensorMapValue::of_argument(3)};
+  ra.box_dims = {64, 128};
+  cuda::TensorMapRequest rb = ra;
+  rb.address_argument = 4;
+  auto kernel = blocc::nvptx::with_tensor_maps_for_testing(*compiled, {ra, rb});
+
+  const int m = 256, k = 192;
+  bl::DeviceBuffer<uint16_t> a(m * k), b(m * k);
+  auto pointer = [](const bl::DeviceBuffer<uint16_t> &buffer) {
+    blocc::KernelArg arg = blocc::KernelArg::of_pointer(buffer.data());
+    arg.device = buffer.device();
+    arg.context = buffer.context();
+    return arg;
+  };
+  std::vector<blocc::KernelArg> args = {
+      pointer(a), blocc::KernelArg::of_int(m), blocc::KernelArg::of_int(k),
+      blocc::KernelArg::of_int(k), pointer(b)};
+  const unsigned sizes[] = {8, 4, 4, 4, 8, 128, 128};
+  record(sizes, 7);
+  blocc::nvptx::run(*kernel, blocc::Grid(1), args);
+  blocc_fake_cuda::LaunchParameter p[7];
+  ASSERT_EQ(recorded(p, 7), 7);
+  record(nullptr, 0);
+
+  auto as_u64 = [](const blocc_fake_cuda::LaunchParameter &q) {
+    uint64_t v = 0;
+    std::memcpy(&v, q.bytes, q.size < 8 ? q.size : 8);
+    return v;
+  };
+  EXPECT_EQ(as_u64(p[0]), reinterpret_cast<uintptr_t>(a.data()));
+  EXPECT_EQ(as_u64(p[1]), uint64_t{m});
+  EXPECT_EQ(as_u64(p[2]), uint64_t{k});
+  EXPECT_EQ(as_u64(p[3]), uint64_t{k});
+  EXPECT_EQ(as_u64(p[4]), reinterpret_cast<uintptr_t>(b.data()));
+  for (int i = 5; i < 7; ++i) {
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p[i].address) % 64, 0u)
+        << "tensor map " << i - 5 << " at " << p[i].address;
+    // The fake driver writes the global address first, then its pattern.
+    EXPECT_EQ(as_u64(p[i]),
+              reinterpret_cast<uintptr_t>(i == 5 ? a.data() : b.data()));
+    for (int j = 8; j < 128; ++j)
+      ASSERT_EQ(p[i].bytes[j], blocc_fake_cuda::tensor_map_byte(j))
+          << "tensor map " << i - 5 << ", byte " << j;
+  }
+
+  // The last map the driver encoded is b's, from the launch's arguments.
+  auto last_encode = fake_driver_entry<blocc_fake_cuda::LastTensorMapEncode>(
+      "blocc_fake_cuda_last_tensor_map_encode");
+  blocc_fake_cuda::TensorMapEncode e;
+  ASSERT_TRUE(last_encode && last_encode(&e));
+  EXPECT_EQ(e.global_address, b.data());
+  EXPECT_EQ(e.global_dims[0], unsigned{k});
+  EXPECT_EQ(e.global_dims[1], unsigned{m});
+  EXPECT_EQ(e.global_strides[0], 2u * k);
+
+  // A launch whose arguments TMA cannot copy names the kernel and the map.
+  args[3] = blocc::KernelArg::of_int(k + 1);
+  try {
+    blocc::nvptx::run(*kernel, blocc::Grid(1), args);
+    ADD_FAILURE() << "a stride of 193 f16 launched";
+  } catch (const blocc::Error &error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("kernel 'two_arrays', tensor map 0: runtime "
+                        "argument 3 (the stride of dimension 1"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+} // namespace

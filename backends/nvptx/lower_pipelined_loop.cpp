@@ -123,8 +123,7 @@ void LoopPipeline::prologue(const std::vector<CarriedValue> &initial) {
   if (stored || shared_read)
     k_.barrier();
   saved_reserve_ = k_.shared_reserved_bytes();
-  const int64_t alignment = std::max<int64_t>(128, plan_.alignment);
-  base_bytes_ = align_up(saved_reserve_, alignment);
+  base_bytes_ = align_up(saved_reserve_, stages_alignment(plan_.alignment));
   k_.reserve_shared_bytes(base_bytes_ + plan_.stages * plan_.stage_bytes);
   std::vector<CarriedValue> carried;
   for (size_t index : plan_.carried)

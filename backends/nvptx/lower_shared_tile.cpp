@@ -10,7 +10,8 @@
 // its start, a tile keeps its bytes until its last reader is lowered: it
 // is placed after the bytes kept so far (reserve_shared_bytes), at a
 // multiple of 128 bytes, where the swizzle's pattern of 8 rows of 16-byte
-// vectors starts on bank 0; and it gives them back after the op of its
+// vectors starts on bank 0, or of the warpgroup swizzle's pattern
+// (shared_tile_alignment); and it gives them back after the op of its
 // block that holds its last reader (a dot, or the loop around it). Tiles
 // are nested: written later, released no later (the GPU IR writes a
 // dot's tiles right before it, or before its loop).
@@ -32,8 +33,6 @@
 namespace blocc::nvptx {
 
 namespace {
-
-constexpr int64_t kTileAlignment = 128;
 
 /// The op of `block` that is `op` or holds it; nullptr where none does.
 const ir::Operation *ancestor_in(const ir::Block *block,
@@ -76,10 +75,8 @@ void KernelLowering::write_tile(const ir::Operation &convert,
   const int row_dim = static_cast<int>(shared.order[1]);
   const SharedTile tile = shared.tile(element_bytes);
 
-  const int64_t alignment =
-      warpgroup_mma_ ? std::max(kTileAlignment, wgmma_tile_alignment(tile))
-                     : kTileAlignment;
-  const int64_t start = align_up(shared_reserved_, alignment);
+  const int64_t start =
+      align_up(shared_reserved_, shared_tile_alignment(tile, warpgroup_mma_));
   if (start + tile.bytes() > arch.max_shared_bytes())
     throw SharedMemoryExhausted(
         "the tile of a " + source->type().str() + " operand of a dot needs " +

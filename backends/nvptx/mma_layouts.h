@@ -271,6 +271,16 @@ WgmmaOperand wgmma_operand(const FragmentTile &tile);
 /// or 256 bytes), which the MMA computes from the address's own bits.
 int64_t wgmma_tile_alignment(const SharedTile &tile);
 
+/// The bytes a tile of shared memory starts at a multiple of: 128, where
+/// the swizzle's pattern of 8 rows of 16-byte vectors starts on bank 0,
+/// or, in a kernel that uses warpgroup MMAs (`warpgroup_mma`), the
+/// warpgroup swizzle's pattern where it is larger. The lowering places
+/// tiles there, and the pipeline's count of shared memory follows it.
+int64_t shared_tile_alignment(const SharedTile &tile, bool warpgroup_mma);
+/// The bytes a pipelined loop's stages start at a multiple of, where its
+/// tiles start at multiples of `stage_alignment` within a stage.
+int64_t stages_alignment(int64_t stage_alignment);
+
 /// Where register r of a thread in an mma_accumulator_layout sits: the
 /// warp's 16-row fragment along M and 8-column tile along N (counted among
 /// the warp's own), and the accumulator fragment element (c0..c3).

@@ -157,9 +157,10 @@ namespace {
 
 class LoopPlanner {
 public:
-  LoopPlanner(const LayoutAssignment &layouts,
+  LoopPlanner(const ir::Function &function, const LayoutAssignment &layouts,
               const ir::AxisInfoAnalysis &axis_info)
-      : layouts_(layouts), axis_info_(axis_info) {}
+      : layouts_(layouts), axis_info_(axis_info),
+        warpgroup_mma_(uses_warpgroup_mma(function)) {}
 
   /// The load as a pipelined tile, or nullopt where it cannot be one.
   std::optional<PipelinedLoad> candidate(const ir::Block &body,
@@ -371,9 +372,15 @@ private:
   }
 
   /// The bytes of the inputs of the body's dots on tensor cores that are
-  /// written before the loop (written_before_loop).
+  /// written before the loop (written_before_loop), up to where the stages
+  /// start: laid out as the lowering lays them out, one after another in
+  /// the order gpu-stage-dot-operands writes them (the body's dots, A
+  /// before B), each at its tile's alignment. In a kernel on warpgroup
+  /// MMAs that alignment reaches 1024 bytes, and the padding before a
+  /// tile is shared memory the stages cannot have.
   void find_invariant_operands(const ir::Block &body,
                                PipelinedLoop &plan) const {
+    int64_t end = 0;
     for (const auto &op : body.ops()) {
       if (op->code() != OpCode::Dot || !layouts_.on_tensor_cores(*op))
         continue;
@@ -389,13 +396,18 @@ private:
         FragmentTile tile =
             operand_tile(*op, operand,
                          fragment_tile_k_fastest(*op, parent, layout, operand));
-        plan.invariant_bytes += align_up(tile.bytes(), 128);
+        end = align_up(end, shared_tile_alignment(tile, warpgroup_mma_)) +
+              tile.bytes();
       }
     }
+    plan.invariant_bytes = align_up(end, stages_alignment(plan.alignment));
   }
 
   const LayoutAssignment &layouts_;
   const ir::AxisInfoAnalysis &axis_info_;
+  // Whether the lowering places tiles at the warpgroup swizzle's alignment:
+  // it does so for the whole kernel (shared_tile_alignment).
+  bool warpgroup_mma_;
 };
 
 void find_loops(const ir::Block &block,
@@ -418,7 +430,7 @@ choose_pipelined_loops(const ir::Function &function,
   std::map<const ir::Operation *, PipelinedLoop> loops;
   if (num_stages < 2)
     return loops;
-  LoopPlanner planner(layouts, axis_info);
+  LoopPlanner planner(function, layouts, axis_info);
   find_loops(function.body(), [&](const ir::Operation &loop) {
     if (std::optional<PipelinedLoop> plan =
             planner.choose(loop, num_stages, arch))
@@ -432,7 +444,7 @@ plan_pipelined_loops(const ir::Function &function,
                      const LayoutAssignment &layouts,
                      const ir::AxisInfoAnalysis &axis_info) {
   std::map<const ir::Operation *, PipelinedLoop> loops;
-  LoopPlanner planner(layouts, axis_info);
+  LoopPlanner planner(function, layouts, axis_info);
   find_loops(function.body(), [&](const ir::Operation &loop) {
     if (loop_stages(loop) >= 2)
       loops.emplace(&loop, planner.follow(loop));

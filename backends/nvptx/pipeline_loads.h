@@ -61,7 +61,8 @@ struct PipelinedLoad {
 struct PipelinedLoop {
   int stages = 1;
   /// Bytes of the dots' inputs written before the loop
-  /// (written_before_loop), which take shared memory beside the stages.
+  /// (written_before_loop), which take shared memory beside the stages:
+  /// up to where the stages start, with the padding before each tile.
   int64_t invariant_bytes = 0;
   /// Bytes of one stage: every pipelined tile of one iteration, a
   /// multiple of `alignment`, where the stages start at a multiple of it.

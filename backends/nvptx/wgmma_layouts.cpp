@@ -3,9 +3,13 @@
 // that find them.
 #include "backends/nvptx/mma_layouts.h"
 
+#include <algorithm>
+
 namespace blocc::nvptx {
 
 namespace {
+
+constexpr int64_t kTileAlignment = 128; // see shared_tile_alignment
 
 /// The warpgroup MMA's N for an accumulator of `type`: 8 to 256 in 8s;
 /// int8 into int32 takes 8, 16, 24, then 16s from 32 (the PTX ISA's
@@ -125,6 +129,15 @@ WgmmaOperand wgmma_operand(const FragmentTile &tile) {
 
 int64_t wgmma_tile_alignment(const SharedTile &tile) {
   return 8 * atom_row_bytes(tile);
+}
+
+int64_t shared_tile_alignment(const SharedTile &tile, bool warpgroup_mma) {
+  return warpgroup_mma ? std::max(kTileAlignment, wgmma_tile_alignment(tile))
+                       : kTileAlignment;
+}
+
+int64_t stages_alignment(int64_t stage_alignment) {
+  return std::max(kTileAlignment, stage_alignment);
 }
 
 } // namespace blocc::nvptx

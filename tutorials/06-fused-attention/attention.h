@@ -34,6 +34,7 @@
 
 #include <cmath>
 #include <optional>
+#include <source_location>
 
 namespace blocc::tutorials {
 
@@ -59,6 +60,23 @@ void for_each_key_block(const bl::Tensor &first_query, bl::i32 seq_len,
     end = bl::minimum(first_query + BLOCK_M, seq_len);
   for (auto first_key : bl::range(unmasked_end, end, BLOCK_N))
     fold(first_key, true);
+}
+
+/// A loader of a loop body's blocks of pointers. Masked, it reads only the
+/// elements whose `index` (broadcast against the block) is before seq_len,
+/// and 0 for the others; unmasked, the block lies wholly inside the
+/// sequence and loads with no mask to compute, which is what the unmasked
+/// loops save. The load carries the line that calls the loader, so that
+/// errors and the IR name the kernel's line rather than this one.
+inline auto block_loader(bl::Tensor index, bl::Tensor seq_len, bool masked) {
+  return [=](const bl::Tensor &ptrs,
+             std::source_location loc = std::source_location::current()) {
+    bl::Operand at(ptrs, loc);
+    if (!masked)
+      return bl::load(at);
+    return bl::load(at, bl::Operand(index, loc) < bl::Operand(seq_len, loc),
+                    bl::Operand(0.f, loc));
+  };
 }
 
 /// One program of the forward pass; the two kernels below differ only in
@@ -91,11 +109,12 @@ void attention_forward(bl::Ptr<T> q, bl::Ptr<T> k, bl::Ptr<T> v, bl::Ptr<T> out,
     auto keys = first_key + bl::arange(0, BLOCK_N);
     auto key_row = bl::expand_dims(keys, 0); // [1, BLOCK_N]
     auto key_col = bl::expand_dims(keys, 1); // [BLOCK_N, 1]
+    auto load_rows = block_loader(key_col, seq_len, masked);
+    auto load_cols = block_loader(key_row, seq_len, masked);
     // K^T's tile, [HEAD_DIM, BLOCK_N], read straight from K's rows.
     auto kt_ptrs = k + head + key_row * HEAD_DIM + bl::expand_dims(dims, 1);
     auto v_ptrs = v + head + key_col * HEAD_DIM + dim_row;
-    auto kt_tile =
-        masked ? bl::load(kt_ptrs, key_row < seq_len, 0.f) : bl::load(kt_ptrs);
+    auto kt_tile = load_cols(kt_ptrs);
     auto qk = bl::dot(q_tile, kt_tile);
     if (masked) {
       auto visible = key_row < seq_len;
@@ -109,8 +128,7 @@ void attention_forward(bl::Ptr<T> q, bl::Ptr<T> k, bl::Ptr<T> v, bl::Ptr<T> out,
     auto p = bl::exp2(bl::fma(qk, scale_log2, -bl::expand_dims(m_new, 1)));
     auto alpha = bl::exp2(m - m_new); // rescales the old sums
     l = l * alpha + bl::sum(p, 1);
-    auto v_tile =
-        masked ? bl::load(v_ptrs, key_col < seq_len, 0.f) : bl::load(v_ptrs);
+    auto v_tile = load_rows(v_ptrs);
     acc = bl::dot(p.to(bl::dtype_of<T>()), v_tile,
                   acc * bl::expand_dims(alpha, 1));
     m = m_new;

@@ -104,15 +104,9 @@ template <typename T> auto make_attention_bwd_dkdv(const char *name) {
           auto query_col = bl::expand_dims(queries, 1); // [BLOCK_M, 1]
           auto row_offsets = head + query_col * HEAD_DIM + dim_row;
           auto col_offsets = head + query_row * HEAD_DIM + dim_col;
-          auto load_rows = [&](const bl::Tensor &ptrs) {
-            return masked ? bl::load(ptrs, query_col < seq_len, 0.f)
-                          : bl::load(ptrs);
-          };
+          auto load_rows = block_loader(query_col, seq_len, masked);
           // Q^T's and dO^T's tiles, [HEAD_DIM, BLOCK_M], from their rows.
-          auto load_cols = [&](const bl::Tensor &ptrs) {
-            return masked ? bl::load(ptrs, query_row < seq_len, 0.f)
-                          : bl::load(ptrs);
-          };
+          auto load_cols = block_loader(query_row, seq_len, masked);
           auto per_query = [&](const bl::Ptr<float> &values) {
             return masked ? bl::load(values + head_row + queries,
                                      queries < seq_len, 0.f)
@@ -203,10 +197,7 @@ template <typename T> auto make_attention_bwd_dq(const char *name) {
           auto key_col = bl::expand_dims(keys, 1); // [BLOCK_N, 1]
           // K^T's and V^T's tiles, [HEAD_DIM, BLOCK_N], from their rows.
           auto col_offsets = head + key_row * HEAD_DIM + dim_col;
-          auto load_cols = [&](const bl::Tensor &ptrs) {
-            return masked ? bl::load(ptrs, key_row < seq_len, 0.f)
-                          : bl::load(ptrs);
-          };
+          auto load_cols = block_loader(key_row, seq_len, masked);
           auto exponent = bl::fma(bl::dot(q_tile, load_cols(k + col_offsets)),
                                   scale_log2, -bl::expand_dims(lse_log2, 1));
           if (masked) {
@@ -218,9 +209,8 @@ template <typename T> auto make_attention_bwd_dq(const char *name) {
           auto p = bl::exp2(exponent); // [BLOCK_M, BLOCK_N]
           auto dp = bl::dot(do_tile, load_cols(v + col_offsets));
           auto ds = p * (dp - delta_col);
-          auto k_ptrs = k + head + key_col * HEAD_DIM + dim_row;
-          auto k_tile = masked ? bl::load(k_ptrs, key_col < seq_len, 0.f)
-                               : bl::load(k_ptrs);
+          auto load_rows = block_loader(key_col, seq_len, masked);
+          auto k_tile = load_rows(k + head + key_col * HEAD_DIM + dim_row);
           dq_acc = bl::dot(ds.to(bl::dtype_of<T>()), k_tile, dq_acc);
         };
         // The forward pass's two loops: unmasked key blocks, then the

@@ -61,6 +61,7 @@
 // kept as bytes with K fastest, a group of four is one 32-bit word, and
 // dp4a adds the four products to the accumulator in one instruction —
 // exact, since integer sums wrap alike in any order.
+#include "backends/nvptx/a_fragment_registers.h"
 #include "backends/nvptx/gpu_ir.h"
 #include "backends/nvptx/kernel_lowering.h"
 #include "backends/nvptx/mma_layouts.h"
@@ -144,7 +145,7 @@ class DotLowering {
 public:
   DotLowering(KernelLowering &k, const ir::Operation &op)
       : k_(k), b_(k.builder), op_(op), home_(*k.layouts().home(op.result())),
-        parent_(k.parent(home_)) {
+        parent_(k.parent(home_)), a_registers_(k, op) {
     const ir::Type &c = op.result()->type();
     rank_ = c.rank();
     batch_ = rank_ == 3 ? c.dim(0) : 1;
@@ -557,47 +558,8 @@ private:
     k_.fence_tile_writes();
   }
 
-  /// Where A was computed in the layout of its fragments
-  /// (takes_a_from_registers): its registers, read as fragments without
-  /// shared memory.
-  void find_a_in_registers() {
-    const ir::Value *a = op_.operand(0);
-    const Layout *layout = k_.layouts().home(a);
-    if (!layout || !takes_a_from_registers(op_, k_.parent(*layout), *layout))
-      return;
-    const BlockedLayout &p = k_.parent(*layout);
-    a_registers_ = &k_.registers(a, *layout);
-    for (int64_t r = 0; r < p.num_registers(); ++r) {
-      std::vector<int64_t> offset = p.register_offset(r);
-      a_register_at_[{offset[0], offset[1]}] = r;
-    }
-    a_tile_rows_ = p.tile(0);
-  }
-
-  /// A's fragment a0..a3 of 16-row fragment t at step `step` of 16 along
-  /// K, from the registers holding it: pairs of columns 16 step + 2c (+ 8)
-  /// of the fragment's rows g and g + 8 (one layout tile apart), two
-  /// halves to a word, the lower column in the low half.
-  std::array<llvm::Value *, 4> a_fragment_from_registers(int64_t t,
-                                                         int64_t step) {
-    auto half_bits = [&](int64_t row, int64_t column) {
-      llvm::Value *v = (*a_registers_)[a_register_at_.at({row, column})];
-      if (!v->getType()->isIntegerTy(16))
-        v = b_.CreateBitCast(v, b_.getInt16Ty());
-      return b_.CreateZExt(v, b_.getInt32Ty());
-    };
-    auto word = [&](int64_t row, int64_t column) {
-      return b_.CreateOr(half_bits(row, column),
-                         b_.CreateShl(half_bits(row, column + 1), 16));
-    };
-    int64_t row = 2 * a_tile_rows_ * t, column = 16 * step;
-    return {word(row, column), word(row + a_tile_rows_, column),
-            word(row, column + 8), word(row + a_tile_rows_, column + 8)};
-  }
-
   void lower_on_tensor_cores() {
     mma_ = *mma_instruction(op_, k_.arch);
-    find_a_in_registers();
     find_tiles();
     for (int side = 0; side < 2; ++side)
       if (!(side == 0 && a_registers_) && !staging_[side].k_fastest &&
@@ -746,7 +708,8 @@ private:
     std::vector<Words<4>> a(m_tiles_);
     for (int64_t t = 0; t < m_tiles_; ++t) {
       if (a_registers_) {
-        a[t].big = a_fragment_from_registers(t, step);
+        a[t].big = a_registers_.fragment(2 * a_registers_.tile_rows() * t,
+                                         a_registers_.tile_rows(), 16 * step);
         continue;
       }
       std::vector<llvm::Value *> words = load_fragments(
@@ -858,11 +821,8 @@ private:
   MmaInstruction mma_;
   // Inputs a pipelined loop copied into shared memory (else nullptr).
   const KernelLowering::StagedOperand *staged_[2] = {nullptr, nullptr};
-  // A held as its fragments (mma_operand_a_layout): its registers, which
-  // register sits at each (row, column) offset, and the layout's tile rows.
-  const KernelLowering::Registers *a_registers_ = nullptr;
-  std::map<std::pair<int64_t, int64_t>, int64_t> a_register_at_;
-  int64_t a_tile_rows_ = 0;
+  // A held as its fragments (mma_operand_a_layout), else empty.
+  AFragmentRegisters a_registers_;
 };
 
 } // namespace

@@ -23,6 +23,7 @@
 // the generic proxy (cp.async or stores); their writers fenced them for
 // the async proxy before the barrier that precedes the MMAs
 // (fence_async_proxy: the pipelined loop's stage wait, fence_tile_writes).
+#include "backends/nvptx/a_fragment_registers.h"
 #include "backends/nvptx/gpu_ir.h"
 #include "backends/nvptx/kernel_lowering.h"
 #include "backends/nvptx/mma_layouts.h"
@@ -31,8 +32,6 @@
 #include "ir/error.h"
 
 #include <llvm/IR/InlineAsm.h>
-
-#include <map>
 
 namespace blocc::nvptx {
 
@@ -44,7 +43,8 @@ class WarpgroupDot {
 public:
   WarpgroupDot(KernelLowering &k, const ir::Operation &op)
       : k_(k), b_(k.builder), op_(op), home_(*k.layouts().home(op.result())),
-        parent_(k.parent(home_)), mma_(*mma_instruction(op, k.arch)) {
+        parent_(k.parent(home_)), mma_(*mma_instruction(op, k.arch)),
+        a_registers_(k, op) {
     const ir::Type &c = op.result()->type();
     n_ = c.dim(1);
     depth_ = op.operand(0)->type().dim(1);
@@ -52,7 +52,6 @@ public:
   }
 
   void lower() {
-    find_a_in_registers();
     for (int side = a_registers_ ? 1 : 0; side < 2; ++side)
       find_operand(side);
     k_.fence_tile_writes();
@@ -78,7 +77,10 @@ public:
       llvm::Value *b = descriptor(1, nullptr, operand_[1].start_bytes(0, k));
       for (int64_t pass = 0; pass < passes_; ++pass) {
         if (a_registers_) {
-          mma(acc[size_t(pass)], a_from_registers(pass, step), b);
+          // The warp's rows g and g + 8 of the pass are 8 apart.
+          std::array<llvm::Value *, 4> a =
+              a_registers_.fragment(pass * parent_.tile(0), 8, 16 * step);
+          mma(acc[size_t(pass)], {a.begin(), a.end()}, b);
           continue;
         }
         llvm::Value *a =
@@ -102,41 +104,6 @@ public:
   }
 
 private:
-  /// Where A was computed in its fragments' layout (takes_a_from_registers,
-  /// wgmma_operand_a_layout): its registers, read by the MMAs in place.
-  void find_a_in_registers() {
-    const ir::Value *a = op_.operand(0);
-    const Layout *layout = k_.layouts().home(a);
-    if (!layout || !takes_a_from_registers(op_, k_.parent(*layout), *layout))
-      return;
-    const BlockedLayout &p = k_.parent(*layout);
-    a_registers_ = &k_.registers(a, *layout);
-    for (int64_t r = 0; r < p.num_registers(); ++r) {
-      std::vector<int64_t> offset = p.register_offset(r);
-      a_register_at_[{offset[0], offset[1]}] = r;
-    }
-  }
-
-  /// A's operand for pass `pass` at step `step` of 16 along K, from the
-  /// thread's registers: the m16n8k16 fragment of its warp's rows, pairs
-  /// of columns 16 step + 2c (+ 8) of rows g and g + 8, two halves to a
-  /// word, the lower column in the low half.
-  std::vector<llvm::Value *> a_from_registers(int64_t pass, int64_t step) {
-    auto half_bits = [&](int64_t row, int64_t column) {
-      llvm::Value *v = (*a_registers_)[a_register_at_.at({row, column})];
-      if (!v->getType()->isIntegerTy(16))
-        v = b_.CreateBitCast(v, b_.getInt16Ty());
-      return b_.CreateZExt(v, b_.getInt32Ty());
-    };
-    auto word = [&](int64_t row, int64_t column) {
-      return b_.CreateOr(half_bits(row, column),
-                         b_.CreateShl(half_bits(row, column + 1), 16));
-    };
-    const int64_t row = pass * parent_.tile(0), column = 16 * step;
-    return {word(row, column), word(row + 8, column), word(row, column + 8),
-            word(row + 8, column + 8)};
-  }
-
   /// The operand's tile and the address of its first byte (i32, in the
   /// shared window), read by descriptors.
   void find_operand(int side) {
@@ -263,8 +230,7 @@ private:
   int64_t n_ = 0, depth_ = 0, passes_ = 0;
   WgmmaOperand operand_[2];
   llvm::Value *base_[2] = {nullptr, nullptr}; // descriptors at tile starts
-  const KernelLowering::Registers *a_registers_ = nullptr;
-  std::map<std::pair<int64_t, int64_t>, int64_t> a_register_at_;
+  AFragmentRegisters a_registers_;
 };
 
 } // namespace

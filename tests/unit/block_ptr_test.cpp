@@ -8,6 +8,7 @@
 #include "blocc/block_ptr.h"
 #include "blocc/trace.h"
 #include "ir/passes.h"
+#include "unit/tracing.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -30,45 +31,12 @@ using blocc::ir::Scalar;
 using blocc::ir::Type;
 using ::testing::HasSubstr;
 
-using Args = std::vector<blocc::ir::Value *>;
-
-std::unique_ptr<blocc::ir::Function>
-trace(const std::vector<Type> &types,
-      const std::function<void(const Args &)> &body) {
-  auto fn = std::make_unique<blocc::ir::Function>("k");
-  Args args;
-  for (size_t i = 0; i < types.size(); ++i)
-    args.push_back(fn->add_argument(types[i], {"a" + std::to_string(i), 16}));
-  {
-    blocc::detail::TraceContext ctx(*fn);
-    body(args);
-    ctx.builder().create(OpCode::Return, {}, {});
-  }
-  blocc::ir::verify(*fn);
-  return fn;
-}
-
-std::string trace_error(const std::vector<Type> &types,
-                        const std::function<void(const Args &)> &body) {
-  blocc::ir::Function fn("k");
-  Args args;
-  for (const Type &t : types)
-    args.push_back(fn.add_argument(t));
-  blocc::detail::TraceContext ctx(fn);
-  try {
-    body(args);
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
-
-Type scalar(Scalar s) { return Type::scalar(s); }
-Type pointer(Scalar s) { return Type::pointer(s); }
-
-template <typename T> KernelArg buffer(std::vector<T> &v) {
-  return KernelArg::of_pointer(v.data(), v.size() * sizeof(T));
-}
+using blocc::unit_testing::Args;
+using blocc::unit_testing::buffer;
+using blocc::unit_testing::pointer;
+using blocc::unit_testing::scalar;
+using blocc::unit_testing::trace;
+using blocc::unit_testing::trace_error;
 
 int count_ops(blocc::ir::Function &fn, OpCode code) {
   int n = 0;

@@ -7,6 +7,7 @@
 #include "blocc/blocc.h"
 #include "blocc/trace.h"
 #include "ir/passes.h"
+#include "unit/tracing.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -149,47 +150,12 @@ TEST(HostPhilox, MatchesRandom123KnownAnswers) {
 
 // ------------------------------------------------------------- tracing
 
-using Args = std::vector<blocc::ir::Value *>;
-
-/// Traces `body` over arguments of `types` into a verified function.
-std::unique_ptr<blocc::ir::Function>
-trace(const std::vector<Type> &types,
-      const std::function<void(const Args &)> &body) {
-  auto fn = std::make_unique<blocc::ir::Function>("k");
-  Args args;
-  for (size_t i = 0; i < types.size(); ++i)
-    args.push_back(fn->add_argument(types[i], {"a" + std::to_string(i), 16}));
-  {
-    blocc::detail::TraceContext ctx(*fn);
-    body(args);
-    ctx.builder().create(OpCode::Return, {}, {});
-  }
-  blocc::ir::verify(*fn);
-  return fn;
-}
-
-/// The message of the blocc::Error `body` throws while traced ("" if none).
-std::string trace_error(const std::function<void(const Args &)> &body,
-                        const std::vector<Type> &types = {}) {
-  blocc::ir::Function fn("k");
-  Args args;
-  for (const Type &t : types)
-    args.push_back(fn.add_argument(t));
-  blocc::detail::TraceContext ctx(fn);
-  try {
-    body(args);
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
-
-Type scalar(Scalar s) { return Type::scalar(s); }
-Type pointer(Scalar s) { return Type::pointer(s); }
-
-template <typename T> KernelArg buffer(std::vector<T> &v) {
-  return KernelArg::of_pointer(v.data(), v.size() * sizeof(T));
-}
+using blocc::unit_testing::Args;
+using blocc::unit_testing::buffer;
+using blocc::unit_testing::pointer;
+using blocc::unit_testing::scalar;
+using blocc::unit_testing::trace;
+using blocc::unit_testing::trace_error;
 
 int count_ops(blocc::ir::Function &fn, OpCode code) {
   int n = 0;
@@ -613,8 +579,9 @@ TEST(Random, EveryOpNamesTheCallersLine) {
 // --------------------------------------------------------------- errors
 
 TEST(RandomErrors, SeedMustBeAScalar) {
-  std::string m = trace_error(
-      [](const Args &) { bl::randint(bl::arange(0, 8), bl::arange(0, 8)); });
+  std::string m = trace_error({}, [](const Args &) {
+    bl::randint(bl::arange(0, 8), bl::arange(0, 8));
+  });
   EXPECT_THAT(m, HasSubstr("random_test.cpp:"));
   EXPECT_THAT(
       m,
@@ -624,18 +591,18 @@ TEST(RandomErrors, SeedMustBeAScalar) {
 
 TEST(RandomErrors, SeedMustBeAnInteger) {
   std::string m =
-      trace_error([](const Args &) { bl::rand(1.5, bl::arange(0, 8)); });
+      trace_error({}, [](const Args &) { bl::rand(1.5, bl::arange(0, 8)); });
   EXPECT_THAT(
       m,
       HasSubstr("bl::rand: the seed must be an integer, got float constant"));
-  m = trace_error(
-      [](const Args &a) { bl::randn(Tensor(a[0]), bl::arange(0, 8)); },
-      {scalar(Scalar::F32)});
+  m = trace_error({scalar(Scalar::F32)}, [](const Args &a) {
+    bl::randn(Tensor(a[0]), bl::arange(0, 8));
+  });
   EXPECT_THAT(m, HasSubstr("bl::randn: the seed must be an integer, got f32"));
 }
 
 TEST(RandomErrors, OffsetsMustBeIntegers) {
-  std::string m = trace_error([](const Args &) {
+  std::string m = trace_error({}, [](const Args &) {
     bl::randint(1, bl::cast(bl::arange(0, 8), bl::float32));
   });
   EXPECT_THAT(m, HasSubstr("random_test.cpp:"));
@@ -643,35 +610,36 @@ TEST(RandomErrors, OffsetsMustBeIntegers) {
       m, HasSubstr(
              "bl::randint: the offsets must be integers, got tensor<8xf32>"));
   EXPECT_THAT(m, HasSubstr("bl::arange"));
-  m = trace_error([](const Args &) { bl::randint4x(1, bl::arange(0, 8) < 3); });
+  m = trace_error({},
+                  [](const Args &) { bl::randint4x(1, bl::arange(0, 8) < 3); });
   EXPECT_THAT(
       m, HasSubstr(
              "bl::randint4x: the offsets must be integers, got tensor<8xi1>"));
-  m = trace_error(
-      [](const Args &a) { bl::rand(1, Tensor(a[0]) + bl::arange(0, 4)); },
-      {pointer(Scalar::F32)});
+  m = trace_error({pointer(Scalar::F32)}, [](const Args &a) {
+    bl::rand(1, Tensor(a[0]) + bl::arange(0, 4));
+  });
   EXPECT_THAT(
       m, HasSubstr(
              "bl::rand: the offsets must be integers, got tensor<4xptr<f32>>"));
 }
 
 TEST(RandomErrors, RoundsMustBePositive) {
-  std::string m =
-      trace_error([](const Args &) { bl::randint(1, bl::arange(0, 8), 0); });
+  std::string m = trace_error(
+      {}, [](const Args &) { bl::randint(1, bl::arange(0, 8), 0); });
   EXPECT_THAT(m, HasSubstr("random_test.cpp:"));
   EXPECT_THAT(m, HasSubstr("bl::randint: n_rounds must be at least 1, got 0"));
-  m = trace_error([](const Args &) { bl::philox(1, 0, 0, 0, 0, -3); });
+  m = trace_error({}, [](const Args &) { bl::philox(1, 0, 0, 0, 0, -3); });
   EXPECT_THAT(m, HasSubstr("bl::philox: n_rounds must be at least 1, got -3"));
 }
 
 TEST(RandomErrors, PhiloxCountersShareOneWidth) {
-  std::string m = trace_error([](const Args &) {
+  std::string m = trace_error({}, [](const Args &) {
     bl::philox(1, bl::arange(0, 8), bl::cast(bl::arange(0, 8), bl::int64), 0,
                0);
   });
   EXPECT_THAT(m, HasSubstr("bl::philox: all four counters must have one width, "
                            "got tensor<8xi32> and tensor<8xi64>"));
-  m = trace_error([](const Args &) {
+  m = trace_error({}, [](const Args &) {
     bl::philox(1, bl::cast(bl::arange(0, 8), bl::int16), 0, 0, 0);
   });
   EXPECT_THAT(m,
@@ -680,20 +648,20 @@ TEST(RandomErrors, PhiloxCountersShareOneWidth) {
 
 TEST(RandomErrors, PhiloxCountersAreIntegers) {
   std::string m =
-      trace_error([](const Args &) { bl::philox(1, 0, 1.5, 0, 0); });
+      trace_error({}, [](const Args &) { bl::philox(1, 0, 1.5, 0, 0); });
   EXPECT_THAT(m, HasSubstr("random_test.cpp:"));
   EXPECT_THAT(m, HasSubstr("bl::philox: the counters must be integers, got "
                            "float constant"));
 }
 
 TEST(RandomErrors, UniformFloatNeedsWideIntegers) {
-  std::string m = trace_error([](const Args &) {
+  std::string m = trace_error({}, [](const Args &) {
     bl::uint_to_uniform_float(bl::cast(bl::arange(0, 8), bl::uint16));
   });
   EXPECT_THAT(m, HasSubstr("random_test.cpp:"));
   EXPECT_THAT(m, HasSubstr("bl::uint_to_uniform_float needs 32- or 64-bit "
                            "integers, got tensor<8xu16>"));
-  m = trace_error([](const Args &) {
+  m = trace_error({}, [](const Args &) {
     bl::uint_to_uniform_float(bl::cast(bl::arange(0, 8), bl::float32));
   });
   EXPECT_THAT(
@@ -702,7 +670,7 @@ TEST(RandomErrors, UniformFloatNeedsWideIntegers) {
 }
 
 TEST(RandomErrors, BoxMullerNeedsFloats) {
-  std::string m = trace_error([](const Args &) {
+  std::string m = trace_error({}, [](const Args &) {
     bl::pair_uniform_to_normal(bl::arange(0, 8), bl::arange(0, 8));
   });
   EXPECT_THAT(m, HasSubstr("bl::pair_uniform_to_normal needs floating-point "

@@ -15,6 +15,7 @@
 #include "ir/tensor_descriptor.h"
 
 #include "test_seed.h"
+#include "unit/tracing.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -38,45 +39,17 @@ using blocc::ir::Type;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-using Args = std::vector<blocc::ir::Value *>;
+using blocc::unit_testing::Args;
+using blocc::unit_testing::buffer;
+using blocc::unit_testing::pointer;
+using blocc::unit_testing::scalar;
+using blocc::unit_testing::trace_error;
 
 /// The kernel as traced, before any pass (descriptor ops still in it).
 std::unique_ptr<blocc::ir::Function>
 trace(const std::vector<Type> &types,
       const std::function<void(const Args &)> &body) {
-  auto fn = std::make_unique<blocc::ir::Function>("k");
-  Args args;
-  for (size_t i = 0; i < types.size(); ++i)
-    args.push_back(fn->add_argument(types[i], {"a" + std::to_string(i), 1}));
-  {
-    blocc::detail::TraceContext ctx(*fn);
-    body(args);
-    ctx.builder().create(OpCode::Return, {}, {});
-  }
-  blocc::ir::verify(*fn);
-  return fn;
-}
-
-std::string trace_error(const std::vector<Type> &types,
-                        const std::function<void(const Args &)> &body) {
-  blocc::ir::Function fn("k");
-  Args args;
-  for (const Type &t : types)
-    args.push_back(fn.add_argument(t));
-  blocc::detail::TraceContext ctx(fn);
-  try {
-    body(args);
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
-
-Type scalar(Scalar s) { return Type::scalar(s); }
-Type pointer(Scalar s) { return Type::pointer(s); }
-
-template <typename T> KernelArg buffer(std::vector<T> &v) {
-  return KernelArg::of_pointer(v.data(), v.size() * sizeof(T));
+  return blocc::unit_testing::trace(types, body, /*divisibility=*/1);
 }
 
 int count_ops(const blocc::ir::Function &fn, OpCode code) {

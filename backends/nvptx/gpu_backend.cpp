@@ -24,6 +24,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
@@ -161,18 +162,34 @@ Generated lower(std::unique_ptr<ir::Function> gpu_ir, const CompileOptions &o) {
   return g;
 }
 
+/// The most stages any loop of `gpu_ir` runs in (1: none pipelined).
+int most_stages(const ir::Function &gpu_ir) {
+  int most = 1;
+  gpu_ir.walk([&](const ir::Operation &op) {
+    if (op.code() == ir::OpCode::For)
+      most = std::max(most, loop_stages(op));
+  });
+  return most;
+}
+
 Generated generate(const ir::Function &function, const CompileOptions &o) {
   check_options(function, o);
   // Pipelined loops keep their stages in shared memory; where that leaves
   // too little for the kernel's other users, the loops get one stage fewer
   // until it fits, down to no pipelining — unless the IR chose its stages
   // itself.
-  for (int stages = o.num_stages;; --stages) {
+  // The next try starts below the stages the loops were given, which the
+  // stage budget may have cut below those asked for: asking again for as
+  // many would lower the same IR again.
+  for (int stages = o.num_stages;;) {
+    std::unique_ptr<ir::Function> gpu_ir = to_gpu_ir(function, o, stages);
+    const int given = most_stages(*gpu_ir);
     try {
-      return lower(to_gpu_ir(function, o, stages), o);
+      return lower(std::move(gpu_ir), o);
     } catch (const SharedMemoryExhausted &) {
-      if (stages <= 1 || is_gpu_ir(function))
+      if (given <= 1 || is_gpu_ir(function))
         throw;
+      stages = given - 1;
     }
   }
 }

@@ -41,11 +41,11 @@ const PassInfo &registered(const std::string &name) {
 } // namespace
 
 const std::vector<const PassInfo *> &default_pipeline() {
-  // Descriptors are rewritten first, so that the passes after clean up the
-  // address arithmetic; every backend then sees plain loads and stores.
+  // Descriptor accesses stay whole: a GPU backend may copy their tiles
+  // with the Tensor Memory Accelerator, and each backend rewrites the rest
+  // itself (lower_tensor_descriptors).
   static const std::vector<const PassInfo *> pipeline = {
-      &registered("rewrite-tensor-descriptors"), &registered("canonicalize"),
-      &registered("cse"), &registered("dce")};
+      &registered("canonicalize"), &registered("cse"), &registered("dce")};
   return pipeline;
 }
 

@@ -18,6 +18,17 @@ void verify(Function &f);
 /// Rewrites every descriptor_load / descriptor_store (ir/tensor_descriptor.h)
 /// into a block of pointers, a bounds mask and a masked load or store.
 void rewrite_tensor_descriptors(Function &f);
+/// The same for the accesses `which` accepts (every one where it is
+/// empty); returns how many it rewrote.
+int rewrite_tensor_descriptors(
+    Function &f, const std::function<bool(const Operation &)> &which);
+/// What a backend runs on its copy of a kernel: rewrite_tensor_descriptors
+/// of the accesses `which` accepts, then canonicalize, cse and dce over the
+/// arithmetic it built, where it rewrote any. Returns whether it did.
+bool lower_tensor_descriptors(
+    Function &f, const std::function<bool(const Operation &)> &which = {});
+/// Whether `f` holds a descriptor_load or descriptor_store.
+bool has_tensor_descriptors(const Function &f);
 /// Constant folding, algebraic identities, broadcast/splat folding.
 void canonicalize(Function &f);
 /// Merges identical side-effect-free ops (same opcode, operands, attributes,
@@ -36,8 +47,9 @@ struct PassInfo {
 const std::vector<PassInfo> &all_passes();
 
 /// The pipeline every traced kernel goes through before a backend sees it
-/// (what BLOCC_DUMP=ir shows): rewrite-tensor-descriptors, canonicalize,
-/// cse, dce, in that order.
+/// (what BLOCC_DUMP=ir shows): canonicalize, cse, dce, in that order.
+/// Descriptor accesses stay: each backend lowers them its own way
+/// (lower_tensor_descriptors).
 /// The frontend runs it, and blocc-opt's --pipeline=default runs the same
 /// list, so that a pass-by-pass view shows exactly what the compiler does.
 const std::vector<const PassInfo *> &default_pipeline();

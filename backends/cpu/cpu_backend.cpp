@@ -6,7 +6,9 @@
 #include "backends/cpu/kernel_info.h"
 #include "backends/cpu/kernel_lowering.h"
 #include "backends/llvm/optimize.h"
+#include "ir/clone.h"
 #include "ir/error.h"
+#include "ir/passes.h"
 #include "ir/printer.h"
 #include "runtime/cpu/compile_cache.h"
 #include "runtime/cpu/disk_cache.h"
@@ -39,6 +41,18 @@ struct Generated {
   std::unique_ptr<llvm::Module> module;
 };
 
+/// `function` with its descriptor accesses rewritten into pointer
+/// arithmetic and masked loads and stores (the CPU has no bulk tile
+/// copies): a rewritten copy, held by `holder`, where it has any.
+const ir::Function &without_descriptors(const ir::Function &function,
+                                        std::unique_ptr<ir::Function> &holder) {
+  if (!ir::has_tensor_descriptors(function))
+    return function;
+  holder = ir::clone(function);
+  ir::lower_tensor_descriptors(*holder);
+  return *holder;
+}
+
 /// `function` lowered for `target` (vector widths) as `symbol`, with a
 /// machine for `machine_target` (the JIT's: the host's; an object file's:
 /// the CPU it is for).
@@ -53,7 +67,9 @@ Generated generate(const ir::Function &function, KernelInfo &info,
   g.machine = std::move(machine);
   g.module->setTargetTriple(g.machine->getTargetTriple().str());
   g.module->setDataLayout(g.machine->createDataLayout());
-  KernelLowering lowering(function, *g.module, target, info);
+  std::unique_ptr<ir::Function> rewritten;
+  KernelLowering lowering(without_descriptors(function, rewritten), *g.module,
+                          target, info);
   lowering.lower(symbol);
   if (optimized)
     llvm_backend::optimize_module(*g.module, *g.machine);

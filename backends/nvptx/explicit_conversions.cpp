@@ -50,7 +50,7 @@ struct Instance {
 
 bool is_staged(const ir::Value *v) {
   const ir::Operation *op = v->defining_op();
-  return op && op->code() == OpCode::Load && copied_ahead(*op);
+  return op && lands_in_tile(*op);
 }
 
 /// Removes every layout attribute of the implicit form (and any explicit

@@ -60,9 +60,8 @@ public:
   std::vector<FaultSite> faults;
   /// The tensor maps the PTX entry takes after the user's parameters, each
   /// a `.param .align 64 .b8 [128]`, encoded at every launch from its
-  /// arguments. Empty for every kernel the backend compiles today (the
-  /// lowering of descriptor loads to TMA copies does not exist yet): only
-  /// with_tensor_maps_for_testing sets them.
+  /// arguments: one per descriptor load the Tensor Memory Accelerator
+  /// copies (tma.h).
   std::vector<cuda::TensorMapRequest> tensor_maps;
 };
 
@@ -105,6 +104,7 @@ struct Generated {
   std::unique_ptr<llvm::TargetMachine> machine;
   int64_t dynamic_shared_bytes = 0; // what each launch must request
   std::vector<FaultSite> faults;
+  std::vector<cuda::TensorMapRequest> tensor_maps; // its TMA copies'
 };
 
 /// `function` at the GPU level of the IR: a copy that the GPU passes have
@@ -124,8 +124,12 @@ std::unique_ptr<ir::Function> to_gpu_ir(const ir::Function &function,
     run_gpu_pipeline(*gpu, options);
     return gpu;
   }
-  if (!carries_layouts(*gpu))
+  if (!carries_layouts(*gpu)) {
+    // Descriptor accesses become ops that need layouts: only IR that has
+    // none yet can have them rewritten.
+    tensor_descriptors(*gpu, options);
     assign_layouts(*gpu, options);
+  }
   if (!carries_explicit_layouts(*gpu)) {
     make_conversions_explicit(*gpu, options);
     remove_conversions(*gpu, options);
@@ -159,6 +163,7 @@ Generated lower(std::unique_ptr<ir::Function> gpu_ir, const CompileOptions &o) {
   lowering.lower(symbol_for(g.gpu_ir->name()));
   g.dynamic_shared_bytes = lowering.dynamic_shared_bytes();
   g.faults = lowering.fault_sites();
+  g.tensor_maps = lowering.tensor_maps();
   return g;
 }
 
@@ -278,10 +283,12 @@ compile_by_text(const ir::Function &function, const CompileOptions &options) {
     for (size_t i = 0; i < function.num_arguments(); ++i)
       parameters.push_back(parameter_kind(function.argument(i)->type()));
     ++compiled_count;
-    return std::make_shared<const CompiledKernel>(
+    auto kernel = std::make_shared<CompiledKernel>(
         function.name(), std::move(ptx), symbol_for(function.name()),
         std::move(parameters), options.num_warps, g.dynamic_shared_bytes,
         std::move(g.faults), std::move(cubin));
+    kernel->tensor_maps = std::move(g.tensor_maps);
+    return std::shared_ptr<const CompiledKernel>(std::move(kernel));
   });
 }
 
@@ -305,6 +312,7 @@ PtxCode compile_ptx(const ir::Function &function,
   code.entry = symbol_for(function.name());
   code.dynamic_shared_bytes = g.dynamic_shared_bytes;
   code.faults = std::move(g.faults);
+  code.tensor_maps = static_cast<int>(g.tensor_maps.size());
   return code;
 }
 
@@ -425,13 +433,8 @@ void run(const CompiledKernel &kernel, const Grid &grid,
     parameters[i] = &slots[i];
   }
   // Each 64-byte aligned (CUtensorMap's alignment), as the PTX declares
-  // them; empty, and allocating nothing, for kernels without tensor maps,
-  // which are all that compile() makes until descriptor loads lower to
-  // TMA copies (tests add requests with with_tensor_maps_for_testing).
+  // them; empty, and allocating nothing, for kernels without TMA copies.
   std::vector<cuda::driver::CUtensorMap> tensor_maps;
-  if (!kernel.tensor_maps.empty())
-    cuda::encode_tensor_map_parameters(kernel.tensor_maps, args, name,
-                                       tensor_maps, parameters + args.size());
   auto stream = static_cast<cuda::driver::CUstream>(stream_handle);
   cuda::driver::CUcontext stream_context =
       stream ? cuda::context_of_stream(stream, name) : nullptr;
@@ -444,6 +447,12 @@ void run(const CompiledKernel &kernel, const Grid &grid,
   if (!context)
     context = stream_context ? stream_context
                              : cuda::context_for_device(cuda::current_device());
+  if (!kernel.tensor_maps.empty()) {
+    // The driver encodes a map for the current context's device.
+    cuda::ContextScope current(context);
+    cuda::encode_tensor_map_parameters(kernel.tensor_maps, args, name,
+                                       tensor_maps, parameters + args.size());
+  }
   cuda::LaunchShape shape;
   shape.grid = {grid.x, grid.y, grid.z};
   shape.threads = 32 * kernel.num_warps;

@@ -64,6 +64,8 @@ struct PtxCode {
   std::string entry;                ///< the PTX entry's name
   int64_t dynamic_shared_bytes = 0; ///< as dynamic_shared_bytes() says
   std::vector<FaultSite> faults;    ///< where a program may stop
+  /// Tensor maps the entry takes after the user's parameters (TMA copies).
+  int tensor_maps = 0;
 };
 /// Throws blocc::Error naming the op for IR the backend cannot lower.
 PtxCode compile_ptx(const ir::Function &function,

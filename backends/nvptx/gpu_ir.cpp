@@ -86,10 +86,20 @@ void verify_stages(const ir::Operation &op) {
 
 void verify_async_copy(const ir::Operation &op) {
   const ir::Operation *loop = op.parent_op();
-  if (op.code() != OpCode::Load || !loop || loop->code() != OpCode::For ||
-      loop_stages(*loop) < 2)
-    invalid(op, "async_copy belongs on loads in the body of a loop of 2 "
-                "stages or more");
+  if ((op.code() != OpCode::Load && !copied_by_tma(op)) || !loop ||
+      loop->code() != OpCode::For || loop_stages(*loop) < 2)
+    invalid(op, "async_copy belongs on loads (or descriptor loads marked "
+                "tma) in the body of a loop of 2 stages or more");
+}
+
+/// A TMA copy lands in a tile a warpgroup MMA reads, on sm_90a.
+void verify_tma(const ir::Operation &op, const GpuArch &arch) {
+  if (op.code() != OpCode::DescriptorLoad)
+    invalid(op, "tma belongs on descriptor loads");
+  if (arch.sm != 90 || !arch.arch_specific)
+    invalid(op, "tma needs sm_90a, not " + arch.name());
+  if (op.result()->type().rank() != 2)
+    invalid(op, "tma copies tiles of rank 2");
 }
 
 /// Whether `user` needs its block operands in some layout: it has effects
@@ -238,7 +248,8 @@ public:
 private:
   /// A value in shared memory (`#sharedN`) is written by a convert_layout
   /// from registers, or, in a swizzled tile, copied there by a load of a
-  /// pipelined loop (async_copy; a bitcast of it stays there). A padded
+  /// pipelined loop (async_copy) or by the Tensor Memory Accelerator (a
+  /// descriptor_load marked tma; a bitcast of either stays there). A padded
   /// value is read by convert_layout ops of its block, into registers:
   /// the kernel's shared buffer holds it from its write to the reads that
   /// follow. A tile is read by dots on tensor cores, as the tile of the
@@ -305,7 +316,7 @@ private:
     if (op.code() == OpCode::ConvertLayout)
       return;
     const bool tile = layout.kind == SharedLayout::Kind::Swizzled;
-    if (tile && op.code() == OpCode::Load && copied_ahead(op))
+    if (tile && lands_in_tile(op))
       return;
     if (tile && op.code() == OpCode::Bitcast &&
         layouts_.shared_layout(op.operand(0)) &&
@@ -317,8 +328,7 @@ private:
 
   static bool copied_ahead_load(const ir::Value *v) {
     const ir::Operation *producer = v->defining_op();
-    return producer && producer->code() == OpCode::Load &&
-           copied_ahead(*producer);
+    return producer && lands_in_tile(*producer);
   }
 
   /// Operand `i` of `op` carries the layout of `other` (where both are
@@ -436,6 +446,21 @@ bool copied_ahead(const ir::Operation &load) {
   return load.has_attr(gpu_attr::kAsyncCopy);
 }
 
+bool copied_by_tma(const ir::Operation &op) {
+  return op.code() == OpCode::DescriptorLoad && op.has_attr(gpu_attr::kTma);
+}
+
+bool lands_in_tile(const ir::Operation &op) {
+  return (op.code() == OpCode::Load && copied_ahead(op)) || copied_by_tma(op);
+}
+
+bool is_landed_tile(const ir::Value *v) {
+  const ir::Operation *op = v->defining_op();
+  if (op && op->code() == OpCode::Bitcast)
+    op = op->operand(0)->defining_op();
+  return op && lands_in_tile(*op);
+}
+
 void verify_gpu_ir(const ir::Function &function, int num_warps,
                    const GpuArch &arch) {
   function.walk([&](const ir::Operation &op) {
@@ -449,6 +474,8 @@ void verify_gpu_ir(const ir::Function &function, int num_warps,
       verify_stages(op);
     if (op.has_attr(gpu_attr::kAsyncCopy))
       verify_async_copy(op);
+    if (op.has_attr(gpu_attr::kTma))
+      verify_tma(op, arch);
   });
   if (carries_layouts(function))
     verify_layouts(function, num_warps, arch);

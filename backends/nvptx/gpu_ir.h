@@ -22,8 +22,13 @@
 //     fragments (mma_layouts.h: mma_operand_a_layout, and on warpgroups
 //     wgmma_operand_a_layout), not read from shared memory.
 //   - num_stages (a for): its loads marked async_copy are copied into
-//     shared memory with cp.async that many iterations at a time, the
-//     next ones in flight while one is used (pipeline_loads.h).
+//     shared memory with cp.async (or the Tensor Memory Accelerator) that
+//     many iterations at a time, the next ones in flight while one is used
+//     (pipeline_loads.h).
+//   - tma (a descriptor_load a warpgroup MMA reads, sm_90a): its tile is
+//     copied into shared memory by the Tensor Memory Accelerator, from a
+//     tensor map the host encodes at each launch (tensor_descriptors.cpp);
+//     marked async_copy too where its pipelined loop copies it ahead.
 //
 // Which threads hold which elements of each block value (its layouts,
 // assign_layouts.h) follows from these and the IR; the gpu-assign-layouts
@@ -54,6 +59,7 @@ inline constexpr const char *kMmaWarps = "mma_warps";
 inline constexpr const char *kMmaAInRegisters = "mma_a_in_registers";
 inline constexpr const char *kNumStages = "num_stages";
 inline constexpr const char *kAsyncCopy = "async_copy";
+inline constexpr const char *kTma = "tma";
 } // namespace gpu_attr
 
 /// Whether the GPU passes have annotated `function` (a dot has an engine,
@@ -101,6 +107,19 @@ int loop_stages(const ir::Operation &loop);
 
 /// Whether a pipelined loop copies `load` ahead (async_copy).
 bool copied_ahead(const ir::Operation &load);
+
+/// Whether `op` is a descriptor_load whose tile the Tensor Memory
+/// Accelerator copies into shared memory (tma).
+bool copied_by_tma(const ir::Operation &op);
+
+/// Whether `op`'s result lands in a tile of shared memory rather than in
+/// registers: a load a pipelined loop copies ahead, or a descriptor_load
+/// copied by the Tensor Memory Accelerator.
+bool lands_in_tile(const ir::Operation &op);
+
+/// Whether `v` is the result of such an op (lands_in_tile), or of a
+/// bitcast of one, which moves nothing.
+bool is_landed_tile(const ir::Value *v);
 
 /// Checks the GPU attributes of `function` for `num_warps` warps on `arch`:
 /// known engines, a dot on tensor cores that tensor cores can take in its

@@ -6,6 +6,11 @@ namespace blocc::nvptx {
 
 const std::vector<GpuPassInfo> &gpu_passes() {
   static const std::vector<GpuPassInfo> passes = {
+      {"gpu-tensor-descriptors",
+       "descriptor loads a warpgroup MMA reads copied by the Tensor Memory "
+       "Accelerator (marked tma); every other descriptor access rewritten "
+       "into pointer arithmetic and masked loads and stores",
+       tensor_descriptors},
       {"gpu-accelerate-dot",
        "dots on tensor cores (mma.sync) where they fit, with their warp grid "
        "and A's path; the others on CUDA cores",
@@ -25,7 +30,7 @@ const std::vector<GpuPassInfo> &gpu_passes() {
        remove_conversions},
       {"gpu-pipeline-loops",
        "loops that load the tiles of dots on tensor cores copy them ahead "
-       "(cp.async) in num_stages stages",
+       "(cp.async, or TMA for tiles marked tma) in num_stages stages",
        pipeline_loops},
       {"gpu-stage-dot-operands",
        "the operands of dots on tensor cores as values in swizzled tiles of "

@@ -4,6 +4,11 @@
 // name (--pass=gpu-accelerate-dot) or all of them (--pipeline=gpu), so
 // that each has golden tests of its own (tests/lit/nvptx/gpu_*.bir).
 //
+//   gpu-tensor-descriptors
+//                       which descriptor loads the Tensor Memory
+//                       Accelerator copies (tma); the other descriptor
+//                       accesses as pointer arithmetic and masked loads
+//                       and stores (tensor_descriptors.cpp, tma.h)
 //   gpu-accelerate-dot  which dots run on tensor cores, in which warp grid,
 //                       and which take A from registers (accelerate_dot.cpp)
 //   gpu-assign-layouts  which threads hold which elements of every block
@@ -53,6 +58,11 @@ struct GpuPassOptions {
   GpuArch arch;
 };
 
+/// Marks the descriptor loads that the Tensor Memory Accelerator copies
+/// (tma.h: tiles warpgroup MMAs read, on sm_90a) and rewrites every other
+/// descriptor access into pointer arithmetic, a bounds mask and a masked
+/// load or store (ir::lower_tensor_descriptors). Runs first, on block IR.
+void tensor_descriptors(ir::Function &function, const GpuPassOptions &options);
 /// Gives every dot its engine: tensor cores (mma.sync) where the dot's
 /// types and shape and the warps allow, with the warp grid of
 /// mma_layouts.h and A in registers for chained dots; else the CUDA cores.

@@ -29,6 +29,12 @@ KernelLowering::KernelLowering(const ir::Function &kernel, llvm::Module &module,
   zero_signs_unobserved_ = results_with_unobserved_zero_signs(kernel);
   pipelined_loops_ = plan_pipelined_loops(kernel, *layouts_, axis_info);
   warpgroup_mma_ = uses_warpgroup_mma(kernel);
+  kernel.walk([&](const ir::Operation &op) {
+    if (!copied_by_tma(op))
+      return;
+    tma_index_[&op] = tma_copies_.size();
+    tma_copies_.push_back(marked_tma_copy(kernel, op, num_warps, arch));
+  });
   find_tile_releases();
 }
 
@@ -76,10 +82,29 @@ llvm::Function *KernelLowering::lower(const std::string &symbol) {
       break;
     }
   }
+  // The tensor maps of TMA copies follow (kernel_abi.h), each passed by
+  // value: 128 bytes at a 64-byte alignment.
+  for (size_t i = 0; i < tma_copies_.size(); ++i)
+    parameters.push_back(llvm::PointerType::get(context, 0));
   auto *type = llvm::FunctionType::get(builder.getVoidTy(), parameters, false);
   llvm::Function *f = llvm::Function::Create(
       type, llvm::Function::ExternalLinkage, symbol, module);
   f->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  auto *map_type = llvm::ArrayType::get(builder.getInt8Ty(), 128);
+  std::vector<llvm::Metadata *> grid_constants;
+  for (size_t i = 0; i < tma_copies_.size(); ++i) {
+    const unsigned index = static_cast<unsigned>(kernel.num_arguments() + i);
+    llvm::Argument *map = f->getArg(index);
+    map->setName("tensor_map" + std::to_string(i));
+    map->addAttr(llvm::Attribute::getWithByValType(context, map_type));
+    map->addAttr(llvm::Attribute::getWithAlignment(context, llvm::Align(64)));
+    map->addAttr(llvm::Attribute::ReadOnly);
+    tensor_map_parameters_.push_back(map);
+    // Read in place (cvta.param), not copied to local memory: the copies
+    // take the parameter's own address.
+    grid_constants.push_back(
+        llvm::ConstantAsMetadata::get(builder.getInt32(index + 1)));
+  }
   // LLVM 19 reads the launch bounds (and, besides the calling convention,
   // the kernel mark) from !nvvm.annotations; .maxntid lets ptxas budget
   // registers for exactly this many threads.
@@ -93,6 +118,12 @@ llvm::Function *KernelLowering::lower(const std::string &symbol) {
   };
   annotate("kernel", 1);
   annotate("maxntidx", kWarpSize * num_warps);
+  if (!grid_constants.empty()) {
+    llvm::Metadata *fields[] = {llvm::ValueAsMetadata::get(f),
+                                llvm::MDString::get(context, "grid_constant"),
+                                llvm::MDNode::get(context, grid_constants)};
+    annotations->addOperand(llvm::MDNode::get(context, fields));
+  }
 
   builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", f));
   bind_arguments(f);
@@ -251,10 +282,14 @@ llvm::Value *KernelLowering::owns_elements(const BlockedLayout &p) {
 
 void KernelLowering::lower_op(const ir::Operation &op) {
   try {
-    if ((op.code() == OpCode::Load || op.code() == OpCode::Bitcast) &&
+    if ((op.code() == OpCode::Load || op.code() == OpCode::Bitcast ||
+         op.code() == OpCode::DescriptorLoad) &&
         staged_operand(op.result()))
       return; // copied into shared memory by its pipelined loop
     switch (op.code()) {
+    case OpCode::DescriptorLoad:
+      lower_tma_load(op);
+      return;
     case OpCode::Return:
       builder.CreateRetVoid();
       return;

@@ -50,6 +50,7 @@
 #include "backends/nvptx/mma_layouts.h"
 #include "backends/nvptx/nan_blind_uses.h"
 #include "backends/nvptx/pipeline_loads.h"
+#include "backends/nvptx/tma.h"
 #include "ir/axis_info.h"
 #include "ir/error.h"
 #include "ir/function.h"
@@ -312,6 +313,35 @@ public:
   /// Gives back the bytes of the tiles whose last reader `op` (of the
   /// tile's block) holds.
   void release_tiles_after(const ir::Operation &op);
+  // Copies by the Tensor Memory Accelerator (lower_tma.cpp).
+  /// The TMA copy of a descriptor_load marked tma (tma.h).
+  const TmaCopy &tma_copy_of(const ir::Operation &load) const;
+  /// What the host encodes for the entry's tensor-map parameters, in
+  /// their order (one per descriptor_load marked tma, in program order).
+  std::vector<cuda::TensorMapRequest> tensor_maps() const;
+  /// The i32 address, in the shared window, of element `index` (i32) of
+  /// `type` from the start of the kernel's shared memory.
+  llvm::Value *shared_window_address(llvm::Type *type, llvm::Value *index);
+  /// Thread 0 initializes `count` mbarriers of 8 bytes from `first` (an
+  /// address in the shared window), each expecting one arrival, and
+  /// fences the initialization for the async proxy; a barrier must follow
+  /// before any other thread waits on them.
+  void init_mbarriers(llvm::Value *first, int count);
+  /// Thread 0 invalidates them (after a barrier that every wait precedes).
+  void invalidate_mbarriers(llvm::Value *first, int count);
+  /// Where `issue` (i1) holds in thread 0: arrives on `barrier`, expecting
+  /// `bytes` from the copies that follow.
+  void expect_tma_bytes(llvm::Value *barrier, int64_t bytes,
+                        llvm::Value *issue);
+  /// Where `issue` (i1) holds in thread 0: copies `copy`'s tile, its
+  /// offsets as the load's operands are bound now, into the tile whose
+  /// first element is `first` (i32, elements from the start of shared
+  /// memory), completing on `barrier`.
+  void issue_tma_copy(const TmaCopy &copy, llvm::Value *first,
+                      llvm::Value *barrier, llvm::Value *issue);
+  /// Every thread waits until `barrier`'s phase of parity `parity` (i32)
+  /// has completed.
+  void wait_mbarrier(llvm::Value *barrier, llvm::Value *parity);
   /// Bytes of shared memory the kernel needs so far.
   int64_t shared_bytes() const { return shared_bytes_; }
   /// After lower(): the dynamic shared memory each launch must request
@@ -350,6 +380,11 @@ private:
   void find_tile_releases();
   void lower_op(const ir::Operation &op);
   int layout_id(const Layout &layout);
+  /// A descriptor_load copied by TMA outside a pipelined loop: into a tile
+  /// kept until its last reader, waited for at once.
+  void lower_tma_load(const ir::Operation &load);
+  /// i1: this is thread 0, which issues the CTA's TMA copies.
+  llvm::Value *is_first_thread();
 
   std::unique_ptr<LayoutAssignment> layouts_;
   std::map<const ir::Value *, llvm::Value *> scalars_;
@@ -402,6 +437,11 @@ private:
   bool tiles_unfenced_ = false;
   bool warpgroup_mma_ = false;
   std::vector<FaultSite> fault_sites_;
+  /// The kernel's TMA copies, by load, in the order of their tensor-map
+  /// parameters, and those parameters (the entry's, after the user's).
+  std::vector<TmaCopy> tma_copies_;
+  std::map<const ir::Operation *, size_t> tma_index_;
+  std::vector<llvm::Value *> tensor_map_parameters_;
 
 public:
   /// Conservative barrier state at the entry of a region that may run

@@ -28,6 +28,15 @@
 //
 // Masked-off elements are copied as zero bytes (cp.async's source size 0),
 // which is the load's `other`.
+//
+// Tiles the Tensor Memory Accelerator copies (PipelinedLoad::tma) complete
+// on an mbarrier of their stage instead of a cp.async group: thread 0
+// initializes one per stage before the loop, and with each stage's copies
+// arrives on it expecting their bytes; iteration i waits for the phase
+// (i / S) % 2 of its stage's mbarrier. The barrier at the top of the body
+// then only serves cp.async copies and the reuse of a stage (where the
+// copies are issued there, not after the MMAs); after the loop thread 0
+// invalidates the mbarriers.
 #pragma once
 
 #include "backends/nvptx/kernel_lowering.h"
@@ -72,11 +81,13 @@ private:
   /// values of the iteration after.
   std::vector<CarriedValue> issue(llvm::Value *iv,
                                   const std::vector<CarriedValue> &carried,
-                                  llvm::Value *stage_first, llvm::Value *valid);
+                                  llvm::Value *stage, llvm::Value *valid);
   void copy_tile(const PipelinedLoad &load, llvm::Value *stage_first,
                  llvm::Value *valid);
   /// Index of the first element of stage `stage` (i32) in shared memory.
   llvm::Value *stage_first(llvm::Value *stage);
+  /// The address of stage `stage`'s mbarrier (i32, in the shared window).
+  llvm::Value *stage_barrier(llvm::Value *stage);
   void bind(const ir::Value *argument, size_t k, const CarriedValue &v);
   /// Issues the copies of the iteration S - 1 ahead into the stage read
   /// last iteration.
@@ -88,7 +99,8 @@ private:
   const ir::Block &body_;
   const PipelinedLoop &plan_;
   LoopBounds bounds_;
-  int64_t base_bytes_ = 0; // where the stages start in shared memory
+  int64_t base_bytes_ = 0;  // where the stages start in shared memory
+  int64_t barriers_at_ = 0; // where their mbarriers start (TMA copies)
   int64_t saved_reserve_ = 0;
   std::vector<CarriedValue> ahead_; // after the prologue
   std::vector<std::vector<llvm::PHINode *>> ahead_phis_;

@@ -1,5 +1,5 @@
-// LoopPipeline (loop_pipeline.h): the cp.async copies, stages and waits
-// of a software-pipelined loop.
+// LoopPipeline (loop_pipeline.h): the cp.async and TMA copies, stages and
+// waits of a software-pipelined loop.
 #include "backends/llvm/trip_count.h"
 #include "backends/nvptx/loop_pipeline.h"
 #include "backends/nvptx/tile_addresses.h"
@@ -36,6 +36,13 @@ llvm::Value *LoopPipeline::stage_first(llvm::Value *stage) {
       b_.getInt32(static_cast<uint32_t>(base_bytes_ / element_bytes)),
       b_.CreateMul(stage, b_.getInt32(static_cast<uint32_t>(plan_.stage_bytes /
                                                             element_bytes))));
+}
+
+llvm::Value *LoopPipeline::stage_barrier(llvm::Value *stage) {
+  return k_.shared_window_address(
+      b_.getInt64Ty(),
+      b_.CreateAdd(b_.getInt32(static_cast<uint32_t>(barriers_at_ / 8)),
+                   stage));
 }
 
 void LoopPipeline::bind(const ir::Value *argument, size_t k,
@@ -100,15 +107,30 @@ void LoopPipeline::copy_tile(const PipelinedLoad &load, llvm::Value *first,
 
 std::vector<CarriedValue>
 LoopPipeline::issue(llvm::Value *iv, const std::vector<CarriedValue> &carried,
-                    llvm::Value *first, llvm::Value *valid) {
+                    llvm::Value *stage, llvm::Value *valid) {
   k_.set_scalar(body_.argument(0), iv);
   for (size_t i = 0; i < plan_.carried.size(); ++i)
     bind(body_.argument(1 + plan_.carried[i]), plan_.carried[i], carried[i]);
   for (const ir::Operation *op : plan_.address_ops)
     k_.lower_again(*op);
-  for (const PipelinedLoad &load : plan_.loads)
-    copy_tile(load, first, valid);
-  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+  llvm::Value *first = stage_first(stage);
+  if (plan_.tma_bytes) {
+    // The arrival announces the bytes before any copy can complete them.
+    llvm::Value *barrier = stage_barrier(stage);
+    k_.expect_tma_bytes(barrier, plan_.tma_bytes, valid);
+    for (const PipelinedLoad &load : plan_.loads)
+      if (load.tma)
+        k_.issue_tma_copy(k_.tma_copy_of(*load.load),
+                          b_.CreateAdd(first, b_.getInt32(static_cast<uint32_t>(
+                                                  load.offset))),
+                          barrier, valid);
+  }
+  if (plan_.copies_with_cp_async()) {
+    for (const PipelinedLoad &load : plan_.loads)
+      if (!load.tma)
+        copy_tile(load, first, valid);
+    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+  }
   const ir::Operation *yield = body_.terminator();
   std::vector<CarriedValue> next;
   for (size_t index : plan_.carried)
@@ -124,7 +146,15 @@ void LoopPipeline::prologue(const std::vector<CarriedValue> &initial) {
     k_.barrier();
   saved_reserve_ = k_.shared_reserved_bytes();
   base_bytes_ = align_up(saved_reserve_, stages_alignment(plan_.alignment));
-  k_.reserve_shared_bytes(base_bytes_ + plan_.stages * plan_.stage_bytes);
+  barriers_at_ = base_bytes_ + plan_.stages * plan_.stage_bytes;
+  k_.reserve_shared_bytes(barriers_at_ + plan_.barrier_bytes());
+  if (plan_.tma_bytes) {
+    // Earlier users of these bytes are done before the async proxy writes
+    // them, and every thread sees the mbarriers initialized.
+    k_.ordering_ptx("fence.proxy.async;");
+    k_.init_mbarriers(stage_barrier(b_.getInt32(0)), plan_.stages);
+    k_.barrier();
+  }
   std::vector<CarriedValue> carried;
   for (size_t index : plan_.carried)
     carried.push_back(initial[index]);
@@ -132,7 +162,7 @@ void LoopPipeline::prologue(const std::vector<CarriedValue> &initial) {
     llvm::Value *trip = b_.getInt64(static_cast<uint64_t>(s));
     llvm::Value *iv = llvm_backend::induction_value(
         b_, bounds_.lb, bounds_.step, trip, bounds_.is_signed);
-    carried = issue(iv, carried, stage_first(b_.getInt32(s)),
+    carried = issue(iv, carried, b_.getInt32(s),
                     b_.CreateICmpULT(trip, bounds_.count));
   }
   ahead_ = carried;
@@ -167,13 +197,26 @@ void LoopPipeline::add_phis(llvm::BasicBlock *preheader) {
 
 void LoopPipeline::start_iteration(llvm::Value *trip) {
   const int stages = plan_.stages;
-  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
-                     {b_.getInt32(static_cast<uint32_t>(stages - 2))});
-  // Warpgroup MMAs read the stage through the async proxy: the copies
-  // this thread made visible to it (before the barrier shares them).
-  if (plan_.warpgroups)
-    k_.fence_async_proxy();
-  k_.barrier();
+  const bool cp_async = plan_.copies_with_cp_async();
+  if (cp_async) {
+    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
+                       {b_.getInt32(static_cast<uint32_t>(stages - 2))});
+    // Warpgroup MMAs read the stage through the async proxy: the copies
+    // this thread made visible to it (before the barrier shares them).
+    if (plan_.warpgroups)
+      k_.fence_async_proxy();
+  }
+  if (plan_.tma_bytes) {
+    // Use (trip / S) of this stage: its mbarrier's phase of that parity.
+    llvm::Value *use = b_.CreateUDiv(trip, b_.getInt64(stages));
+    k_.wait_mbarrier(
+        stage_barrier(stage_),
+        b_.CreateTrunc(b_.CreateAnd(use, b_.getInt64(1)), b_.getInt32Ty()));
+  }
+  // cp.async copies are shared by the barrier; copies issued right below
+  // go to the stage every warp read last iteration.
+  if (cp_async || !plan_.mma_in_flight)
+    k_.barrier();
   trip_ = trip;
   if (!plan_.mma_in_flight)
     issue_ahead(trip);
@@ -203,7 +246,7 @@ void LoopPipeline::issue_ahead(llvm::Value *trip) {
       b_.CreateAdd(trip, b_.getInt64(static_cast<uint64_t>(stages - 1)));
   llvm::Value *ahead_iv = llvm_backend::induction_value(
       b_, bounds_.lb, bounds_.step, ahead_trip, bounds_.is_signed);
-  ahead_next_ = issue(ahead_iv, ahead_, stage_first(ahead_stage),
+  ahead_next_ = issue(ahead_iv, ahead_, ahead_stage,
                       b_.CreateICmpULT(ahead_trip, bounds_.count));
 }
 
@@ -242,8 +285,12 @@ void LoopPipeline::end_iteration(llvm::BasicBlock *&latch) {
 void LoopPipeline::finish() {
   if (plan_.mma_in_flight)
     k_.wait_for_warpgroup_mmas(0);
-  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
+  if (plan_.copies_with_cp_async())
+    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
   k_.barrier();
+  // Every copy issued was waited for in its iteration.
+  if (plan_.tma_bytes)
+    k_.invalidate_mbarriers(stage_barrier(b_.getInt32(0)), plan_.stages);
   for (const PipelinedLoad &load : plan_.loads) {
     k_.clear_staged_operand(load.load->result());
     if (load.bitcast)

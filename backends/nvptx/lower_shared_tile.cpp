@@ -20,6 +20,8 @@
 // the one barrier that its first read of them needs (fence_tile_writes).
 #include "backends/nvptx/kernel_lowering.h"
 
+#include "backends/nvptx/gpu_ir.h"
+
 #include "backends/nvptx/mma_layouts.h"
 #include "backends/nvptx/tile_addresses.h"
 
@@ -49,9 +51,12 @@ void KernelLowering::find_tile_releases() {
   kernel.walk([&](const ir::Operation &user) {
     for (const ir::Value *operand : user.operands()) {
       const SharedLayout *shared = layouts_->shared_layout(operand);
-      if (!shared || shared->kind != SharedLayout::Kind::Swizzled ||
-          !operand->defining_op() ||
-          operand->defining_op()->code() != ir::OpCode::ConvertLayout)
+      const ir::Operation *writer = operand->defining_op();
+      // Tiles written where they are defined: by a convert_layout, or by a
+      // TMA copy outside a pipelined loop (whose stages hold the others).
+      if (!shared || shared->kind != SharedLayout::Kind::Swizzled || !writer ||
+          (writer->code() != ir::OpCode::ConvertLayout &&
+           !(copied_by_tma(*writer) && !copied_ahead(*writer))))
         continue;
       // In program order: the last reader's op decides.
       last_reader[operand] =

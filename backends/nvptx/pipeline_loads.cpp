@@ -165,6 +165,8 @@ public:
   /// The load as a pipelined tile, or nullopt where it cannot be one.
   std::optional<PipelinedLoad> candidate(const ir::Block &body,
                                          const ir::Operation &load) const {
+    if (load.code() == OpCode::DescriptorLoad)
+      return tma_candidate(body, load);
     if (load.code() != OpCode::Load)
       return std::nullopt;
     const ir::Type &type = load.result()->type();
@@ -244,6 +246,33 @@ public:
     return p;
   }
 
+  /// A descriptor_load marked tma, as a pipelined tile: TMA copies it
+  /// where its one reader, a dot of the body on warpgroup MMAs, reads it
+  /// (A K-major, B N-major: tma.h).
+  std::optional<PipelinedLoad> tma_candidate(const ir::Block &body,
+                                             const ir::Operation &load) const {
+    if (!copied_by_tma(load))
+      return std::nullopt;
+    auto [count, dot] = users(body, load.result());
+    if (count != 1 || dot->code() != OpCode::Dot || !runs_on_warpgroups(*dot) ||
+        dot->operand(0) == dot->operand(1) ||
+        dot->result()->owner_block() != &body)
+      return std::nullopt;
+    PipelinedLoad p;
+    p.load = &load;
+    p.operand = dot->operand(0) == load.result() ? 0 : 1;
+    if (dot->operand(static_cast<size_t>(p.operand)) != load.result())
+      return std::nullopt;
+    p.tile = operand_tile(*dot, p.operand, /*k_fastest=*/p.operand == 0);
+    p.warpgroups = true;
+    p.tma = true;
+    p.alignment = wgmma_tile_alignment(p.tile);
+    const SharedLayout *landed = layouts_.shared_layout(load.result());
+    if (landed && !(shared_layout_of(p.tile, p.operand) == *landed))
+      return std::nullopt;
+    return p;
+  }
+
   /// The loop's plan in up to `num_stages` stages, as many as fit in the
   /// share of what `arch` gives a CTA that its stages may take, with every
   /// load that can be copied ahead; nullopt where none can, or two stages
@@ -267,8 +296,7 @@ public:
     const int64_t budget = plan->warpgroups ? arch.max_shared_bytes()
                                             : arch.max_shared_bytes() / 2;
     plan->stages = num_stages;
-    while (plan->stages > 1 &&
-           plan->stages * plan->stage_bytes + plan->invariant_bytes > budget)
+    while (plan->stages > 1 && plan->kept_bytes() > budget)
       --plan->stages;
     if (plan->stages < 2)
       return std::nullopt;
@@ -286,7 +314,8 @@ public:
                   "ahead would read it before the iterations that write it)");
     std::set<const ir::Operation *> copied;
     for (const auto &op : body.ops())
-      if (op->code() == OpCode::Load && copied_ahead(*op))
+      if ((op->code() == OpCode::Load || copied_by_tma(*op)) &&
+          copied_ahead(*op))
         copied.insert(op.get());
     std::optional<PipelinedLoop> plan = collect(
         body, [&](const ir::Operation &op) { return copied.erase(&op) != 0; });
@@ -332,6 +361,8 @@ private:
       plan.warpgroups = plan.warpgroups || load->warpgroups;
       load->offset = plan.stage_bytes / load->tile.element_bytes;
       plan.stage_bytes += align_up(load->tile.bytes(), 16);
+      if (load->tma)
+        plan.tma_bytes += load->tile.bytes();
       plan.loads.push_back(*load);
     }
     if (plan.loads.empty())

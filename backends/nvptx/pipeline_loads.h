@@ -3,8 +3,10 @@
 // shared memory (cp.async) while the current ones are multiplied.
 //
 // A `for` of the block IR is pipelined in S stages (num_stages, fewer where
-// the tiles of S iterations would not fit in shared memory) when a load
-// of its body:
+// the tiles of S iterations would not fit in shared memory) when a
+// descriptor_load marked tma (tma.h) reads tiles for a dot of its body on
+// warpgroup MMAs, the Tensor Memory Accelerator then copying them ahead
+// (mbarrier completion), or a load of its body:
 //   - is used by one thing, a dot of the same body that runs on tensor
 //     cores (mma_layouts.h), as A or B (or through a bitcast to the same
 //     width: fp8 loaded as bytes); its elements are 16-bit (f16,
@@ -56,6 +58,9 @@ struct PipelinedLoad {
   /// swizzle's pattern for warpgroup MMAs (wgmma_tile_alignment).
   int64_t alignment = 16;
   bool warpgroups = false; // read by warpgroup MMAs
+  /// A descriptor_load the Tensor Memory Accelerator copies (tma.h): one
+  /// thread issues its boxes, which complete on the stage's mbarrier.
+  bool tma = false;
 };
 
 struct PipelinedLoop {
@@ -80,6 +85,23 @@ struct PipelinedLoop {
   /// to), and the loop waits for the last group after it.
   const ir::Operation *mma_in_flight = nullptr;
   std::vector<PipelinedLoad> loads;
+  /// Bytes the TMA copies of one stage bring (0: none): what the stage's
+  /// mbarrier expects before its phase completes.
+  int64_t tma_bytes = 0;
+  /// Whether some load is copied with cp.async (the others with TMA).
+  bool copies_with_cp_async() const {
+    for (const PipelinedLoad &load : loads)
+      if (!load.tma)
+        return true;
+    return false;
+  }
+  /// The mbarriers of TMA copies, one of 8 bytes a stage, after the stages.
+  int64_t barrier_bytes() const { return tma_bytes ? 8 * int64_t{stages} : 0; }
+  /// Shared memory the loop keeps: its invariant tiles, stages and
+  /// mbarriers.
+  int64_t kept_bytes() const {
+    return invariant_bytes + stages * stage_bytes + barrier_bytes();
+  }
   /// The address ops, in program order.
   std::vector<const ir::Operation *> address_ops;
   /// The carried values (by index among the loop's carried values) that

@@ -28,12 +28,7 @@ bool loop_feeds_tensor_cores(ir::Function &function) {
 }
 
 /// A load copied ahead, or a bitcast of one: it lives in shared memory.
-bool is_staged(const ir::Value *v) {
-  const ir::Operation *op = v->defining_op();
-  if (op && op->code() == ir::OpCode::Bitcast)
-    op = op->operand(0)->defining_op();
-  return op && op->code() == ir::OpCode::Load && copied_ahead(*op);
-}
+bool is_staged(const ir::Value *v) { return is_landed_tile(v); }
 
 /// Removes the conversions of values that live in shared memory: their
 /// users read them as they are.

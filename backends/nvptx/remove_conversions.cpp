@@ -69,12 +69,7 @@ constexpr size_t kMaxRematerialized = 16;
 
 /// A load a pipelined loop copies ahead, or a bitcast of one: it lives in
 /// shared memory, never in registers, and the dot reads it in place.
-bool is_staged(const ir::Value *v) {
-  const ir::Operation *op = v->defining_op();
-  if (op && op->code() == OpCode::Bitcast)
-    op = op->operand(0)->defining_op();
-  return op && op->code() == OpCode::Load && copied_ahead(*op);
-}
+bool is_staged(const ir::Value *v) { return is_landed_tile(v); }
 
 /// Whether `a` comes before `b`, or before the op whose regions hold `b`:
 /// its result is defined wherever `b` runs.

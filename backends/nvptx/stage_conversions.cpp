@@ -45,7 +45,7 @@ void stage_conversions(ir::Function &function, const GpuPassOptions &options) {
     if (!from || !to || from->shape != to->shape)
       continue; // a half already, or nothing reads it
     if (const ir::Operation *load = v->defining_op();
-        load && load->code() == OpCode::Load && copied_ahead(*load))
+        load && lands_in_tile(*load))
       continue; // read in place from its stage (gpu-pipeline-loops)
     if (warp_route(linear_layout_of(layouts->parent(*from), *from),
                    linear_layout_of(layouts->parent(*to), *to)))

@@ -51,6 +51,14 @@ public:
       ir::Value *v = dot.operand(static_cast<size_t>(side));
       if (layouts_->shared_layout(v))
         continue; // in its tile already
+      if (ir::Operation *copied = v->defining_op();
+          copied && copied_by_tma(*copied)) {
+        // The Tensor Memory Accelerator writes the tile as the dot reads
+        // it (tma.h): rows along the array's last dimension.
+        copied->set_attr(gpu_attr::kLayout,
+                         tile_name(operand_tile(dot, side, side == 0), side));
+        continue;
+      }
       ir::Operation *load = copied_load(v);
       // A copied load's elements are copied as its layout holds them.
       const Layout *layout = layouts_->home(load ? load->result() : v);

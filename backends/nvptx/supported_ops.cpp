@@ -1,6 +1,7 @@
 // What this version of the GPU backend lowers, checked before any code is
 // generated, so that a kernel it cannot compile fails with a message naming
 // the op and its line instead of compiling to something wrong.
+#include "backends/nvptx/gpu_ir.h"
 #include "backends/nvptx/kernel_lowering.h"
 
 #include "ir/error.h"
@@ -99,6 +100,13 @@ std::string unsupported_reason(const ir::Operation &op,
              "f16, f32 or an integer type)";
     return "";
   }
+  case OpCode::DescriptorLoad:
+  case OpCode::DescriptorStore:
+    if (copied_by_tma(op))
+      return "";
+    return "a descriptor access not copied by the Tensor Memory Accelerator "
+           "(tma) reaches the GPU lowering only rewritten into pointer "
+           "arithmetic (the gpu-tensor-descriptors pass does it)";
   case OpCode::Load:
   case OpCode::Store:
     if (op.operand(0)->type().pointee() == Scalar::Ptr)

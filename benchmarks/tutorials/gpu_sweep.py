@@ -196,6 +196,16 @@ def matmul(n, dtype=torch.float16, kernel="matmul"):
         "triton": (triton_run, outs["triton"]),
     }
     walk = ""
+    if kernel.startswith("matmul_tma"):
+        # The same tiles through pointers (cp.async): what TMA gains.
+        pointers = "matmul_bf16" if dtype == torch.bfloat16 else "matmul"
+        pointers_out = torch.full((n, n), float("nan"), device=DEVICE)
+        pointers_config, pointers_run = fastest(
+            launcher(getattr(B, pointers), pointers_out, True))
+        columns["blocc, tiles through pointers"] = (pointers_run, pointers_out)
+        poison([pointers_out])
+        walk = (f"; tiles through tensor descriptors, copied by TMA (blocc "
+                f"through pointers {config_text(pointers_config)})")
     if persistent:
         # The same tiles, one program each: what persistence gains.
         per_tile = "matmul_bf16" if dtype == torch.bfloat16 else "matmul"
@@ -220,6 +230,14 @@ def matmul_bf16(n):
 
 def matmul_persistent(n):
     return matmul(n, kernel="matmul_persistent")
+
+
+def matmul_tma(n):
+    return matmul(n, kernel="matmul_tma")
+
+
+def matmul_tma_bf16(n):
+    return matmul(n, torch.bfloat16, "matmul_tma_bf16")
 
 
 def quantize_e4m3(x):
@@ -643,6 +661,8 @@ SWEEPS = {
     "matmul": (matmul, [1024, 2048, 4096, 8192], "f16"),
     "matmul_bf16": (matmul_bf16, [1024, 2048, 4096, 8192], "bf16"),
     "matmul_persistent": (matmul_persistent, [1024, 2048, 4096, 8192], "f16"),
+    "matmul_tma": (matmul_tma, [1024, 2048, 4096, 8192], "f16"),
+    "matmul_tma_bf16": (matmul_tma_bf16, [1024, 2048, 4096, 8192], "bf16"),
     "matmul_fp8": (matmul_fp8, [1024, 2048, 4096, 8192], "f8e4m3"),
     "matmul_fp8_k_major": (matmul_fp8_k_major, [1024, 2048, 4096, 8192],
                            "f8e4m3"),
@@ -670,6 +690,7 @@ SIZE_LABELS = {"softmax": "row length, 4096 rows",
                "layer_norm_backward": "row length, 4096 rows",
                "matmul": "M = N = K", "matmul_bf16": "M = N = K",
                "matmul_persistent": "M = N = K",
+               "matmul_tma": "M = N = K", "matmul_tma_bf16": "M = N = K",
                "matmul_fp8": "M = N = K", "matmul_fp8_k_major": "M = N = K",
                "attention_d128": "sequence, 32 heads x 128",
                "attention": "sequence, 32 heads x 64",

@@ -19,10 +19,12 @@
 // descriptor_load or descriptor_store, whose operands are the base, the
 // extents and strides (int64) and the tile's offsets (int32), with the block
 // shape in the tile's type (ir/tensor_descriptor.h). That keeps what a GPU
-// backend needs to use TMA in one place. The pass rewrite-tensor-descriptors
-// then rewrites each access into the pointer arithmetic and mask a
-// boundary-checked block pointer builds, so every backend compiles it as
-// any masked load or store; the interpreter runs the ops directly.
+// backend needs to use TMA in one place: on Hopper the GPU backend copies
+// the tiles warpgroup MMAs read with it (backends/nvptx/tma.h). The pass
+// rewrite-tensor-descriptors rewrites every other access, in the backends,
+// into the pointer arithmetic and mask a boundary-checked block pointer
+// builds, compiled as any masked load or store; the interpreter runs the
+// ops directly.
 //
 // A TensorDescriptor is a frontend value holding scalar Tensors (the base;
 // the extents and strides as int64) and the static block shape, so, as for

@@ -14,14 +14,12 @@
 // axis-info analysis sees the unit stride of the last dimension as
 // contiguity, and both backends compile the result as any pointer access.
 //
-// The pass runs first in the default pipeline, so that canonicalize, cse and
-// dce clean up the arithmetic it builds (a constant stride of 1 folds away;
-// the indices of a load and a store of the same tile merge). It rewrites
-// every descriptor access it finds. A GPU backend that lowers descriptors to
-// TMA would rewrite here only the accesses it cannot copy in bulk (a base,
-// shape or stride it cannot put in a TMA descriptor, a tile of fewer than 16
-// bytes a row) and keep the others for its own lowering; that choice belongs
-// in the backend's pipeline, not in this pass.
+// Backends run it, not the default pipeline: the GPU backend copies some
+// tiles with the Tensor Memory Accelerator and rewrites only the accesses
+// it does not (backends/nvptx/tensor_descriptors.cpp); the CPU backend
+// rewrites them all. lower_tensor_descriptors then runs canonicalize, cse
+// and dce, which clean up the arithmetic built here (a constant stride of 1
+// folds away; the indices of a load and a store of the same tile merge).
 #include "ir/builder.h"
 #include "ir/passes.h"
 #include "ir/tensor_descriptor.h"
@@ -128,14 +126,38 @@ void rewrite(Function &f, Operation &op) {
 
 } // namespace
 
-void rewrite_tensor_descriptors(Function &f) {
+int rewrite_tensor_descriptors(
+    Function &f, const std::function<bool(const Operation &)> &which) {
   std::vector<Operation *> accesses;
   f.walk([&](Operation &op) {
-    if (is_descriptor_access(op.code()))
+    if (is_descriptor_access(op.code()) && (!which || which(op)))
       accesses.push_back(&op);
   });
   for (Operation *op : accesses)
     rewrite(f, *op);
+  return static_cast<int>(accesses.size());
+}
+
+void rewrite_tensor_descriptors(Function &f) {
+  rewrite_tensor_descriptors(f, {});
+}
+
+bool lower_tensor_descriptors(
+    Function &f, const std::function<bool(const Operation &)> &which) {
+  if (rewrite_tensor_descriptors(f, which) == 0)
+    return false;
+  canonicalize(f);
+  cse(f);
+  dce(f);
+  return true;
+}
+
+bool has_tensor_descriptors(const Function &f) {
+  bool found = false;
+  f.walk([&](const Operation &op) {
+    found = found || is_descriptor_access(op.code());
+  });
+  return found;
 }
 
 } // namespace blocc::ir

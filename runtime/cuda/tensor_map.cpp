@@ -1,5 +1,8 @@
 #include "runtime/cuda/tensor_map.h"
 
+#include <map>
+#include <mutex>
+
 #include "ir/error.h"
 
 #include <cstdio>
@@ -141,13 +144,16 @@ TensorMapEncoding tensor_map_encoding(const TensorMapRequest &request,
     const std::string role = "global dimension " + std::to_string(d) +
                              (d == 0 ? ", the innermost" : "");
     Resolved dim = resolve(request.global_dims[d], args, what, role);
-    if (dim.value < 1 || static_cast<uint64_t>(dim.value) > kMaxDim)
+    if (dim.value > 0 && static_cast<uint64_t>(dim.value) > kMaxDim)
       throw Error(what + ": " + dim.source + " (" + role + ") is " +
                   std::to_string(dim.value) +
-                  "; TMA takes dimensions from 1 to 2^32");
+                  "; TMA takes dimensions up to 2^32");
+    e.empty = e.empty || dim.value < 1;
     e.global_dims[d] = static_cast<unsigned long long>(dim.value);
   }
-  for (size_t d = 1; d < rank; ++d) {
+  // An empty array's strides describe nothing (a K of 0 makes A's row
+  // stride 0): its map is the one-element array below.
+  for (size_t d = 1; d < rank && !e.empty; ++d) {
     const std::string role = "the stride of dimension " + std::to_string(d) +
                              ", in elements of " + std::to_string(bytes) +
                              " bytes";
@@ -189,6 +195,16 @@ TensorMapEncoding tensor_map_encoding(const TensorMapRequest &request,
                 std::to_string(inner_bytes) + " bytes, wider than the " +
                 std::to_string(span) + "-byte swizzle span; at most " +
                 std::to_string(span / bytes) + " elements with this swizzle");
+  if (e.empty) {
+    // Nothing to read: every box falls outside a 1-element array (at
+    // coordinates other than 0) or reads its one element, a zero that
+    // encode_tensor_map places; the user's buffer is never touched.
+    e.global_address = nullptr;
+    for (size_t d = 0; d < rank; ++d)
+      e.global_dims[d] = 1;
+    for (size_t d = 1; d < rank; ++d)
+      e.global_strides[d - 1] = kAlignment;
+  }
   e.interleave = driver::CU_TENSOR_MAP_INTERLEAVE_NONE;
   e.swizzle = static_cast<driver::CUtensorMapSwizzle>(request.swizzle);
   e.l2_promotion =
@@ -196,6 +212,32 @@ TensorMapEncoding tensor_map_encoding(const TensorMapRequest &request,
   e.oob_fill = driver::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
   return e;
 }
+
+namespace {
+
+/// 16 zero bytes of device memory in the current context: what the map of
+/// an empty array reads. One block per context, kept while the process
+/// runs.
+void *zero_block_of_current_context(const std::string &what) {
+  static std::mutex mutex;
+  static std::map<driver::CUcontext, driver::CUdeviceptr> blocks;
+  driver::CUcontext context = nullptr;
+  driver::check(driver::api().cuCtxGetCurrent(&context), "cuCtxGetCurrent",
+                what);
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = blocks.find(context);
+  if (it == blocks.end()) {
+    driver::CUdeviceptr block = 0;
+    driver::check(driver::api().cuMemAlloc(&block, kAlignment), "cuMemAlloc",
+                  what);
+    driver::check(driver::api().cuMemsetD8(block, 0, kAlignment), "cuMemsetD8",
+                  what);
+    it = blocks.emplace(context, block).first;
+  }
+  return reinterpret_cast<void *>(it->second);
+}
+
+} // namespace
 
 driver::CUtensorMap encode_tensor_map(const TensorMapRequest &request,
                                       const std::vector<KernelArg> &args,
@@ -208,6 +250,8 @@ driver::CUtensorMap encode_tensor_map(const TensorMapRequest &request,
       throw Error(what + ": the CUDA driver lacks cuTensorMapEncodeTiled; "
                          "tensor maps need a driver for CUDA 12.0 or newer");
   }
+  if (e.empty)
+    e.global_address = zero_block_of_current_context(what);
   driver::CUtensorMap map;
   driver::check(encode(&map, e.data_type, e.rank, e.global_address,
                        e.global_dims, e.global_strides, e.box_dims,

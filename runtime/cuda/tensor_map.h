@@ -93,12 +93,18 @@ struct TensorMapEncoding {
   driver::CUtensorMapSwizzle swizzle{};
   driver::CUtensorMapL2promotion l2_promotion{};
   driver::CUtensorMapFloatOOBfill oob_fill{};
+  /// An extent is 0 or less: the array is empty, every load of it reads
+  /// zeros. The map then describes a 1-element array (dims 1, strides 16
+  /// bytes) at a zero that encode_tensor_map provides (global_address
+  /// nullptr here), so that no copy touches the user's buffer.
+  bool empty = false;
 };
 
 /// The driver's arguments for `request` with the launch's `args`. Throws
 /// blocc::Error, starting with `what` (e.g. "kernel 'matmul', tensor map
 /// 0") and naming the runtime argument at fault, when TMA cannot copy it:
-/// a base address not 16-byte aligned, a dimension not from 1 to 2^32, a
+/// a base address not 16-byte aligned, a dimension above 2^32 (one of 0
+/// or less makes the map `empty`), a
 /// stride not a positive multiple of 16 bytes below 2^40, a box dimension
 /// not from 1 to 256, or an inner box row whose bytes are not a multiple
 /// of 16 or exceed the swizzle's span. Needs no driver.

@@ -1,7 +1,9 @@
 // The kernel library tests/aot compiles ahead of time with blocc-compile:
 // tutorial 01's vector add and tutorial 02's softmax (masked tails, a loop
 // over rows, reductions), a division whose zero divisor is a run-time
-// error, and an f64 axpy (64-bit integer and float scalars).
+// error, an f64 axpy (64-bit integer and float scalars), and a matmul
+// through tensor descriptors (whose tiles sm_90a would copy with TMA,
+// which ahead-of-time kernels refuse).
 #include "01-vector-add/vector_add.h"
 #include "02-fused-softmax/fused_softmax.h"
 
@@ -35,7 +37,24 @@ auto axpy = bl::kernel(
                 mask);
     });
 
+// C = A @ B, tiles read through tensor descriptors.
+auto descriptor_matmul = bl::kernel(
+    "descriptor_matmul", {"a", "b", "c", "M", "N", "K", "BM", "BN", "BK"},
+    [](bl::Ptr<bl::half> a, bl::Ptr<bl::half> b, bl::Ptr<float> c, bl::i32 M,
+       bl::i32 N, bl::i32 K, bl::Const<int> BM, bl::Const<int> BN,
+       bl::Const<int> BK) {
+      auto row = bl::program_id(0) * BM, col = bl::program_id(1) * BN;
+      auto a_tiles = bl::make_tensor_descriptor(a, {M, K}, {K, 1}, {BM, BK});
+      auto b_tiles = bl::make_tensor_descriptor(b, {K, N}, {N, 1}, {BK, BN});
+      auto acc = bl::zeros({BM, BN}, bl::float32);
+      for (auto k : bl::range(0, K, BK))
+        acc = bl::dot(bl::load(a_tiles, {row, k}), bl::load(b_tiles, {k, col}),
+                      acc);
+      auto c_tiles = bl::make_tensor_descriptor(c, {M, N}, {N, 1}, {BM, BN});
+      bl::store(c_tiles, {row, col}, acc);
+    });
+
 } // namespace
 
 BLOCC_EXPORT_KERNELS(blocc::tutorials::add, blocc::tutorials::softmax, divide,
-                     axpy)
+                     axpy, descriptor_matmul)

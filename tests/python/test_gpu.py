@@ -13,7 +13,8 @@ import pytest
 
 import blocc
 import blocc_test_module as module
-from blocc.kernels import add, attention, matmul_persistent, softmax
+from blocc.kernels import (add, attention, matmul_persistent, matmul_tma,
+                           matmul_tma_bf16, softmax)
 from conftest import poisoned
 from test_shipped_kernels import assert_matmul_within_rounding
 
@@ -102,6 +103,42 @@ def test_matmul_persistent_on_tensor_cores(rng, block_m, block_n, block_k,
         n, 1, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=8,
         num_warps=warps, num_stages=stages)
     assert_matmul_within_rounding(dc.numpy(), a, b)
+
+
+# Tutorial 03's matmul through tensor descriptors on tensor cores: on an
+# H100 the Tensor Memory Accelerator copies the tiles (sm_90a, warpgroup
+# MMAs) whose rows it can copy; tails of M, N and K that its zero fill
+# pads; a K whose rows are no multiple of 16 bytes (read through pointers).
+@pytest.mark.parametrize("block_m,block_n,block_k,warps,stages", [
+    (128, 128, 64, 4, 3), (128, 256, 64, 8, 4), (64, 128, 64, 4, 4),
+    (128, 128, 32, 4, 2), (128, 128, 64, 4, 1)])
+@pytest.mark.parametrize("m,n,k", [(1000, 1104, 336), (512, 512, 512),
+                                   (300, 200, 100)])
+@pytest.mark.parametrize("bf16", [False, True])
+def test_matmul_tma_on_tensor_cores(rng, block_m, block_n, block_k, warps,
+                                    stages, m, n, k, bf16):
+    dtype = np.float32  # rounded to the input type below
+    a = rng.uniform(-1, 1, (m, k)).astype(dtype)
+    b = rng.uniform(-1, 1, (k, n)).astype(dtype)
+    kernel = matmul_tma
+    if bf16:
+        torch = pytest.importorskip("torch")
+        ta = torch.from_numpy(a).to(torch.bfloat16).cuda()
+        tb = torch.from_numpy(b).to(torch.bfloat16).cuda()
+        a, b = ta.float().cpu().numpy(), tb.float().cpu().numpy()
+        kernel = matmul_tma_bf16
+        c = torch.full((m, n), float("nan"), device="cuda")
+        args = (ta, tb, c)
+    else:
+        a, b = a.astype(np.float16), b.astype(np.float16)
+        c = module.DeviceArray(poisoned((m, n), np.float32))
+        args = (module.DeviceArray(a), module.DeviceArray(b), c)
+    grid = (blocc.cdiv(m, block_m) * blocc.cdiv(n, block_n),)
+    kernel[grid](*args, m, n, k, k, 1, n, 1, n, 1, BLOCK_M=block_m,
+                 BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=8,
+                 num_warps=warps, num_stages=stages)
+    got = c.cpu().numpy() if bf16 else c.numpy()
+    assert_matmul_within_rounding(got, a, b)
 
 
 def test_device_errors(rng):

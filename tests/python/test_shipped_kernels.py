@@ -13,7 +13,7 @@ from blocc.kernels import (add, attention, attention_bwd_dkdv, attention_bwd_dq,
                            gelu_f16, layer_norm_bwd_dwdb, layer_norm_bwd_dx,
                            layer_norm_fwd, matmul, matmul_fp8,
                            matmul_persistent, matmul_persistent_bf16,
-                           partial_sums, rope, seeded_dropout, softmax)
+                           matmul_tma, partial_sums, rope, seeded_dropout, softmax)
 from conftest import poisoned
 
 
@@ -35,7 +35,8 @@ def test_shipped_kernels_are_the_tutorials():
         "attention_bwd_preprocess", "attention_fwd_lse", "gelu", "gelu_f16",
         "layer_norm_bwd_dwdb", "layer_norm_bwd_dx", "layer_norm_fwd", "matmul",
         "matmul_bf16", "matmul_fp8", "matmul_persistent",
-        "matmul_persistent_bf16", "partial_sums", "rope",
+        "matmul_persistent_bf16", "matmul_tma", "matmul_tma_bf16",
+        "partial_sums", "rope",
         "seeded_dropout", "softmax"]
     assert add.name == "add"
     assert add.definition_site.startswith("vector_add.h:")
@@ -567,3 +568,18 @@ def test_attention_backward_reference_is_torch_autograd(rng):
         for name, t in (("dq", tq), ("dk", tk), ("dv", tv)):
             np.testing.assert_allclose(grads[name][0], t.grad.numpy(),
                                        rtol=1e-12, atol=1e-12)
+
+
+# Tutorial 03's matmul through tensor descriptors: the descriptors' zero
+# fill pads the tiles past M, N and K, and the store skips them.
+@pytest.mark.parametrize("m,n,k,backend", [
+    (1, 1, 1, "cpu"), (17, 31, 13, "cpu"), (97, 130, 67, "cpu"),
+    (128, 64, 256, "cpu"), (33, 65, 30, "interpreter")])
+def test_matmul_tma(rng, m, n, k, backend):
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+    c = poisoned((m, n), np.float32)
+    matmul_tma[(blocc.cdiv(m, 32) * blocc.cdiv(n, 32),)](
+        a, b, c, m, n, k, k, 1, n, 1, n, 1, BLOCK_M=32, BLOCK_N=32,
+        BLOCK_K=32, GROUP_M=8, backend=backend)
+    assert_matmul_within_rounding(c, a, b)

@@ -83,6 +83,13 @@ std::optional<GpuCode> compile_gpu(const ir::Function &function,
     } catch (const Error &e) {
       throw Error("--target " + target.name + ": " + e.what());
     }
+    if (code.tensor_maps > 0)
+      throw Error("--target " + target.name + ": the kernel copies " +
+                  std::to_string(code.tensor_maps) +
+                  " tile(s) with the Tensor Memory Accelerator (descriptor "
+                  "loads read by warpgroup MMAs), whose tensor maps "
+                  "ahead-of-time launches do not encode yet; target sm_90 "
+                  "(the same kernel without TMA) instead");
     if (!gpu) {
       gpu.emplace();
       gpu->entry = code.entry;

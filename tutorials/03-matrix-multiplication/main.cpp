@@ -1,11 +1,11 @@
 // Tutorial 03: matrix multiplication. The kernels are in matmul.h (Python
 // calls them as blocc.kernels.matmul, matmul_bf16, matmul_persistent,
-// matmul_persistent_bf16 and matmul_fp8); this program checks them against
-// a float64 product on every backend, for half, bfloat16 and fp8 (e4m3,
-// scaled per tensor) inputs and shapes that are not multiples of the
-// tiles, the persistent kernels on a grid of one program per processor,
-// and times them, each shape with the tile configuration blocc::autotune
-// measured fastest.
+// matmul_persistent_bf16, matmul_tma, matmul_tma_bf16 and matmul_fp8); this
+// program checks them against a float64 product on every backend, for half,
+// bfloat16 and fp8 (e4m3, scaled per tensor) inputs and shapes that are not
+// multiples of the tiles, the persistent kernels on a grid of one program per
+// processor, and times them, each shape with the tile configuration
+// blocc::autotune measured fastest.
 #include "common/tutorial.h"
 #include "matmul.h"
 
@@ -311,6 +311,9 @@ int main() {
                            "f16 persistent", Programs::PerProcessor);
     check_matmul<bl::bfloat16_t>(on, blocc::tutorials::matmul_persistent_bf16,
                                  "bf16 persistent", Programs::PerProcessor);
+    check_matmul<bl::half>(on, blocc::tutorials::matmul_tma, "f16 TMA");
+    check_matmul<bl::bfloat16_t>(on, blocc::tutorials::matmul_tma_bf16,
+                                 "bf16 TMA");
     check_matmul_fp8(on);
   });
   return t.finish();

@@ -1,6 +1,7 @@
 // Tutorial 03's kernels, shared by the tutorial (main.cpp) and the Python
 // package (blocc.kernels.matmul, matmul_bf16, matmul_persistent,
-// matmul_persistent_bf16 and matmul_fp8, bindings/module/shipped_kernels.cpp).
+// matmul_persistent_bf16, matmul_tma, matmul_tma_bf16 and matmul_fp8,
+// bindings/module/shipped_kernels.cpp).
 //
 // C = A @ B for A [M, K] and B [K, N] in half (or bfloat16) precision,
 // accumulated and stored in float32. Each program computes one BLOCK_M x
@@ -44,6 +45,18 @@
 // and where the tiles do not divide evenly among the programs the last round
 // leaves SMs idle as the one-tile grid's last wave does.
 //
+// matmul_tma (and matmul_tma_bf16) reads the same tiles through tensor
+// descriptors (bl::make_tensor_descriptor, Triton's
+// tl.make_tensor_descriptor) instead of pointers and masks: each load names
+// its tile by its first row and column, and elements past M, N or K read
+// zero. On Hopper (sm_90a), where the tiles feed warpgroup MMAs, the
+// Tensor Memory Accelerator copies them: one thread issues each tile's copy
+// and the others wait on its mbarrier, with no address arithmetic per
+// thread. It takes the matmul's arguments; A's and B's rows must be
+// contiguous (stride_ak = stride_bn = 1), and TMA copies a tile whose
+// array's row stride is a multiple of 16 bytes (others are read through
+// pointers, as everywhere else).
+//
 // matmul_fp8 walks the same tiles over fp8 (e4m3) inputs that carry one
 // float32 scale per tensor (torch._scaled_mm's per-tensor scaling): the
 // sums are in float32, and the scales multiply them once, at the store.
@@ -64,17 +77,26 @@ struct Tile {
   bl::Tensor rows, cols;
 };
 
-/// Tile `index` (pid_m, pid_n) of C, numbered in grouped order.
-inline Tile grouped_tile(const bl::Tensor &index, bl::i32 M, bl::i32 N,
-                         int BLOCK_M, int BLOCK_N, int GROUP_M) {
+/// The first row and column of tile `index` of C, numbered in grouped
+/// order (two scalars).
+inline std::pair<bl::Tensor, bl::Tensor>
+grouped_tile_start(const bl::Tensor &index, bl::i32 M, bl::i32 N, int BLOCK_M,
+                   int BLOCK_N, int GROUP_M) {
   auto tiles_m = bl::cdiv(M, BLOCK_M), tiles_n = bl::cdiv(N, BLOCK_N);
   auto per_group = GROUP_M * tiles_n;
   auto first_m = (index / per_group) * GROUP_M;
   auto group_rows = bl::minimum(tiles_m - first_m, GROUP_M);
   auto pid_m = first_m + (index % per_group) % group_rows;
   auto pid_n = (index % per_group) / group_rows;
-  return {bl::expand_dims(pid_m * BLOCK_M + bl::arange(0, BLOCK_M), 1),
-          bl::expand_dims(pid_n * BLOCK_N + bl::arange(0, BLOCK_N), 0)};
+  return {pid_m * BLOCK_M, pid_n * BLOCK_N};
+}
+
+/// Tile `index` (pid_m, pid_n) of C, numbered in grouped order.
+inline Tile grouped_tile(const bl::Tensor &index, bl::i32 M, bl::i32 N,
+                         int BLOCK_M, int BLOCK_N, int GROUP_M) {
+  auto [row, col] = grouped_tile_start(index, M, N, BLOCK_M, BLOCK_N, GROUP_M);
+  return {bl::expand_dims(row + bl::arange(0, BLOCK_M), 1),
+          bl::expand_dims(col + bl::arange(0, BLOCK_N), 0)};
 }
 
 /// The tile's part of A @ B, accumulated in float32 over K in steps of
@@ -101,6 +123,27 @@ bl::Tensor product(bl::Ptr<T> a, bl::Ptr<T> b, const Tile &tile, bl::i32 M,
     a_tile = a_tile + BLOCK_K * stride_ak;
     b_tile = b_tile + BLOCK_K * stride_bk;
   }
+  return acc;
+}
+
+/// The same product with A's and B's tiles read through tensor
+/// descriptors from the tile's first row and column: elements past M, N
+/// or K read zero.
+template <typename T>
+bl::Tensor product_of_descriptors(bl::Ptr<T> a, bl::Ptr<T> b,
+                                  const bl::Tensor &row, const bl::Tensor &col,
+                                  bl::i32 M, bl::i32 N, bl::i32 K,
+                                  bl::i32 stride_am, bl::i32 stride_ak,
+                                  bl::i32 stride_bk, bl::i32 stride_bn,
+                                  int BLOCK_M, int BLOCK_N, int BLOCK_K) {
+  auto a_tiles = bl::make_tensor_descriptor(a, {M, K}, {stride_am, stride_ak},
+                                            {BLOCK_M, BLOCK_K});
+  auto b_tiles = bl::make_tensor_descriptor(b, {K, N}, {stride_bk, stride_bn},
+                                            {BLOCK_K, BLOCK_N});
+  auto acc = bl::zeros({BLOCK_M, BLOCK_N}, bl::float32);
+  for (auto k : bl::range(0, K, BLOCK_K))
+    acc =
+        bl::dot(bl::load(a_tiles, {row, k}), bl::load(b_tiles, {k, col}), acc);
   return acc;
 }
 
@@ -185,7 +228,34 @@ inline auto matmul_fp8 = bl::kernel(
                           stride_cn);
     });
 
+/// matmul's tiles read through tensor descriptors (TMA on Hopper).
+template <typename T> auto make_matmul_tma(const char *name) {
+  return bl::kernel(
+      name,
+      {"a", "b", "c", "M", "N", "K", "stride_am", "stride_ak", "stride_bk",
+       "stride_bn", "stride_cm", "stride_cn", "BLOCK_M", "BLOCK_N", "BLOCK_K",
+       "GROUP_M"},
+      [](bl::Ptr<T> a, bl::Ptr<T> b, bl::Ptr<float> c, bl::i32 M, bl::i32 N,
+         bl::i32 K, bl::i32 stride_am, bl::i32 stride_ak, bl::i32 stride_bk,
+         bl::i32 stride_bn, bl::i32 stride_cm, bl::i32 stride_cn,
+         bl::Const<int> BLOCK_M, bl::Const<int> BLOCK_N, bl::Const<int> BLOCK_K,
+         bl::Const<int> GROUP_M) {
+        auto [row, col] = matmul_parts::grouped_tile_start(
+            bl::program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M);
+        auto acc = matmul_parts::product_of_descriptors(
+            a, b, row, col, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+            BLOCK_M, BLOCK_N, BLOCK_K);
+        matmul_parts::Tile tile{
+            bl::expand_dims(row + bl::arange(0, BLOCK_M), 1),
+            bl::expand_dims(col + bl::arange(0, BLOCK_N), 0)};
+        matmul_parts::store(c, tile, acc, M, N, stride_cm, stride_cn);
+      });
+}
+
 inline auto matmul = make_matmul<bl::half, TileWalk::OnePerProgram>("matmul");
+inline auto matmul_tma = make_matmul_tma<bl::half>("matmul_tma");
+inline auto matmul_tma_bf16 =
+    make_matmul_tma<bl::bfloat16_t>("matmul_tma_bf16");
 inline auto matmul_bf16 =
     make_matmul<bl::bfloat16_t, TileWalk::OnePerProgram>("matmul_bf16");
 inline auto matmul_persistent =

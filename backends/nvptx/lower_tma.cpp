@@ -1,0 +1,180 @@
+// Copies by the Tensor Memory Accelerator (tma.h): the mbarriers they
+// complete on, the bulk tensor copies one thread issues, and the lowering
+// of a descriptor_load copied by TMA outside a pipelined loop (inside one,
+// LoopPipeline issues its copies ahead: lower_pipelined_loop.cpp).
+//
+// One thread (thread 0) initializes an mbarrier expecting one arrival,
+// arrives on it announcing the bytes its copies bring
+// (mbarrier.arrive.expect_tx), and issues one cp.async.bulk.tensor per box
+// (an atom of the tile's rows); the phase completes when every byte has
+// landed, and every thread waits for it (mbarrier.try_wait.parity) before
+// its warpgroup MMAs read the tile. The copies read the tensor map the host
+// encoded, a kernel parameter read in place (`grid_constant`: the generic
+// address of the parameter itself, which cp.async.bulk.tensor takes).
+#include "backends/nvptx/kernel_lowering.h"
+
+#include "backends/nvptx/gpu_ir.h"
+#include "backends/nvptx/shared_layouts.h"
+#include "ir/tensor_descriptor.h"
+
+#include <llvm/IR/InlineAsm.h>
+
+namespace blocc::nvptx {
+
+namespace {
+
+/// Inline PTX with side effects and a memory clobber, its operands
+/// `values` as `constraints` says (without the clobber).
+void inline_ptx(llvm::IRBuilder<> &b, const std::string &text,
+                const std::string &constraints,
+                const std::vector<llvm::Value *> &values) {
+  std::vector<llvm::Type *> types;
+  for (llvm::Value *v : values)
+    types.push_back(v->getType());
+  auto *type = llvm::FunctionType::get(b.getVoidTy(), types, false);
+  b.CreateCall(llvm::InlineAsm::get(type, text,
+                                    constraints.empty()
+                                        ? "~{memory}"
+                                        : constraints + ",~{memory}",
+                                    /*hasSideEffects=*/true),
+               values);
+}
+
+/// `text`, one PTX instruction, executed where the i32 `$0` is non-zero.
+std::string predicated(const std::string &text) {
+  return "{\n.reg .pred p;\nsetp.ne.u32 p, $0, 0;\n@p " + text + "\n}";
+}
+
+} // namespace
+
+llvm::Value *KernelLowering::is_first_thread() {
+  return builder.CreateICmpEQ(builder.CreateOr(lane, warp),
+                              builder.getInt32(0));
+}
+
+const TmaCopy &KernelLowering::tma_copy_of(const ir::Operation &load) const {
+  auto it = tma_index_.find(&load);
+  if (it == tma_index_.end())
+    throw Error("internal: " + load.describe() + " is no TMA copy");
+  return tma_copies_[it->second];
+}
+
+std::vector<cuda::TensorMapRequest> KernelLowering::tensor_maps() const {
+  std::vector<cuda::TensorMapRequest> maps;
+  for (const TmaCopy &copy : tma_copies_)
+    maps.push_back(copy.map);
+  return maps;
+}
+
+llvm::Value *KernelLowering::shared_window_address(llvm::Type *type,
+                                                   llvm::Value *index) {
+  return builder.CreateTrunc(
+      builder.CreatePtrToInt(reserved_shared_element(type, index),
+                             builder.getInt64Ty()),
+      builder.getInt32Ty());
+}
+
+void KernelLowering::init_mbarriers(llvm::Value *first, int count) {
+  llvm::Value *issue =
+      builder.CreateZExt(is_first_thread(), builder.getInt32Ty());
+  for (int i = 0; i < count; ++i)
+    inline_ptx(builder, predicated("mbarrier.init.shared::cta.b64 [$1], 1;"),
+               "r,r",
+               {issue, builder.CreateAdd(first, builder.getInt32(8 * i))});
+  // The initialization, a write of the generic proxy, made visible to the
+  // copies' completion through the async proxy.
+  inline_ptx(builder, predicated("fence.mbarrier_init.release.cluster;"), "r",
+             {issue});
+}
+
+void KernelLowering::invalidate_mbarriers(llvm::Value *first, int count) {
+  llvm::Value *issue =
+      builder.CreateZExt(is_first_thread(), builder.getInt32Ty());
+  for (int i = 0; i < count; ++i)
+    inline_ptx(builder, predicated("mbarrier.inval.shared::cta.b64 [$1];"),
+               "r,r",
+               {issue, builder.CreateAdd(first, builder.getInt32(8 * i))});
+}
+
+void KernelLowering::expect_tma_bytes(llvm::Value *barrier, int64_t bytes,
+                                      llvm::Value *issue) {
+  llvm::Value *mine = builder.CreateZExt(
+      builder.CreateAnd(issue, is_first_thread()), builder.getInt32Ty());
+  inline_ptx(builder,
+             "{\n.reg .pred p;\n.reg .b64 state;\nsetp.ne.u32 p, $0, 0;\n"
+             "@p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], $2;\n}",
+             "r,r,r",
+             {mine, barrier, builder.getInt32(static_cast<uint32_t>(bytes))});
+}
+
+void KernelLowering::issue_tma_copy(const TmaCopy &copy, llvm::Value *first,
+                                    llvm::Value *barrier, llvm::Value *issue) {
+  ir::DescriptorOperands d(*copy.load);
+  llvm::Value *mine = builder.CreateZExt(
+      builder.CreateAnd(issue, is_first_thread()), builder.getInt32Ty());
+  llvm::Value *map = builder.CreatePtrToInt(
+      tensor_map_parameters_[tma_index_.at(copy.load)], builder.getInt64Ty());
+  llvm::Type *element = storage_type(copy.load->result()->type().element());
+  llvm::Value *row = scalar(d.offset(0)), *column = scalar(d.offset(1));
+  // One box a 128-byte atom of the rows: atoms lie one after another,
+  // each rows x box_columns elements.
+  for (int64_t box = 0; box < copy.boxes; ++box) {
+    llvm::Value *destination = shared_window_address(
+        element, builder.CreateAdd(
+                     first, builder.getInt32(static_cast<uint32_t>(
+                                box * copy.tile.rows * copy.box_columns))));
+    llvm::Value *inner = builder.CreateAdd(
+        column,
+        builder.getInt32(static_cast<uint32_t>(box * copy.box_columns)));
+    inline_ptx(builder,
+               predicated("cp.async.bulk.tensor.2d.shared::cluster.global.tile."
+                          "mbarrier::complete_tx::bytes [$1], [$2, {$3, $4}], "
+                          "[$5];"),
+               "r,r,l,r,r,r", {mine, destination, map, inner, row, barrier});
+  }
+}
+
+void KernelLowering::wait_mbarrier(llvm::Value *barrier, llvm::Value *parity) {
+  inline_ptx(builder,
+             "{\n.reg .pred done;\nblocc_tma_wait:\n"
+             "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n"
+             "@!done bra blocc_tma_wait;\n}",
+             "r,r", {barrier, parity});
+}
+
+void KernelLowering::lower_tma_load(const ir::Operation &load) {
+  const TmaCopy &copy = tma_copy_of(load);
+  const int64_t element_bytes = copy.tile.element_bytes;
+  const int64_t start =
+      align_up(shared_reserved_, wgmma_tile_alignment(copy.tile));
+  const int64_t barrier_at = align_up(start + copy.bytes(), 8);
+  if (barrier_at + 8 > arch.max_shared_bytes())
+    throw SharedMemoryExhausted(
+        "the tile " + load.describe() + " copies needs " +
+        std::to_string(barrier_at + 8) +
+        " bytes of shared memory with what it keeps already, more than the " +
+        std::to_string(arch.max_shared_bytes()) + " bytes " + arch.name() +
+        " allows a CTA; use smaller blocks or fewer stages");
+  live_tiles_.push_back({load.result(), shared_reserved_});
+  reserve_shared_bytes(barrier_at + 8);
+  llvm::Value *first =
+      builder.getInt32(static_cast<uint32_t>(start / element_bytes));
+  set_staged_operand(load.result(), {first});
+  llvm::Value *mbarrier = shared_window_address(
+      builder.getInt64Ty(),
+      builder.getInt32(static_cast<uint32_t>(barrier_at / 8)));
+  // What this CTA wrote before (global stores, shared memory these bytes
+  // held) is ordered before the async proxy's reads and writes; every
+  // thread is then done with the bytes, and sees the initialized barrier.
+  ordering_ptx("fence.proxy.async;");
+  init_mbarriers(mbarrier, 1);
+  barrier();
+  expect_tma_bytes(mbarrier, copy.bytes(), builder.getTrue());
+  issue_tma_copy(copy, first, mbarrier, builder.getTrue());
+  wait_mbarrier(mbarrier, builder.getInt32(0));
+  // Every thread has seen the phase complete before the barrier goes.
+  barrier();
+  invalidate_mbarriers(mbarrier, 1);
+}
+
+} // namespace blocc::nvptx

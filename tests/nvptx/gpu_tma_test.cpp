@@ -1,0 +1,195 @@
+// Tiles copied by the Tensor Memory Accelerator (backends/nvptx/tma.h,
+// lower_tma.cpp): a matmul whose A and B tiles are read through tensor
+// descriptors, on warpgroup MMAs (sm_90a), pipelined in 2 to 4 stages
+// (each stage's copies complete on its mbarrier) or not at all (one copy
+// waited for at once), with tails of M, N and K that TMA's zero fill pads,
+// K = 0, 4 and 8 warps, f16 and bf16, against a float64 product within
+// the f32 accumulator's rounding bound, outputs poisoned first. Where the
+// host cannot encode a tensor map (a row stride not a multiple of 16
+// bytes), the same kernel reads its tiles through pointers and gives the
+// same results. On a GPU other than Hopper the kernel runs without TMA.
+// The PTX for sm_90a issues cp.async.bulk.tensor and no cp.async, takes
+// one 128-byte tensor map per descriptor, and assembles without spills;
+// for sm_80 and sm_90 (no warpgroup MMAs) it copies no tensor.
+#include "nvptx/support.h"
+
+namespace bl = blocc;
+using namespace blocc::gpu_testing;
+
+namespace {
+
+template <typename T> auto &descriptor_matmul() {
+  static auto k = bl::kernel(
+      "gpu_tma_matmul",
+      [](bl::Ptr<T> a, bl::Ptr<T> b, bl::Ptr<float> c, bl::i32 M, bl::i32 N,
+         bl::i32 K, bl::Const<int> BM, bl::Const<int> BN, bl::Const<int> BK) {
+        auto pid_m = bl::program_id(0), pid_n = bl::program_id(1);
+        auto a_desc = bl::make_tensor_descriptor(a, {M, K}, {K, 1}, {BM, BK});
+        auto b_desc = bl::make_tensor_descriptor(b, {K, N}, {N, 1}, {BK, BN});
+        auto acc = bl::zeros({BM, BN}, bl::float32);
+        for (auto k : bl::range(0, K, BK))
+          acc = bl::dot(bl::load(a_desc, {pid_m * BM, k}),
+                        bl::load(b_desc, {k, pid_n * BN}), acc);
+        auto rows = bl::expand_dims(pid_m * BM + bl::arange(0, BM), 1);
+        auto cols = bl::expand_dims(pid_n * BN + bl::arange(0, BN), 0);
+        bl::store(c + rows * N + cols, acc, (rows < M) & (cols < N));
+      });
+  return k;
+}
+
+struct Case {
+  int m, n, k, bm, bn, bk, warps, stages;
+  bool bf16;
+};
+
+std::string case_name(const ::testing::TestParamInfo<Case> &info) {
+  const Case &c = info.param;
+  return std::string(c.bf16 ? "bf16_" : "f16_") + std::to_string(c.m) + "x" +
+         std::to_string(c.n) + "x" + std::to_string(c.k) + "_tile" +
+         std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x" +
+         std::to_string(c.bk) + "_warps" + std::to_string(c.warps) + "_stages" +
+         std::to_string(c.stages);
+}
+
+std::vector<Case> cases() {
+  // Many iterations; tails of M, N and K (N and K multiples of 16: rows
+  // of a multiple of 16 bytes, as TMA needs); fewer iterations than
+  // stages; none; 8 warps on 128 x 256 tiles; rows of 64 bytes (BK = 32);
+  // K = 100, whose rows TMA cannot copy (through pointers instead).
+  const Case shapes[] = {{256, 256, 256, 128, 128, 64, 4, 0, false},
+                         {300, 208, 144, 128, 128, 64, 4, 0, false},
+                         {128, 128, 48, 128, 128, 64, 4, 0, false},
+                         {128, 128, 0, 128, 128, 64, 4, 0, false},
+                         {200, 272, 336, 128, 256, 64, 8, 0, false},
+                         {100, 96, 80, 64, 64, 32, 4, 0, false},
+                         {130, 150, 100, 128, 128, 64, 4, 0, false}};
+  std::vector<Case> out;
+  for (bool bf16 : {false, true})
+    for (int stages = 1; stages <= 4; ++stages)
+      for (Case c : shapes) {
+        c.stages = stages;
+        c.bf16 = bf16;
+        out.push_back(c);
+      }
+  return out;
+}
+
+class GpuTmaMatmul : public ::testing::TestWithParam<Case> {};
+
+template <typename T> void run(const Case &c) {
+  BLOCC_REQUIRE_GPU();
+  BLOCC_SEED_TRACE();
+  auto a = random_values<T>(size_t(c.m) * c.k, -2, 2);
+  auto b = random_values<T>(size_t(c.k) * c.n, -2, 2);
+  DeviceBuffer<T> da(a), db(b);
+  auto dc = poisoned_on_gpu<float>(size_t(c.m) * c.n);
+  LaunchOptions options = on(Backend::Gpu, c.warps);
+  options.num_stages = c.stages;
+  bl::Grid grid{bl::cdiv(c.m, c.bm), bl::cdiv(c.n, c.bn)};
+  descriptor_matmul<T>()[grid].with(options)(da, db, dc, c.m, c.n, c.k, c.bm,
+                                             c.bn, c.bk);
+  std::vector<float> got = dc.to_host();
+  ASSERT_TRUE(all_written(got));
+  // Exact products, K + 1 roundings of f32 sums in any order.
+  for (int i = 0; i < c.m; ++i)
+    for (int j = 0; j < c.n; ++j) {
+      double want = 0, scale = 0;
+      for (int q = 0; q < c.k; ++q) {
+        double product = as_double(a[size_t(i) * c.k + q]) *
+                         as_double(b[size_t(q) * c.n + j]);
+        want += product;
+        scale += std::abs(product);
+      }
+      double value = got[size_t(i) * c.n + j];
+      ASSERT_LE(std::abs(value - want), (c.k + 1) * 0x1p-24 * scale)
+          << "element (" << i << ", " << j << "): got " << value << ", want "
+          << want;
+    }
+}
+
+TEST_P(GpuTmaMatmul, MatchesFloat64) {
+  if (GetParam().bf16)
+    run<bl::bfloat16_t>(GetParam());
+  else
+    run<bl::half>(GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Stages, GpuTmaMatmul, ::testing::ValuesIn(cases()),
+                         case_name);
+
+std::string ptx_of(int k, int stages, const std::string &arch, int bk = 64) {
+  std::vector<bl::half> none;
+  std::vector<float> out;
+  const ir::Function &f = specialization(descriptor_matmul<bl::half>(), none,
+                                         none, out, 256, 256, k, 128, 128, bk);
+  nvptx::CompileOptions options;
+  options.arch = nvptx::GpuArch::parse(arch);
+  options.num_stages = stages;
+  return nvptx::ptx_of(*nvptx::compile(f, options));
+}
+
+int count_of(const std::string &text, const std::string &what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+// Two descriptors, two tensor maps after the user's six parameters; each
+// copy waits on its stage's mbarrier; the B tile of 128 columns (two
+// 128-byte atoms) takes two boxes a copy; no thread copies with cp.async.
+TEST(GpuTmaPtx, CopiesTilesWithTheTensorMemoryAccelerator) {
+  using ::testing::HasSubstr;
+  using ::testing::Not;
+  for (int stages = 1; stages <= 4; ++stages) {
+    SCOPED_TRACE(std::to_string(stages) + " stages");
+    std::string ptx = ptx_of(256, stages, "sm_90a");
+    EXPECT_EQ(count_of(ptx, ".param .align 64 .b8"), 2);
+    EXPECT_THAT(ptx, HasSubstr("cp.async.bulk.tensor.2d.shared::cluster.global"
+                               ".tile.mbarrier::complete_tx::bytes"));
+    EXPECT_THAT(ptx, HasSubstr("mbarrier.try_wait.parity.shared::cta.b64"));
+    EXPECT_THAT(ptx, HasSubstr("mbarrier.arrive.expect_tx.shared::cta.b64"));
+    EXPECT_THAT(ptx, HasSubstr("wgmma.mma_async"));
+    EXPECT_THAT(ptx, Not(HasSubstr("cp.async.cg")));
+    EXPECT_THAT(ptx, Not(HasSubstr("ldmatrix")));
+    // Pipelined: S - 1 iterations issued before the loop and one in it,
+    // three boxes each (A, and B's two atoms); unpipelined: three.
+    EXPECT_EQ(count_of(ptx, "cp.async.bulk.tensor"),
+              stages == 1 ? 3 : 3 * stages);
+    if (ptxas()) {
+      PtxasResult r = run_ptxas(ptx, "sm_90a", "-v");
+      EXPECT_TRUE(r.ok) << r.output;
+      EXPECT_THAT(r.output, HasSubstr(" 0 bytes spill stores, 0 bytes "
+                                      "spill loads"));
+    }
+  }
+  // Rows of 64 bytes: the 64-byte swizzle, one box a tile.
+  std::string narrow = ptx_of(256, 3, "sm_90a", 32);
+  EXPECT_EQ(count_of(narrow, "cp.async.bulk.tensor"), 9);
+  if (ptxas()) {
+    EXPECT_TRUE(run_ptxas(narrow, "sm_90a").ok);
+  }
+}
+
+// No warpgroup MMAs: the tiles are read through pointers; a row stride the
+// host cannot encode (A's K = 100 halves: 200 bytes) reads that operand
+// through pointers while TMA still copies the other (B's map alone).
+TEST(GpuTmaPtx, PointersWhereTmaCannotCopy) {
+  using ::testing::HasSubstr;
+  using ::testing::Not;
+  for (const char *arch : {"sm_80", "sm_90"}) {
+    std::string ptx = ptx_of(256, 3, arch);
+    EXPECT_THAT(ptx, Not(HasSubstr("cp.async.bulk"))) << arch;
+    EXPECT_THAT(ptx, Not(HasSubstr(".param .align 64"))) << arch;
+  }
+  std::string unaligned = ptx_of(100, 3, "sm_90a");
+  EXPECT_EQ(count_of(unaligned, ".param .align 64 .b8"), 1);
+  EXPECT_THAT(unaligned, HasSubstr("cp.async.bulk.tensor"));
+  EXPECT_THAT(unaligned, HasSubstr("wgmma.mma_async"));
+  if (ptxas()) {
+    EXPECT_TRUE(run_ptxas(unaligned, "sm_90a").ok);
+  }
+}
+
+} // namespace

@@ -385,6 +385,7 @@ private:
   void lower_tma_load(const ir::Operation &load);
   /// i1: this is thread 0, which issues the CTA's TMA copies.
   llvm::Value *is_first_thread();
+  void on_each_mbarrier(const std::string &text, llvm::Value *first, int count);
 
   std::unique_ptr<LayoutAssignment> layouts_;
   std::map<const ir::Value *, llvm::Value *> scalars_;

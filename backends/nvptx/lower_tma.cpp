@@ -74,26 +74,27 @@ llvm::Value *KernelLowering::shared_window_address(llvm::Type *type,
       builder.getInt32Ty());
 }
 
-void KernelLowering::init_mbarriers(llvm::Value *first, int count) {
+/// `text`, an instruction on the mbarrier at `$1`, run by thread 0 for each
+/// of `count` mbarriers of 8 bytes from `first`.
+void KernelLowering::on_each_mbarrier(const std::string &text,
+                                      llvm::Value *first, int count) {
   llvm::Value *issue =
       builder.CreateZExt(is_first_thread(), builder.getInt32Ty());
   for (int i = 0; i < count; ++i)
-    inline_ptx(builder, predicated("mbarrier.init.shared::cta.b64 [$1], 1;"),
-               "r,r",
+    inline_ptx(builder, predicated(text), "r,r",
                {issue, builder.CreateAdd(first, builder.getInt32(8 * i))});
+}
+
+void KernelLowering::init_mbarriers(llvm::Value *first, int count) {
+  on_each_mbarrier("mbarrier.init.shared::cta.b64 [$1], 1;", first, count);
   // The initialization, a write of the generic proxy, made visible to the
   // copies' completion through the async proxy.
   inline_ptx(builder, predicated("fence.mbarrier_init.release.cluster;"), "r",
-             {issue});
+             {builder.CreateZExt(is_first_thread(), builder.getInt32Ty())});
 }
 
 void KernelLowering::invalidate_mbarriers(llvm::Value *first, int count) {
-  llvm::Value *issue =
-      builder.CreateZExt(is_first_thread(), builder.getInt32Ty());
-  for (int i = 0; i < count; ++i)
-    inline_ptx(builder, predicated("mbarrier.inval.shared::cta.b64 [$1];"),
-               "r,r",
-               {issue, builder.CreateAdd(first, builder.getInt32(8 * i))});
+  on_each_mbarrier("mbarrier.inval.shared::cta.b64 [$1];", first, count);
 }
 
 void KernelLowering::expect_tma_bytes(llvm::Value *barrier, int64_t bytes,

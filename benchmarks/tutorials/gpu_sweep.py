@@ -195,27 +195,27 @@ def matmul(n, dtype=torch.float16, kernel="matmul"):
         "blocc": (blocc_run, outs["blocc"]),
         "triton": (triton_run, outs["triton"]),
     }
+    def per_tile_column(name):
+        """blocc's pointer matmul, one program per tile, as column `name`;
+        returns its configuration."""
+        kernel_name = "matmul_bf16" if dtype == torch.bfloat16 else "matmul"
+        out = torch.full((n, n), float("nan"), device=DEVICE)
+        config, run = fastest(launcher(getattr(B, kernel_name), out, True))
+        columns[name] = (run, out)
+        poison([out])
+        return config
+
     walk = ""
     if kernel.startswith("matmul_tma"):
         # The same tiles through pointers (cp.async): what TMA gains.
-        pointers = "matmul_bf16" if dtype == torch.bfloat16 else "matmul"
-        pointers_out = torch.full((n, n), float("nan"), device=DEVICE)
-        pointers_config, pointers_run = fastest(
-            launcher(getattr(B, pointers), pointers_out, True))
-        columns["blocc, tiles through pointers"] = (pointers_run, pointers_out)
-        poison([pointers_out])
+        config = per_tile_column("blocc, tiles through pointers")
         walk = (f"; tiles through tensor descriptors, copied by TMA (blocc "
-                f"through pointers {config_text(pointers_config)})")
+                f"through pointers {config_text(config)})")
     if persistent:
         # The same tiles, one program each: what persistence gains.
-        per_tile = "matmul_bf16" if dtype == torch.bfloat16 else "matmul"
-        per_tile_out = torch.full((n, n), float("nan"), device=DEVICE)
-        per_tile_config, per_tile_run = fastest(
-            launcher(getattr(B, per_tile), per_tile_out, True))
-        columns["blocc, a program per tile"] = (per_tile_run, per_tile_out)
-        poison([per_tile_out])
+        config = per_tile_column("blocc, a program per tile")
         walk = (f"; persistent, grid min({sms} SMs, tiles) (blocc's program "
-                f"per tile {config_text(per_tile_config)})")
+                f"per tile {config_text(config)})")
     columns["cuBLAS (ceiling)"] = (lambda: a @ b, None)
     return ("TFLOP/s", 2 * n ** 3, columns, want, (0, 1e-3 * math.sqrt(n)),
             f"fastest of {len(MATMUL_CONFIGS)} tile configurations each, GROUP_M=8: "

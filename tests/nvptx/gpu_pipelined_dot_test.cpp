@@ -8,7 +8,7 @@
 // rounding bound, outputs poisoned first. The PTX has cp.async exactly
 // where the loop is pipelined (2 stages or more, K's masks whole per
 // copy), assembles for sm_80, sm_89 and sm_90, and spills nothing.
-#include "nvptx/support.h"
+#include "nvptx/matmul_cases.h"
 
 #include <algorithm>
 
@@ -68,71 +68,24 @@ template <typename T> auto &invariant_a_matmul() {
   return k;
 }
 
-struct Case {
-  int m, n, k, bm, bn, bk, warps, stages;
-  bool bf16;
-};
-
-std::string case_name(const ::testing::TestParamInfo<Case> &info) {
-  const Case &c = info.param;
-  return std::string(c.bf16 ? "bf16_" : "f16_") + std::to_string(c.m) + "x" +
-         std::to_string(c.n) + "x" + std::to_string(c.k) + "_tile" +
-         std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x" +
-         std::to_string(c.bk) + "_warps" + std::to_string(c.warps) + "_stages" +
-         std::to_string(c.stages);
-}
-
-std::vector<Case> cases() {
+std::vector<MatmulCase> cases() {
   // Many iterations; K, M and N tails; one iteration, fewer than the
   // stages; none at all; 8 warps; 2 warps on small tiles.
-  const Case shapes[] = {{256, 256, 256, 128, 128, 32, 4, 0, false},
-                         {130, 200, 48, 64, 64, 32, 4, 0, false},
-                         {64, 64, 16, 64, 64, 32, 4, 0, false},
-                         {128, 128, 0, 128, 128, 32, 4, 0, false},
-                         {200, 72, 208, 128, 64, 64, 8, 0, false},
-                         {97, 50, 176, 32, 32, 32, 2, 0, false}};
-  std::vector<Case> out;
-  for (bool bf16 : {false, true})
-    for (int stages = 1; stages <= 4; ++stages)
-      for (Case c : shapes) {
-        c.stages = stages;
-        c.bf16 = bf16;
-        out.push_back(c);
-      }
-  return out;
+  const MatmulCase shapes[] = {{256, 256, 256, 128, 128, 32, 4, 0, false},
+                               {130, 200, 48, 64, 64, 32, 4, 0, false},
+                               {64, 64, 16, 64, 64, 32, 4, 0, false},
+                               {128, 128, 0, 128, 128, 32, 4, 0, false},
+                               {200, 72, 208, 128, 64, 64, 8, 0, false},
+                               {97, 50, 176, 32, 32, 32, 2, 0, false}};
+  return in_every_stage_count({std::begin(shapes), std::end(shapes)});
 }
 
-class GpuPipelinedDot : public ::testing::TestWithParam<Case> {};
+class GpuPipelinedDot : public ::testing::TestWithParam<MatmulCase> {};
 
-template <typename T> void run(const Case &c) {
+template <typename T> void run(const MatmulCase &c) {
   BLOCC_REQUIRE_GPU();
   BLOCC_SEED_TRACE();
-  auto a = random_values<T>(size_t(c.m) * c.k, -2, 2);
-  auto b = random_values<T>(size_t(c.k) * c.n, -2, 2);
-  DeviceBuffer<T> da(a), db(b);
-  auto dc = poisoned_on_gpu<float>(size_t(c.m) * c.n);
-  LaunchOptions options = on(Backend::Gpu, c.warps);
-  options.num_stages = c.stages;
-  bl::Grid grid{bl::cdiv(c.m, c.bm), bl::cdiv(c.n, c.bn)};
-  pipelined_matmul<T>()[grid].with(options)(da, db, dc, c.m, c.n, c.k, c.bm,
-                                            c.bn, c.bk);
-  std::vector<float> got = dc.to_host();
-  ASSERT_TRUE(all_written(got));
-  // Exact products, K + 1 roundings of f32 sums in any order.
-  for (int i = 0; i < c.m; ++i)
-    for (int j = 0; j < c.n; ++j) {
-      double want = 0, scale = 0;
-      for (int q = 0; q < c.k; ++q) {
-        double product = as_double(a[size_t(i) * c.k + q]) *
-                         as_double(b[size_t(q) * c.n + j]);
-        want += product;
-        scale += std::abs(product);
-      }
-      double value = got[size_t(i) * c.n + j];
-      ASSERT_LE(std::abs(value - want), (c.k + 1) * 0x1p-24 * scale)
-          << "element (" << i << ", " << j << "): got " << value << ", want "
-          << want;
-    }
+  expect_gpu_matmul_matches_float64<T>(pipelined_matmul<T>(), c);
 }
 
 TEST_P(GpuPipelinedDot, MatchesFloat64) {
@@ -143,7 +96,7 @@ TEST_P(GpuPipelinedDot, MatchesFloat64) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Stages, GpuPipelinedDot, ::testing::ValuesIn(cases()),
-                         case_name);
+                         matmul_case_name);
 
 // A computed before the loop, B pipelined, 1 to 4 stages: every
 // iteration multiplies the same A.

@@ -11,7 +11,7 @@
 // The PTX for sm_90a issues cp.async.bulk.tensor and no cp.async, takes
 // one 128-byte tensor map per descriptor, and assembles without spills;
 // for sm_80 and sm_90 (no warpgroup MMAs) it copies no tensor.
-#include "nvptx/support.h"
+#include "nvptx/matmul_cases.h"
 
 namespace bl = blocc;
 using namespace blocc::gpu_testing;
@@ -37,74 +37,27 @@ template <typename T> auto &descriptor_matmul() {
   return k;
 }
 
-struct Case {
-  int m, n, k, bm, bn, bk, warps, stages;
-  bool bf16;
-};
-
-std::string case_name(const ::testing::TestParamInfo<Case> &info) {
-  const Case &c = info.param;
-  return std::string(c.bf16 ? "bf16_" : "f16_") + std::to_string(c.m) + "x" +
-         std::to_string(c.n) + "x" + std::to_string(c.k) + "_tile" +
-         std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x" +
-         std::to_string(c.bk) + "_warps" + std::to_string(c.warps) + "_stages" +
-         std::to_string(c.stages);
-}
-
-std::vector<Case> cases() {
+std::vector<MatmulCase> cases() {
   // Many iterations; tails of M, N and K (N and K multiples of 16: rows
   // of a multiple of 16 bytes, as TMA needs); fewer iterations than
   // stages; none; 8 warps on 128 x 256 tiles; rows of 64 bytes (BK = 32);
   // K = 100, whose rows TMA cannot copy (through pointers instead).
-  const Case shapes[] = {{256, 256, 256, 128, 128, 64, 4, 0, false},
-                         {300, 208, 144, 128, 128, 64, 4, 0, false},
-                         {128, 128, 48, 128, 128, 64, 4, 0, false},
-                         {128, 128, 0, 128, 128, 64, 4, 0, false},
-                         {200, 272, 336, 128, 256, 64, 8, 0, false},
-                         {100, 96, 80, 64, 64, 32, 4, 0, false},
-                         {130, 150, 100, 128, 128, 64, 4, 0, false}};
-  std::vector<Case> out;
-  for (bool bf16 : {false, true})
-    for (int stages = 1; stages <= 4; ++stages)
-      for (Case c : shapes) {
-        c.stages = stages;
-        c.bf16 = bf16;
-        out.push_back(c);
-      }
-  return out;
+  const MatmulCase shapes[] = {{256, 256, 256, 128, 128, 64, 4, 0, false},
+                               {300, 208, 144, 128, 128, 64, 4, 0, false},
+                               {128, 128, 48, 128, 128, 64, 4, 0, false},
+                               {128, 128, 0, 128, 128, 64, 4, 0, false},
+                               {200, 272, 336, 128, 256, 64, 8, 0, false},
+                               {100, 96, 80, 64, 64, 32, 4, 0, false},
+                               {130, 150, 100, 128, 128, 64, 4, 0, false}};
+  return in_every_stage_count({std::begin(shapes), std::end(shapes)});
 }
 
-class GpuTmaMatmul : public ::testing::TestWithParam<Case> {};
+class GpuTmaMatmul : public ::testing::TestWithParam<MatmulCase> {};
 
-template <typename T> void run(const Case &c) {
+template <typename T> void run(const MatmulCase &c) {
   BLOCC_REQUIRE_GPU();
   BLOCC_SEED_TRACE();
-  auto a = random_values<T>(size_t(c.m) * c.k, -2, 2);
-  auto b = random_values<T>(size_t(c.k) * c.n, -2, 2);
-  DeviceBuffer<T> da(a), db(b);
-  auto dc = poisoned_on_gpu<float>(size_t(c.m) * c.n);
-  LaunchOptions options = on(Backend::Gpu, c.warps);
-  options.num_stages = c.stages;
-  bl::Grid grid{bl::cdiv(c.m, c.bm), bl::cdiv(c.n, c.bn)};
-  descriptor_matmul<T>()[grid].with(options)(da, db, dc, c.m, c.n, c.k, c.bm,
-                                             c.bn, c.bk);
-  std::vector<float> got = dc.to_host();
-  ASSERT_TRUE(all_written(got));
-  // Exact products, K + 1 roundings of f32 sums in any order.
-  for (int i = 0; i < c.m; ++i)
-    for (int j = 0; j < c.n; ++j) {
-      double want = 0, scale = 0;
-      for (int q = 0; q < c.k; ++q) {
-        double product = as_double(a[size_t(i) * c.k + q]) *
-                         as_double(b[size_t(q) * c.n + j]);
-        want += product;
-        scale += std::abs(product);
-      }
-      double value = got[size_t(i) * c.n + j];
-      ASSERT_LE(std::abs(value - want), (c.k + 1) * 0x1p-24 * scale)
-          << "element (" << i << ", " << j << "): got " << value << ", want "
-          << want;
-    }
+  expect_gpu_matmul_matches_float64<T>(descriptor_matmul<T>(), c);
 }
 
 TEST_P(GpuTmaMatmul, MatchesFloat64) {
@@ -115,7 +68,7 @@ TEST_P(GpuTmaMatmul, MatchesFloat64) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Stages, GpuTmaMatmul, ::testing::ValuesIn(cases()),
-                         case_name);
+                         matmul_case_name);
 
 std::string ptx_of(int k, int stages, const std::string &arch, int bk = 64) {
   std::vector<bl::half> none;

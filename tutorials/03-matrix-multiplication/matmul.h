@@ -72,31 +72,24 @@ namespace bl = blocc;
 namespace matmul_parts {
 
 /// The rows (a column, [BLOCK_M, 1]) and columns (a row, [1, BLOCK_N]) of
-/// a tile of C.
+/// a tile of C, and its first row and column (scalars).
 struct Tile {
   bl::Tensor rows, cols;
+  bl::Tensor first_row, first_col;
 };
 
-/// The first row and column of tile `index` of C, numbered in grouped
-/// order (two scalars).
-inline std::pair<bl::Tensor, bl::Tensor>
-grouped_tile_start(const bl::Tensor &index, bl::i32 M, bl::i32 N, int BLOCK_M,
-                   int BLOCK_N, int GROUP_M) {
+/// Tile `index` (pid_m, pid_n) of C, numbered in grouped order.
+inline Tile grouped_tile(const bl::Tensor &index, bl::i32 M, bl::i32 N,
+                         int BLOCK_M, int BLOCK_N, int GROUP_M) {
   auto tiles_m = bl::cdiv(M, BLOCK_M), tiles_n = bl::cdiv(N, BLOCK_N);
   auto per_group = GROUP_M * tiles_n;
   auto first_m = (index / per_group) * GROUP_M;
   auto group_rows = bl::minimum(tiles_m - first_m, GROUP_M);
   auto pid_m = first_m + (index % per_group) % group_rows;
   auto pid_n = (index % per_group) / group_rows;
-  return {pid_m * BLOCK_M, pid_n * BLOCK_N};
-}
-
-/// Tile `index` (pid_m, pid_n) of C, numbered in grouped order.
-inline Tile grouped_tile(const bl::Tensor &index, bl::i32 M, bl::i32 N,
-                         int BLOCK_M, int BLOCK_N, int GROUP_M) {
-  auto [row, col] = grouped_tile_start(index, M, N, BLOCK_M, BLOCK_N, GROUP_M);
+  auto row = pid_m * BLOCK_M, col = pid_n * BLOCK_N;
   return {bl::expand_dims(row + bl::arange(0, BLOCK_M), 1),
-          bl::expand_dims(col + bl::arange(0, BLOCK_N), 0)};
+          bl::expand_dims(col + bl::arange(0, BLOCK_N), 0), row, col};
 }
 
 /// The tile's part of A @ B, accumulated in float32 over K in steps of
@@ -130,8 +123,7 @@ bl::Tensor product(bl::Ptr<T> a, bl::Ptr<T> b, const Tile &tile, bl::i32 M,
 /// descriptors from the tile's first row and column: elements past M, N
 /// or K read zero.
 template <typename T>
-bl::Tensor product_of_descriptors(bl::Ptr<T> a, bl::Ptr<T> b,
-                                  const bl::Tensor &row, const bl::Tensor &col,
+bl::Tensor product_of_descriptors(bl::Ptr<T> a, bl::Ptr<T> b, const Tile &tile,
                                   bl::i32 M, bl::i32 N, bl::i32 K,
                                   bl::i32 stride_am, bl::i32 stride_ak,
                                   bl::i32 stride_bk, bl::i32 stride_bn,
@@ -142,8 +134,8 @@ bl::Tensor product_of_descriptors(bl::Ptr<T> a, bl::Ptr<T> b,
                                             {BLOCK_K, BLOCK_N});
   auto acc = bl::zeros({BLOCK_M, BLOCK_N}, bl::float32);
   for (auto k : bl::range(0, K, BLOCK_K))
-    acc =
-        bl::dot(bl::load(a_tiles, {row, k}), bl::load(b_tiles, {k, col}), acc);
+    acc = bl::dot(bl::load(a_tiles, {tile.first_row, k}),
+                  bl::load(b_tiles, {k, tile.first_col}), acc);
   return acc;
 }
 
@@ -165,7 +157,16 @@ enum class TileWalk {
   Persistent,
 };
 
-template <typename T, TileWalk WALK> auto make_matmul(const char *name) {
+/// How a program reads the tiles of A and B.
+enum class TileReads {
+  /// Blocks of pointers and masks, carried by the K loop (matmul).
+  Pointers,
+  /// Tensor descriptors (matmul_tma).
+  Descriptors,
+};
+
+template <typename T, TileWalk WALK, TileReads READS = TileReads::Pointers>
+auto make_matmul(const char *name) {
   return bl::kernel(
       name,
       {"a", "b", "c", "M", "N", "K", "stride_am", "stride_ak", "stride_bk",
@@ -181,9 +182,14 @@ template <typename T, TileWalk WALK> auto make_matmul(const char *name) {
           auto tile = matmul_parts::grouped_tile(index, M, N, BLOCK_M, BLOCK_N,
                                                  GROUP_M);
           auto as_is = [](const bl::Tensor &t) { return t; };
-          auto acc = matmul_parts::product(a, b, tile, M, N, K, stride_am,
-                                           stride_ak, stride_bk, stride_bn,
-                                           BLOCK_M, BLOCK_N, BLOCK_K, as_is);
+          bl::Tensor acc =
+              READS == TileReads::Descriptors
+                  ? matmul_parts::product_of_descriptors(
+                        a, b, tile, M, N, K, stride_am, stride_ak, stride_bk,
+                        stride_bn, BLOCK_M, BLOCK_N, BLOCK_K)
+                  : matmul_parts::product(a, b, tile, M, N, K, stride_am,
+                                          stride_ak, stride_bk, stride_bn,
+                                          BLOCK_M, BLOCK_N, BLOCK_K, as_is);
           matmul_parts::store(c, tile, acc, M, N, stride_cm, stride_cn);
         };
         if constexpr (WALK == TileWalk::Persistent) {
@@ -228,39 +234,18 @@ inline auto matmul_fp8 = bl::kernel(
                           stride_cn);
     });
 
-/// matmul's tiles read through tensor descriptors (TMA on Hopper).
-template <typename T> auto make_matmul_tma(const char *name) {
-  return bl::kernel(
-      name,
-      {"a", "b", "c", "M", "N", "K", "stride_am", "stride_ak", "stride_bk",
-       "stride_bn", "stride_cm", "stride_cn", "BLOCK_M", "BLOCK_N", "BLOCK_K",
-       "GROUP_M"},
-      [](bl::Ptr<T> a, bl::Ptr<T> b, bl::Ptr<float> c, bl::i32 M, bl::i32 N,
-         bl::i32 K, bl::i32 stride_am, bl::i32 stride_ak, bl::i32 stride_bk,
-         bl::i32 stride_bn, bl::i32 stride_cm, bl::i32 stride_cn,
-         bl::Const<int> BLOCK_M, bl::Const<int> BLOCK_N, bl::Const<int> BLOCK_K,
-         bl::Const<int> GROUP_M) {
-        auto [row, col] = matmul_parts::grouped_tile_start(
-            bl::program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M);
-        auto acc = matmul_parts::product_of_descriptors(
-            a, b, row, col, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-            BLOCK_M, BLOCK_N, BLOCK_K);
-        matmul_parts::Tile tile{
-            bl::expand_dims(row + bl::arange(0, BLOCK_M), 1),
-            bl::expand_dims(col + bl::arange(0, BLOCK_N), 0)};
-        matmul_parts::store(c, tile, acc, M, N, stride_cm, stride_cn);
-      });
-}
-
 inline auto matmul = make_matmul<bl::half, TileWalk::OnePerProgram>("matmul");
-inline auto matmul_tma = make_matmul_tma<bl::half>("matmul_tma");
-inline auto matmul_tma_bf16 =
-    make_matmul_tma<bl::bfloat16_t>("matmul_tma_bf16");
 inline auto matmul_bf16 =
     make_matmul<bl::bfloat16_t, TileWalk::OnePerProgram>("matmul_bf16");
 inline auto matmul_persistent =
     make_matmul<bl::half, TileWalk::Persistent>("matmul_persistent");
 inline auto matmul_persistent_bf16 =
     make_matmul<bl::bfloat16_t, TileWalk::Persistent>("matmul_persistent_bf16");
+inline auto matmul_tma =
+    make_matmul<bl::half, TileWalk::OnePerProgram, TileReads::Descriptors>(
+        "matmul_tma");
+inline auto matmul_tma_bf16 =
+    make_matmul<bl::bfloat16_t, TileWalk::OnePerProgram,
+                TileReads::Descriptors>("matmul_tma_bf16");
 
 } // namespace blocc::tutorials

@@ -1,0 +1,83 @@
+// The matmul cases of the GPU tests of pipelined tensor-core loops
+// (gpu_pipelined_dot_test.cpp, gpu_tma_test.cpp): a shape, its tiles, warps
+// and stages, f16 or bf16 inputs; every shape in 1 to 4 stages in both
+// types; and the check of a float32 product against float64.
+#pragma once
+
+#include "nvptx/support.h"
+
+#include <string>
+#include <vector>
+
+namespace blocc::gpu_testing {
+
+struct MatmulCase {
+  int m, n, k, bm, bn, bk, warps, stages;
+  bool bf16;
+};
+
+inline std::string
+matmul_case_name(const ::testing::TestParamInfo<MatmulCase> &info) {
+  const MatmulCase &c = info.param;
+  return std::string(c.bf16 ? "bf16_" : "f16_") + std::to_string(c.m) + "x" +
+         std::to_string(c.n) + "x" + std::to_string(c.k) + "_tile" +
+         std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x" +
+         std::to_string(c.bk) + "_warps" + std::to_string(c.warps) +
+         "_stages" + std::to_string(c.stages);
+}
+
+/// Each shape in f16 and bf16, in 1 to 4 stages.
+inline std::vector<MatmulCase>
+in_every_stage_count(const std::vector<MatmulCase> &shapes) {
+  std::vector<MatmulCase> out;
+  for (bool bf16 : {false, true})
+    for (int stages = 1; stages <= 4; ++stages)
+      for (MatmulCase c : shapes) {
+        c.stages = stages;
+        c.bf16 = bf16;
+        out.push_back(c);
+      }
+  return out;
+}
+
+/// got = a [m, k] @ b [k, n] within float32's rounding: exact products,
+/// K + 1 roundings of f32 sums in any order.
+template <typename T>
+void expect_matmul_matches_float64(const std::vector<T> &a,
+                                   const std::vector<T> &b,
+                                   const std::vector<float> &got,
+                                   const MatmulCase &c) {
+  ASSERT_TRUE(all_written(got));
+  for (int i = 0; i < c.m; ++i)
+    for (int j = 0; j < c.n; ++j) {
+      double want = 0, scale = 0;
+      for (int q = 0; q < c.k; ++q) {
+        double product = as_double(a[size_t(i) * c.k + q]) *
+                         as_double(b[size_t(q) * c.n + j]);
+        want += product;
+        scale += std::abs(product);
+      }
+      double value = got[size_t(i) * c.n + j];
+      ASSERT_LE(std::abs(value - want), (c.k + 1) * 0x1p-24 * scale)
+          << "element (" << i << ", " << j << "): got " << value << ", want "
+          << want;
+    }
+}
+
+/// Launches `kernel(a, b, c, M, N, K, BM, BN, BK)` (c = a @ b, one tile of
+/// BM x BN a program) on the GPU for case `c` in T (half or bfloat16) on
+/// fresh random inputs, c poisoned first, and checks it against float64.
+template <typename T, typename Kernel>
+void expect_gpu_matmul_matches_float64(Kernel &kernel, const MatmulCase &c) {
+  auto a = random_values<T>(size_t(c.m) * c.k, -2, 2);
+  auto b = random_values<T>(size_t(c.k) * c.n, -2, 2);
+  DeviceBuffer<T> da(a), db(b);
+  auto dc = poisoned_on_gpu<float>(size_t(c.m) * c.n);
+  LaunchOptions options = on(Backend::Gpu, c.warps);
+  options.num_stages = c.stages;
+  ::blocc::Grid grid{::blocc::cdiv(c.m, c.bm), ::blocc::cdiv(c.n, c.bn)};
+  kernel[grid].with(options)(da, db, dc, c.m, c.n, c.k, c.bm, c.bn, c.bk);
+  expect_matmul_matches_float64(a, b, dc.to_host(), c);
+}
+
+} // namespace blocc::gpu_testing

@@ -195,12 +195,15 @@ def matmul(n, dtype=torch.float16, kernel="matmul"):
         "blocc": (blocc_run, outs["blocc"]),
         "triton": (triton_run, outs["triton"]),
     }
-    def per_tile_column(name):
-        """blocc's pointer matmul, one program per tile, as column `name`;
+    def blocc_column(name, kernel_name=None, per_tile=True):
+        """blocc's matmul `kernel_name` (default: the pointer matmul of the
+        dtype), one program per tile or a program per SM, as column `name`;
         returns its configuration."""
-        kernel_name = "matmul_bf16" if dtype == torch.bfloat16 else "matmul"
+        kernel_name = kernel_name or (
+            "matmul_bf16" if dtype == torch.bfloat16 else "matmul")
         out = torch.full((n, n), float("nan"), device=DEVICE)
-        config, run = fastest(launcher(getattr(B, kernel_name), out, True))
+        config, run = fastest(
+            launcher(getattr(B, kernel_name), out, per_tile))
         columns[name] = (run, out)
         poison([out])
         return config
@@ -208,12 +211,17 @@ def matmul(n, dtype=torch.float16, kernel="matmul"):
     walk = ""
     if kernel.startswith("matmul_tma"):
         # The same tiles through pointers (cp.async): what TMA gains.
-        config = per_tile_column("blocc, tiles through pointers")
+        config = blocc_column("blocc, tiles through pointers")
         walk = (f"; tiles through tensor descriptors, copied by TMA (blocc "
                 f"through pointers {config_text(config)})")
+    if kernel == "matmul_persistent_tma":
+        blocc_column("blocc, persistent through pointers",
+                     "matmul_persistent", per_tile=False)
     if persistent:
         # The same tiles, one program each: what persistence gains.
-        config = per_tile_column("blocc, a program per tile")
+        config = blocc_column(
+            "blocc, a program per tile",
+            "matmul_tma" if kernel.endswith("_tma") else None)
         walk = (f"; persistent, grid min({sms} SMs, tiles) (blocc's program "
                 f"per tile {config_text(config)})")
     columns["cuBLAS (ceiling)"] = (lambda: a @ b, None)
@@ -230,6 +238,10 @@ def matmul_bf16(n):
 
 def matmul_persistent(n):
     return matmul(n, kernel="matmul_persistent")
+
+
+def matmul_persistent_tma(n):
+    return matmul(n, kernel="matmul_persistent_tma")
 
 
 def matmul_tma(n):
@@ -662,6 +674,8 @@ SWEEPS = {
     "matmul_bf16": (matmul_bf16, [1024, 2048, 4096, 8192], "bf16"),
     "matmul_persistent": (matmul_persistent, [1024, 2048, 4096, 8192], "f16"),
     "matmul_tma": (matmul_tma, [1024, 2048, 4096, 8192], "f16"),
+    "matmul_persistent_tma": (matmul_persistent_tma, [1024, 2048, 4096, 8192],
+                              "f16"),
     "matmul_tma_bf16": (matmul_tma_bf16, [1024, 2048, 4096, 8192], "bf16"),
     "matmul_fp8": (matmul_fp8, [1024, 2048, 4096, 8192], "f8e4m3"),
     "matmul_fp8_k_major": (matmul_fp8_k_major, [1024, 2048, 4096, 8192],
@@ -691,6 +705,7 @@ SIZE_LABELS = {"softmax": "row length, 4096 rows",
                "matmul": "M = N = K", "matmul_bf16": "M = N = K",
                "matmul_persistent": "M = N = K",
                "matmul_tma": "M = N = K", "matmul_tma_bf16": "M = N = K",
+               "matmul_persistent_tma": "M = N = K",
                "matmul_fp8": "M = N = K", "matmul_fp8_k_major": "M = N = K",
                "attention_d128": "sequence, 32 heads x 128",
                "attention": "sequence, 32 heads x 64",

@@ -136,26 +136,32 @@ def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak,
     order (blocc's matmul_persistent), as Triton's persistent matmul
     tutorial writes it: the tile loop is flattened with the K loop, so that
     Triton's pipeliner issues the next tile's loads before this tile's
-    store."""
+    store; rows and columns past M and N are clamped to valid ones (and
+    hinted contiguous) instead of masked, so that only K's tail is masked
+    in the loop, and the store skips them."""
     tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
     k_steps = tl.cdiv(K, BLOCK_K)
     ks = tl.arange(0, BLOCK_K)
     for tile in tl.range(tl.program_id(0), tiles, NUM_SMS, flatten=True):
         pid_m, pid_n = _grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-        rows = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M))[:, None]
-        cols = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N))[None, :]
+        rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        a_rows = tl.max_contiguous(
+            tl.multiple_of(tl.where(rows < M, rows, 0), BLOCK_M), BLOCK_M)
+        b_cols = tl.max_contiguous(
+            tl.multiple_of(tl.where(cols < N, cols, 0), BLOCK_N), BLOCK_N)
         acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
-        # The pointers from the step, not carried: a flattened loop starts
-        # the next tile's K loop where this one ends.
         for step in range(k_steps):
             k = step * BLOCK_K
-            a = tl.load(a_ptr + rows * stride_am + (k + ks)[None, :] * stride_ak,
-                        mask=(rows < M) & (ks[None, :] < K - k), other=0.0)
-            b = tl.load(b_ptr + (k + ks)[:, None] * stride_bk + cols * stride_bn,
-                        mask=(ks[:, None] < K - k) & (cols < N), other=0.0)
+            a = tl.load(a_ptr + a_rows[:, None] * stride_am
+                        + (k + ks)[None, :] * stride_ak,
+                        mask=ks[None, :] < K - k, other=0.0)
+            b = tl.load(b_ptr + (k + ks)[:, None] * stride_bk
+                        + b_cols[None, :] * stride_bn,
+                        mask=ks[:, None] < K - k, other=0.0)
             acc = tl.dot(a, b, acc)
-        tl.store(c_ptr + rows * stride_cm + cols * stride_cn, acc,
-                 mask=(rows < M) & (cols < N))
+        tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn,
+                 acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
 
 
 @triton.jit

@@ -22,8 +22,8 @@ matmul_case_name(const ::testing::TestParamInfo<MatmulCase> &info) {
   return std::string(c.bf16 ? "bf16_" : "f16_") + std::to_string(c.m) + "x" +
          std::to_string(c.n) + "x" + std::to_string(c.k) + "_tile" +
          std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x" +
-         std::to_string(c.bk) + "_warps" + std::to_string(c.warps) +
-         "_stages" + std::to_string(c.stages);
+         std::to_string(c.bk) + "_warps" + std::to_string(c.warps) + "_stages" +
+         std::to_string(c.stages);
 }
 
 /// Each shape in f16 and bf16, in 1 to 4 stages.

@@ -13,8 +13,9 @@ import pytest
 
 import blocc
 import blocc_test_module as module
-from blocc.kernels import (add, attention, matmul_persistent, matmul_tma,
-                           matmul_tma_bf16, softmax)
+from blocc.kernels import (add, attention, matmul_persistent,
+                           matmul_persistent_tma, matmul_tma, matmul_tma_bf16,
+                           softmax)
 from conftest import poisoned
 from test_shipped_kernels import assert_matmul_within_rounding
 
@@ -139,6 +140,26 @@ def test_matmul_tma_on_tensor_cores(rng, block_m, block_n, block_k, warps,
                  num_warps=warps, num_stages=stages)
     got = c.cpu().numpy() if bf16 else c.numpy()
     assert_matmul_within_rounding(got, a, b)
+
+
+# The persistent matmul over descriptor tiles (TMA on an H100): each
+# program runs its pipelined K loop, mbarriers initialized again, for tile
+# after tile; program counts that do not divide the tiles, and more
+# programs than tiles.
+@pytest.mark.parametrize("block_m,block_n,block_k,warps,stages", [
+    (128, 128, 64, 4, 3), (128, 256, 64, 8, 4), (128, 128, 64, 4, 1)])
+@pytest.mark.parametrize("programs", [1, 7, 200])
+def test_matmul_persistent_tma_on_tensor_cores(rng, block_m, block_n, block_k,
+                                               warps, stages, programs):
+    m, n, k = 1000, 1104, 336
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+    dc = module.DeviceArray(poisoned((m, n), np.float32))
+    matmul_persistent_tma[(programs,)](
+        module.DeviceArray(a), module.DeviceArray(b), dc, m, n, k, k, 1, n, 1,
+        n, 1, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=8,
+        num_warps=warps, num_stages=stages)
+    assert_matmul_within_rounding(dc.numpy(), a, b)
 
 
 def test_device_errors(rng):

@@ -13,7 +13,7 @@ from blocc.kernels import (add, attention, attention_bwd_dkdv, attention_bwd_dq,
                            gelu_f16, layer_norm_bwd_dwdb, layer_norm_bwd_dx,
                            layer_norm_fwd, matmul, matmul_fp8,
                            matmul_persistent, matmul_persistent_bf16,
-                           matmul_tma, partial_sums, rope, seeded_dropout, softmax)
+                           matmul_persistent_tma, matmul_tma, partial_sums, rope, seeded_dropout, softmax)
 from conftest import poisoned
 
 
@@ -35,7 +35,8 @@ def test_shipped_kernels_are_the_tutorials():
         "attention_bwd_preprocess", "attention_fwd_lse", "gelu", "gelu_f16",
         "layer_norm_bwd_dwdb", "layer_norm_bwd_dx", "layer_norm_fwd", "matmul",
         "matmul_bf16", "matmul_fp8", "matmul_persistent",
-        "matmul_persistent_bf16", "matmul_tma", "matmul_tma_bf16",
+        "matmul_persistent_bf16", "matmul_persistent_tma", "matmul_tma",
+        "matmul_tma_bf16",
         "partial_sums", "rope",
         "seeded_dropout", "softmax"]
     assert add.name == "add"
@@ -582,4 +583,19 @@ def test_matmul_tma(rng, m, n, k, backend):
     matmul_tma[(blocc.cdiv(m, 32) * blocc.cdiv(n, 32),)](
         a, b, c, m, n, k, k, 1, n, 1, n, 1, BLOCK_M=32, BLOCK_N=32,
         BLOCK_K=32, GROUP_M=8, backend=backend)
+    assert_matmul_within_rounding(c, a, b)
+
+
+# The persistent walk over descriptor tiles: counts of programs that do not
+# divide the tiles, and more programs than tiles.
+@pytest.mark.parametrize("m,n,k,programs,backend", [
+    (17, 31, 13, 1, "cpu"), (97, 130, 67, 7, "cpu"), (200, 70, 40, 50, "cpu"),
+    (33, 65, 30, 4, "interpreter")])
+def test_matmul_persistent_tma(rng, m, n, k, programs, backend):
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+    c = poisoned((m, n), np.float32)
+    matmul_persistent_tma[(programs,)](a, b, c, m, n, k, k, 1, n, 1, n, 1,
+                                       BLOCK_M=32, BLOCK_N=32, BLOCK_K=32,
+                                       GROUP_M=8, backend=backend)
     assert_matmul_within_rounding(c, a, b)

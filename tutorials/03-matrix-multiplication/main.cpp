@@ -314,6 +314,8 @@ int main() {
     check_matmul<bl::half>(on, blocc::tutorials::matmul_tma, "f16 TMA");
     check_matmul<bl::bfloat16_t>(on, blocc::tutorials::matmul_tma_bf16,
                                  "bf16 TMA");
+    check_matmul<bl::half>(on, blocc::tutorials::matmul_persistent_tma,
+                           "f16 persistent TMA", Programs::PerProcessor);
     check_matmul_fp8(on);
   });
   return t.finish();

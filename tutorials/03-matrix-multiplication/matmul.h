@@ -1,6 +1,7 @@
 // Tutorial 03's kernels, shared by the tutorial (main.cpp) and the Python
 // package (blocc.kernels.matmul, matmul_bf16, matmul_persistent,
-// matmul_persistent_bf16, matmul_tma, matmul_tma_bf16 and matmul_fp8,
+// matmul_persistent_bf16, matmul_tma, matmul_tma_bf16,
+// matmul_persistent_tma and matmul_fp8,
 // bindings/module/shipped_kernels.cpp).
 //
 // C = A @ B for A [M, K] and B [K, N] in half (or bfloat16) precision,
@@ -55,7 +56,8 @@
 // thread. It takes the matmul's arguments; A's and B's rows must be
 // contiguous (stride_ak = stride_bn = 1), and TMA copies a tile whose
 // array's row stride is a multiple of 16 bytes (others are read through
-// pointers, as everywhere else).
+// pointers, as everywhere else). matmul_persistent_tma walks the tiles as
+// matmul_persistent does, reading them as matmul_tma does.
 //
 // matmul_fp8 walks the same tiles over fp8 (e4m3) inputs that carry one
 // float32 scale per tensor (torch._scaled_mm's per-tensor scaling): the
@@ -63,6 +65,8 @@
 #pragma once
 
 #include <blocc/blocc.h>
+
+#include <optional>
 
 namespace blocc::tutorials {
 
@@ -119,23 +123,32 @@ bl::Tensor product(bl::Ptr<T> a, bl::Ptr<T> b, const Tile &tile, bl::i32 M,
   return acc;
 }
 
-/// The same product with A's and B's tiles read through tensor
-/// descriptors from the tile's first row and column: elements past M, N
-/// or K read zero.
+/// A's and B's tiles as tensor descriptors (made once per program, before
+/// any tile loop).
+struct Descriptors {
+  bl::TensorDescriptor a, b;
+};
 template <typename T>
-bl::Tensor product_of_descriptors(bl::Ptr<T> a, bl::Ptr<T> b, const Tile &tile,
-                                  bl::i32 M, bl::i32 N, bl::i32 K,
-                                  bl::i32 stride_am, bl::i32 stride_ak,
-                                  bl::i32 stride_bk, bl::i32 stride_bn,
-                                  int BLOCK_M, int BLOCK_N, int BLOCK_K) {
-  auto a_tiles = bl::make_tensor_descriptor(a, {M, K}, {stride_am, stride_ak},
-                                            {BLOCK_M, BLOCK_K});
-  auto b_tiles = bl::make_tensor_descriptor(b, {K, N}, {stride_bk, stride_bn},
-                                            {BLOCK_K, BLOCK_N});
+Descriptors descriptors_of(bl::Ptr<T> a, bl::Ptr<T> b, bl::i32 M, bl::i32 N,
+                           bl::i32 K, bl::i32 stride_am, bl::i32 stride_ak,
+                           bl::i32 stride_bk, bl::i32 stride_bn, int BLOCK_M,
+                           int BLOCK_N, int BLOCK_K) {
+  return {bl::make_tensor_descriptor(a, {M, K}, {stride_am, stride_ak},
+                                     {BLOCK_M, BLOCK_K}),
+          bl::make_tensor_descriptor(b, {K, N}, {stride_bk, stride_bn},
+                                     {BLOCK_K, BLOCK_N})};
+}
+
+/// The same product with A's and B's tiles read through their descriptors
+/// from the tile's first row and column: elements past M, N or K read
+/// zero.
+inline bl::Tensor product_of_descriptors(const Descriptors &d, const Tile &tile,
+                                         bl::i32 K, int BLOCK_M, int BLOCK_N,
+                                         int BLOCK_K) {
   auto acc = bl::zeros({BLOCK_M, BLOCK_N}, bl::float32);
   for (auto k : bl::range(0, K, BLOCK_K))
-    acc = bl::dot(bl::load(a_tiles, {tile.first_row, k}),
-                  bl::load(b_tiles, {k, tile.first_col}), acc);
+    acc = bl::dot(bl::load(d.a, {tile.first_row, k}),
+                  bl::load(d.b, {k, tile.first_col}), acc);
   return acc;
 }
 
@@ -177,16 +190,20 @@ auto make_matmul(const char *name) {
          bl::i32 stride_bn, bl::i32 stride_cm, bl::i32 stride_cn,
          bl::Const<int> BLOCK_M, bl::Const<int> BLOCK_N, bl::Const<int> BLOCK_K,
          bl::Const<int> GROUP_M) {
+        std::optional<matmul_parts::Descriptors> descriptors;
+        if (READS == TileReads::Descriptors)
+          descriptors = matmul_parts::descriptors_of(
+              a, b, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+              BLOCK_M, BLOCK_N, BLOCK_K);
         // Tile `index` of C: its whole K loop, then its store.
         auto compute = [&](const bl::Tensor &index) {
           auto tile = matmul_parts::grouped_tile(index, M, N, BLOCK_M, BLOCK_N,
                                                  GROUP_M);
           auto as_is = [](const bl::Tensor &t) { return t; };
           bl::Tensor acc =
-              READS == TileReads::Descriptors
+              descriptors
                   ? matmul_parts::product_of_descriptors(
-                        a, b, tile, M, N, K, stride_am, stride_ak, stride_bk,
-                        stride_bn, BLOCK_M, BLOCK_N, BLOCK_K)
+                        *descriptors, tile, K, BLOCK_M, BLOCK_N, BLOCK_K)
                   : matmul_parts::product(a, b, tile, M, N, K, stride_am,
                                           stride_ak, stride_bk, stride_bn,
                                           BLOCK_M, BLOCK_N, BLOCK_K, as_is);
@@ -247,5 +264,8 @@ inline auto matmul_tma =
 inline auto matmul_tma_bf16 =
     make_matmul<bl::bfloat16_t, TileWalk::OnePerProgram,
                 TileReads::Descriptors>("matmul_tma_bf16");
+inline auto matmul_persistent_tma =
+    make_matmul<bl::half, TileWalk::Persistent, TileReads::Descriptors>(
+        "matmul_persistent_tma");
 
 } // namespace blocc::tutorials

@@ -60,6 +60,7 @@ public:
       if (binding.value) {
         r.argument = body_->add_argument(binding.value->type());
         ctx_.rebind(*ctx_.variable(binding.id), r.argument);
+        ctx_.begin_tentative(r.argument, binding.value);
       }
       records_.push_back(r);
     }
@@ -132,6 +133,9 @@ public:
     for (const auto &binding : ctx_.bindings())
       if (auto it = fold.find(binding.value); it != fold.end())
         ctx_.rebind(*ctx_.variable(binding.id), it->second);
+    for (const Record &r : records_)
+      if (r.argument)
+        ctx_.end_tentative(r.argument, fold.count(r.argument) != 0);
     for (size_t i = body_->num_arguments(); i-- > 1;)
       if (fold.count(body_->argument(i)))
         body_->erase_argument(i);

@@ -98,12 +98,16 @@ void check_block_shape(const Shape &block_shape, Scalar element,
 }
 
 /// True when `x` is the integer 1 when tracing: a literal, or a constant
-/// (an integer argument equal to 1 is traced as one).
-bool is_known_one(const Operand &x) {
+/// (an integer argument equal to 1 is traced as one), read where it stands
+/// or, in a bl::range body, as the loop's tentative argument of a variable
+/// that held it before the loop (value_before_loops).
+bool is_known_one(const Operand &x, const SourceLoc &loc) {
   if (!x.is_value())
     return x.kind() == Operand::Kind::Int && !x.is_bool() && x.int_value() == 1;
-  const ir::Operation *def = x.value()->defining_op();
-  if (!def || def->code() != OpCode::Constant || x.value()->type().is_block())
+  ir::Value *v =
+      detail::TraceContext::current(loc).value_before_loops(x.value());
+  const ir::Operation *def = v->defining_op();
+  if (!def || def->code() != OpCode::Constant || v->type().is_block())
     return false;
   auto it = def->attributes().find("value");
   return it != def->attributes().end() &&
@@ -114,11 +118,20 @@ bool is_known_one(const Operand &x) {
 /// Reported at the make_tensor_descriptor call, as Triton does.
 void check_last_stride(const Operand &stride, size_t dim,
                        const SourceLoc &loc) {
-  if (is_known_one(stride))
+  const std::string last = std::string(kMake) + ": strides[" +
+                           std::to_string(dim) + "], the last stride";
+  if (is_known_one(stride, loc)) {
+    // Read in a loop body: 1 on every iteration only if the loop leaves it.
+    if (stride.is_value())
+      detail::TraceContext::current(loc).require_loop_invariant(
+          stride.value(), detail::where(loc) + ": error: " + last +
+                              ", is 1 before the bl::range loop around it, "
+                              "which changes it; a tensor descriptor's last "
+                              "stride must be 1 on every iteration");
     return;
+  }
   user_error(
-      loc, std::string(kMake) + ": strides[" + std::to_string(dim) +
-               "], the last stride, must be 1, got " + stride.describe() +
+      loc, last + ", must be 1, got " + stride.describe() +
                (stride.is_value() ? " (not known to be 1 when tracing)" : "") +
                "; a tensor descriptor's last dimension is contiguous, as "
                "in Triton (an integer argument equal to 1 counts as 1); "

@@ -84,6 +84,41 @@ void TraceContext::defer_error(std::string message) {
     deferred_error_ = std::move(message);
 }
 
+ir::Value *TraceContext::value_before_loops(ir::Value *v) const {
+  for (auto it = tentative_outer_.find(v);
+       it != tentative_outer_.end() && it->second;
+       it = tentative_outer_.find(v))
+    v = it->second;
+  return v;
+}
+
+void TraceContext::require_loop_invariant(ir::Value *v, std::string message) {
+  if (tentative_outer_.count(v))
+    invariance_required_[v].push_back(std::move(message));
+}
+
+void TraceContext::begin_tentative(ir::Value *argument, ir::Value *outer) {
+  tentative_outer_[argument] = outer;
+}
+
+void TraceContext::end_tentative(ir::Value *argument, bool folded) {
+  ir::Value *outer = tentative_outer_[argument];
+  tentative_outer_.erase(argument);
+  auto it = invariance_required_.find(argument);
+  if (it == invariance_required_.end())
+    return;
+  std::vector<std::string> messages = std::move(it->second);
+  invariance_required_.erase(it);
+  // Kept: the enclosing loop's argument, where the outer value is one,
+  // must stay unchanged in its turn.
+  for (std::string &message : messages) {
+    if (!folded)
+      defer_error(message);
+    else if (outer)
+      require_loop_invariant(outer, std::move(message));
+  }
+}
+
 void TraceContext::register_variable(Tensor &t) {
   t.context_ = this;
   t.id_ = next_id_++;

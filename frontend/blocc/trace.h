@@ -55,6 +55,23 @@ public:
   void defer_error(std::string message);
   const std::string &deferred_error() const { return deferred_error_; }
 
+  /// A bl::range body being traced gives every live variable a tentative
+  /// loop argument (control.cpp), folded back to the value before the loop
+  /// where the body leaves the variable unchanged. What a value read in
+  /// the body stands for when it is such an argument: its value before the
+  /// open loops, as long as the body leaves it unchanged (the value
+  /// itself for anything else).
+  ir::Value *value_before_loops(ir::Value *v) const;
+  /// Asks that `v`, read in a loop body, stay unchanged by the loops whose
+  /// tentative argument it is: where one carries it instead, the trace
+  /// fails with `message` when the body returns.
+  void require_loop_invariant(ir::Value *v, std::string message);
+  /// For the loop tracer: `argument` stands for `outer` until the body
+  /// ends; then end_tentative() says whether the body kept it (folded) or
+  /// carries a new value, and checks what require_loop_invariant asked.
+  void begin_tentative(ir::Value *argument, ir::Value *outer);
+  void end_tentative(ir::Value *argument, bool folded);
+
 private:
   friend class blocc::Tensor;
   void register_variable(Tensor &t);
@@ -66,6 +83,8 @@ private:
   uint64_t next_id_ = 1;
   TraceContext *previous_;
   std::string deferred_error_;
+  std::map<ir::Value *, ir::Value *> tentative_outer_;
+  std::map<ir::Value *, std::vector<std::string>> invariance_required_;
 };
 
 } // namespace blocc::detail

@@ -43,6 +43,28 @@ TEST(TensorDescriptorErrors, LastStrideIsNotOne) {
   EXPECT_THAT(msg, HasSubstr("for other layouts use bl::make_block_ptr"));
 }
 
+// A descriptor made in a bl::range body from a last stride of 1 before the
+// loop, which the loop then changes: the stride is 1 on the first
+// iteration only, which the trace reports when the body returns.
+TEST(TensorDescriptorErrors, LastStrideChangedByTheLoopAroundIt) {
+  static int line;
+  auto k = bl::kernel("td_stride_in_loop", [](bl::Ptr<float> x,
+                                              bl::Ptr<float> out, bl::i32 n) {
+    copy_first_tile(x, out, n);
+    bl::Tensor stride = bl::scalar(1, bl::int32);
+    for (auto i : bl::range(0, 2, 1)) {
+      std::vector<bl::Operand> s{n, n}, t{n, stride};
+      auto d = (line = __LINE__, bl::make_tensor_descriptor(x, s, t, {16, 16}));
+      (void)d;
+      stride = stride + i;
+    }
+  });
+  std::string msg = run(k);
+  EXPECT_THAT(msg, HasSubstr(at(line)));
+  EXPECT_THAT(msg, HasSubstr("strides[1], the last stride, is 1 before the "
+                             "bl::range loop around it, which changes it"));
+}
+
 TEST(TensorDescriptorErrors, RankMismatch) {
   static int line;
   auto k = bl::kernel(

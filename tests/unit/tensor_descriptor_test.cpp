@@ -196,6 +196,31 @@ TEST(TensorDescriptor, AUnitStrideArgumentTracesAsOneAndFoldsAway) {
   EXPECT_THAT(rewritten_ir, Not(HasSubstr("mul")));
 }
 
+TEST(TensorDescriptor, AUnitStrideReadInALoopBodyCountsAsOne) {
+  // In a bl::range body every variable is the loop's tentative argument
+  // until the body ends; a unit stride the loop leaves alone is still the
+  // constant 1 there (a persistent kernel makes its descriptors per tile).
+  auto k =
+      bl::kernel("unit_stride_in_loop", [](bl::Ptr<float> x, bl::Ptr<float> y,
+                                           bl::i32 n, bl::i32 stride) {
+        for (auto i : bl::range(0, 2, 1)) {
+          auto from = bl::make_tensor_descriptor(x, {n}, {stride}, {16});
+          auto to = bl::make_tensor_descriptor(y, {n}, {stride}, {16});
+          bl::store(to, {i * 16}, bl::load(from, {i * 16}));
+        }
+      });
+  std::vector<float> x = random_floats(20), y = poisoned(20);
+  k[{1}](x, y, 20, 1);
+  EXPECT_EQ(x, y);
+  std::unique_ptr<blocc::ir::Function> plain = rewritten(
+      k.specialize({blocc::detail::to_arg(x), blocc::detail::to_arg(y),
+                    blocc::detail::to_arg(20), blocc::detail::to_arg(1)}));
+  // The stride argument (%arg3) is used nowhere: the unit stride folded.
+  std::string text = blocc::ir::print(*plain);
+  EXPECT_EQ(text.find("%arg3", text.find("%arg3") + 1), std::string::npos)
+      << text;
+}
+
 // ------------------------------------- the rewrite against the interpreter
 
 /// The traced kernel run directly by the interpreter and after the default

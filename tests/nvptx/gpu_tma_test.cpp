@@ -13,6 +13,9 @@
 // for sm_80 and sm_90 (no warpgroup MMAs) it copies no tensor.
 #include "nvptx/matmul_cases.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace bl = blocc;
 using namespace blocc::gpu_testing;
 
@@ -69,6 +72,27 @@ TEST_P(GpuTmaMatmul, MatchesFloat64) {
 
 INSTANTIATE_TEST_SUITE_P(Stages, GpuTmaMatmul, ::testing::ValuesIn(cases()),
                          matmul_case_name);
+
+// An empty A (M = 0) whose tiles the loop still loads: its tensor map
+// reads a zero of blocc's own, never A's (empty) buffer; the kernel runs
+// without a fault and stores nothing (every row is past M).
+TEST(GpuTmaMatmulEmpty, AnEmptyArrayIsReadAsZerosWithoutTouchingIt) {
+  BLOCC_REQUIRE_GPU();
+  const int n = 128, k = 128;
+  DeviceBuffer<bl::half> da(std::vector<bl::half>{});
+  DeviceBuffer<bl::half> db(random_values<bl::half>(size_t(k) * n, -2, 2));
+  auto dc = poisoned_on_gpu<float>(size_t(n) * n);
+  for (int stages : {1, 3}) {
+    LaunchOptions options = on(Backend::Gpu, 4);
+    options.num_stages = stages;
+    descriptor_matmul<bl::half>()[{1, 1}].with(options)(da, db, dc, 0, n, k,
+                                                        128, 128, 64);
+    std::vector<float> c = dc.to_host();
+    EXPECT_TRUE(
+        std::all_of(c.begin(), c.end(), [](float v) { return std::isnan(v); }))
+        << stages << " stages: the kernel stored rows past M = 0";
+  }
+}
 
 std::string ptx_of(int k, int stages, const std::string &arch, int bk = 64) {
   std::vector<bl::half> none;

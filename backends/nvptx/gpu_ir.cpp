@@ -1,5 +1,7 @@
 #include "backends/nvptx/gpu_ir.h"
 
+#include "ir/tensor_descriptor.h"
+
 #include "backends/nvptx/layout_attrs.h"
 #include "backends/nvptx/mma_layouts.h"
 #include "ir/error.h"
@@ -86,19 +88,20 @@ void verify_stages(const ir::Operation &op) {
 
 void verify_async_copy(const ir::Operation &op) {
   const ir::Operation *loop = op.parent_op();
-  if ((op.code() != OpCode::Load && !copied_by_tma(op)) || !loop ||
-      loop->code() != OpCode::For || loop_stages(*loop) < 2)
+  if ((op.code() != OpCode::Load &&
+       !(op.code() == OpCode::DescriptorLoad && copied_by_tma(op))) ||
+      !loop || loop->code() != OpCode::For || loop_stages(*loop) < 2)
     invalid(op, "async_copy belongs on loads (or descriptor loads marked "
                 "tma) in the body of a loop of 2 stages or more");
 }
 
-/// A TMA copy lands in a tile a warpgroup MMA reads, on sm_90a.
+/// A TMA copy moves a 2-D tile on sm_90a.
 void verify_tma(const ir::Operation &op, const GpuArch &arch) {
-  if (op.code() != OpCode::DescriptorLoad)
-    invalid(op, "tma belongs on descriptor loads");
+  if (!ir::is_descriptor_access(op.code()))
+    invalid(op, "tma belongs on descriptor loads and stores");
   if (arch.sm != 90 || !arch.arch_specific)
     invalid(op, "tma needs sm_90a, not " + arch.name());
-  if (op.result()->type().rank() != 2)
+  if (ir::DescriptorOperands(op).tile_type().rank() != 2)
     invalid(op, "tma copies tiles of rank 2");
 }
 
@@ -447,11 +450,12 @@ bool copied_ahead(const ir::Operation &load) {
 }
 
 bool copied_by_tma(const ir::Operation &op) {
-  return op.code() == OpCode::DescriptorLoad && op.has_attr(gpu_attr::kTma);
+  return ir::is_descriptor_access(op.code()) && op.has_attr(gpu_attr::kTma);
 }
 
 bool lands_in_tile(const ir::Operation &op) {
-  return (op.code() == OpCode::Load && copied_ahead(op)) || copied_by_tma(op);
+  return (op.code() == OpCode::Load && copied_ahead(op)) ||
+         (op.code() == OpCode::DescriptorLoad && copied_by_tma(op));
 }
 
 bool is_landed_tile(const ir::Value *v) {

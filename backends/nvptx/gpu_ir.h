@@ -25,10 +25,12 @@
 //     shared memory with cp.async (or the Tensor Memory Accelerator) that
 //     many iterations at a time, the next ones in flight while one is used
 //     (pipeline_loads.h).
-//   - tma (a descriptor_load a warpgroup MMA reads, sm_90a): its tile is
-//     copied into shared memory by the Tensor Memory Accelerator, from a
-//     tensor map the host encodes at each launch (tensor_descriptors.cpp);
-//     marked async_copy too where its pipelined loop copies it ahead.
+//   - tma (a descriptor_load a warpgroup MMA reads, or a descriptor_store,
+//     sm_90a): its tile is copied by the Tensor Memory Accelerator into
+//     shared memory (a store: out of it, where the value is written
+//     first), with a tensor map the host encodes at each launch
+//     (tensor_descriptors.cpp); a load is marked async_copy too where its
+//     pipelined loop copies it ahead.
 //
 // Which threads hold which elements of each block value (its layouts,
 // assign_layouts.h) follows from these and the IR; the gpu-assign-layouts
@@ -109,7 +111,8 @@ int loop_stages(const ir::Operation &loop);
 bool copied_ahead(const ir::Operation &load);
 
 /// Whether `op` is a descriptor_load whose tile the Tensor Memory
-/// Accelerator copies into shared memory (tma).
+/// Accelerator copies into shared memory, or a descriptor_store whose tile
+/// it copies out of it (tma).
 bool copied_by_tma(const ir::Operation &op);
 
 /// Whether `op`'s result lands in a tile of shared memory rather than in

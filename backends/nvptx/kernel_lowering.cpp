@@ -290,6 +290,11 @@ void KernelLowering::lower_op(const ir::Operation &op) {
     case OpCode::DescriptorLoad:
       lower_tma_load(op);
       return;
+    case OpCode::DescriptorStore:
+      if (stored_since_barrier_)
+        barrier();
+      lower_tma_store(op);
+      return;
     case OpCode::Return:
       builder.CreateRetVoid();
       return;

@@ -383,6 +383,16 @@ private:
   /// A descriptor_load copied by TMA outside a pipelined loop: into a tile
   /// kept until its last reader, waited for at once.
   void lower_tma_load(const ir::Operation &load);
+  /// A descriptor_store copied by TMA: the value written to a swizzled
+  /// tile of shared memory, which thread 0 copies out box by box.
+  void lower_tma_store(const ir::Operation &store);
+  /// f(shared address (i32), inner and row coordinates (i32)) for each box
+  /// of `copy`'s tile, whose first element is `first`.
+  void for_each_box(const TmaCopy &copy, llvm::Value *first,
+                    const std::function<void(llvm::Value *, llvm::Value *,
+                                             llvm::Value *)> &f);
+  /// The generic address of `copy`'s tensor-map parameter (i64).
+  llvm::Value *tensor_map_address(const TmaCopy &copy);
   /// i1: this is thread 0, which issues the CTA's TMA copies.
   llvm::Value *is_first_thread();
   void on_each_mbarrier(const std::string &text, llvm::Value *first, int count);

@@ -1,7 +1,10 @@
 // Copies by the Tensor Memory Accelerator (tma.h): the mbarriers they
 // complete on, the bulk tensor copies one thread issues, and the lowering
 // of a descriptor_load copied by TMA outside a pipelined loop (inside one,
-// LoopPipeline issues its copies ahead: lower_pipelined_loop.cpp).
+// LoopPipeline issues its copies ahead: lower_pipelined_loop.cpp) and of a
+// descriptor_store: the value written to a swizzled tile, fenced for the
+// async proxy, copied out by thread 0 as a bulk group it waits to have
+// read the tile (elements outside the array are not written).
 //
 // One thread (thread 0) initializes an mbarrier expecting one arrival,
 // arrives on it announcing the bytes its copies bring
@@ -108,31 +111,46 @@ void KernelLowering::expect_tma_bytes(llvm::Value *barrier, int64_t bytes,
              {mine, barrier, builder.getInt32(static_cast<uint32_t>(bytes))});
 }
 
-void KernelLowering::issue_tma_copy(const TmaCopy &copy, llvm::Value *first,
-                                    llvm::Value *barrier, llvm::Value *issue) {
-  ir::DescriptorOperands d(*copy.load);
-  llvm::Value *mine = builder.CreateZExt(
-      builder.CreateAnd(issue, is_first_thread()), builder.getInt32Ty());
-  llvm::Value *map = builder.CreatePtrToInt(
-      tensor_map_parameters_[tma_index_.at(copy.load)], builder.getInt64Ty());
-  llvm::Type *element = storage_type(copy.load->result()->type().element());
+void KernelLowering::for_each_box(
+    const TmaCopy &copy, llvm::Value *first,
+    const std::function<void(llvm::Value *, llvm::Value *, llvm::Value *)> &f) {
+  ir::DescriptorOperands d(*copy.op);
+  llvm::Type *element = storage_type(d.tile_type().element());
   llvm::Value *row = scalar(d.offset(0)), *column = scalar(d.offset(1));
   // One box a 128-byte atom of the rows: atoms lie one after another,
   // each rows x box_columns elements.
   for (int64_t box = 0; box < copy.boxes; ++box) {
-    llvm::Value *destination = shared_window_address(
+    llvm::Value *shared = shared_window_address(
         element, builder.CreateAdd(
                      first, builder.getInt32(static_cast<uint32_t>(
                                 box * copy.tile.rows * copy.box_columns))));
     llvm::Value *inner = builder.CreateAdd(
         column,
         builder.getInt32(static_cast<uint32_t>(box * copy.box_columns)));
-    inline_ptx(builder,
-               predicated("cp.async.bulk.tensor.2d.shared::cluster.global.tile."
-                          "mbarrier::complete_tx::bytes [$1], [$2, {$3, $4}], "
-                          "[$5];"),
-               "r,r,l,r,r,r", {mine, destination, map, inner, row, barrier});
+    f(shared, inner, row);
   }
+}
+
+llvm::Value *KernelLowering::tensor_map_address(const TmaCopy &copy) {
+  return builder.CreatePtrToInt(tensor_map_parameters_[tma_index_.at(copy.op)],
+                                builder.getInt64Ty());
+}
+
+void KernelLowering::issue_tma_copy(const TmaCopy &copy, llvm::Value *first,
+                                    llvm::Value *barrier, llvm::Value *issue) {
+  llvm::Value *mine = builder.CreateZExt(
+      builder.CreateAnd(issue, is_first_thread()), builder.getInt32Ty());
+  llvm::Value *map = tensor_map_address(copy);
+  for_each_box(copy, first,
+               [&](llvm::Value *shared, llvm::Value *inner, llvm::Value *row) {
+                 inline_ptx(builder,
+                            predicated("cp.async.bulk.tensor.2d.shared::"
+                                       "cluster.global.tile.mbarrier::"
+                                       "complete_tx::bytes [$1], [$2, {$3, "
+                                       "$4}], [$5];"),
+                            "r,r,l,r,r,r",
+                            {mine, shared, map, inner, row, barrier});
+               });
 }
 
 void KernelLowering::wait_mbarrier(llvm::Value *barrier, llvm::Value *parity) {
@@ -176,6 +194,59 @@ void KernelLowering::lower_tma_load(const ir::Operation &load) {
   // Every thread has seen the phase complete before the barrier goes.
   barrier();
   invalidate_mbarriers(mbarrier, 1);
+}
+
+void KernelLowering::lower_tma_store(const ir::Operation &store) {
+  const TmaCopy &copy = tma_copy_of(store);
+  ir::DescriptorOperands d(store);
+  const ir::Value *value = d.value();
+  const Layout *from = layouts_->home(value);
+  if (!from)
+    throw Error("internal: " + store.describe() +
+                " stores a value without a layout");
+  const int64_t element_bytes = copy.tile.element_bytes;
+  const int64_t saved = shared_reserved_;
+  const int64_t start = align_up(saved, wgmma_tile_alignment(copy.tile));
+  if (start + copy.bytes() > arch.max_shared_bytes())
+    throw SharedMemoryExhausted(
+        "the tile " + store.describe() + " stages for its copy needs " +
+        std::to_string(start + copy.bytes()) +
+        " bytes of shared memory with what it keeps already, more than the " +
+        std::to_string(arch.max_shared_bytes()) + " bytes " + arch.name() +
+        " allows a CTA; use smaller blocks");
+  reserve_shared_bytes(start + copy.bytes());
+  llvm::Value *first =
+      builder.getInt32(static_cast<uint32_t>(start / element_bytes));
+  // The value into its tile (rows along its first dimension), every
+  // thread's writes made visible to the async proxy before thread 0's
+  // copies read them.
+  before_shared_write();
+  store_tile(*from, registers(value, *from), copy.tile, /*row_dim=*/0,
+             d.tile_type().element(), [&](llvm::Value *index) {
+               return reserved_shared_element(
+                   storage_type(d.tile_type().element()),
+                   builder.CreateAdd(first, index));
+             });
+  fence_async_proxy();
+  barrier();
+  llvm::Value *mine =
+      builder.CreateZExt(is_first_thread(), builder.getInt32Ty());
+  llvm::Value *map = tensor_map_address(copy);
+  for_each_box(copy, first,
+               [&](llvm::Value *shared, llvm::Value *inner, llvm::Value *row) {
+                 inline_ptx(builder,
+                            predicated("cp.async.bulk.tensor.2d.global.shared::"
+                                       "cta.bulk_group [$2, {$3, $4}], [$1];"),
+                            "r,r,l,r,r", {mine, shared, map, inner, row});
+               });
+  // The copies have read the tile before anyone writes its bytes again;
+  // their writes of global memory complete before the kernel ends.
+  inline_ptx(builder, predicated("cp.async.bulk.commit_group;"), "r", {mine});
+  inline_ptx(builder, predicated("cp.async.bulk.wait_group.read 0;"), "r",
+             {mine});
+  barrier();
+  reserve_shared_bytes(saved);
+  stored_since_barrier_ = true;
 }
 
 } // namespace blocc::nvptx

@@ -1,11 +1,11 @@
 // gpu-tensor-descriptors: the descriptor accesses of a kernel, split
 // between the Tensor Memory Accelerator and plain memory accesses. A
-// descriptor_load that TMA can copy (tma.h: a 2-D tile a warpgroup MMA
-// reads from shared memory, on sm_90a, from a base, extents and strides the
-// host can encode) is marked tma and stays whole; every other descriptor
-// access is rewritten into pointer arithmetic, a bounds mask and a masked
-// load or store (ir::lower_tensor_descriptors), which the passes after
-// treat as any load or store.
+// descriptor access that TMA can copy (tma.h: on sm_90a, a 2-D tile from a
+// base, extents and strides the host can encode; for a load, one a
+// warpgroup MMA reads from shared memory) is marked tma and stays whole;
+// every other descriptor access is rewritten into pointer arithmetic, a bounds
+// mask and a masked load or store (ir::lower_tensor_descriptors), which the
+// passes after treat as any load or store.
 //
 //   %a = descriptor_load %pa, %m, %k, %k, %c1, %om, %ok {tma = 1}
 //       : tensor<128x64xf16>
@@ -19,6 +19,7 @@
 #include "backends/nvptx/gpu_passes.h"
 #include "backends/nvptx/tma.h"
 #include "ir/passes.h"
+#include "ir/tensor_descriptor.h"
 
 #include <set>
 
@@ -27,7 +28,7 @@ namespace blocc::nvptx {
 void tensor_descriptors(ir::Function &function, const GpuPassOptions &options) {
   std::set<const ir::Operation *> copied;
   function.walk([&](ir::Operation &op) {
-    if (op.code() != ir::OpCode::DescriptorLoad)
+    if (!ir::is_descriptor_access(op.code()))
       return;
     if (!op.has_attr(gpu_attr::kTma) &&
         !tma_copy(function, op, options.num_warps, options.arch))

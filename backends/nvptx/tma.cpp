@@ -92,24 +92,27 @@ bool warpgroups_read_from_shared(const ir::Operation &dot, int operand,
 
 class TmaDecision {
 public:
-  TmaDecision(const ir::Function &function, const ir::Operation &load,
+  TmaDecision(const ir::Function &function, const ir::Operation &op,
               std::string *why)
-      : function_(function), load_(load), why_(why) {}
+      : function_(function), op_(op), why_(why) {}
 
   std::optional<TmaCopy> decide(int num_warps, const GpuArch &arch) {
     if (arch.sm != 90 || !arch.arch_specific)
       return no("TMA copies for warpgroup MMAs need sm_90a");
-    const ir::Type &type = load_.result()->type();
-    if (load_.code() != OpCode::DescriptorLoad || type.rank() != 2)
-      return no("only 2-D descriptor loads are copied by TMA");
+    if (!ir::is_descriptor_access(op_.code()) ||
+        ir::DescriptorOperands(op_).tile_type().rank() != 2)
+      return no("only 2-D descriptor accesses are copied by TMA");
+    if (op_.code() == OpCode::DescriptorStore)
+      return store();
+    const ir::Type &type = op_.result()->type();
     TmaCopy copy;
-    copy.load = &load_;
-    copy.dot = only_user(function_, load_.result());
+    copy.op = &op_;
+    copy.dot = only_user(function_, op_.result());
     if (!copy.dot || copy.dot->code() != OpCode::Dot ||
         copy.dot->operand(0) == copy.dot->operand(1) ||
-        copy.dot->operand(2) == load_.result())
+        copy.dot->operand(2) == op_.result())
       return no("the tile is not read by one dot alone, as A or B");
-    copy.operand = copy.dot->operand(0) == load_.result() ? 0 : 1;
+    copy.operand = copy.dot->operand(0) == op_.result() ? 0 : 1;
     const int64_t bytes = ir::scalar_bits(type.element()) / 8;
     if (copy.operand == 1 && bytes != 2)
       return no("a B of " + std::to_string(8 * bytes) +
@@ -123,6 +126,29 @@ public:
     copy.tile = wgmma_operand_tile(*copy.dot, copy.operand, copy.operand == 0);
     if (copy.tile.rows != type.dim(0) || copy.tile.columns != type.dim(1))
       return no("internal: the operand tile is not the tile's shape");
+    return boxed(copy, type.element());
+  }
+
+private:
+  /// A store's value, written to a tile swizzled as an operand's rows
+  /// would be, then copied out.
+  std::optional<TmaCopy> store() {
+    const ir::Type &type = ir::DescriptorOperands(op_).tile_type();
+    const int64_t bytes = ir::scalar_bits(type.element()) / 8;
+    TmaCopy copy;
+    copy.op = &op_;
+    copy.tile.rows = type.dim(0);
+    copy.tile.columns = type.dim(1);
+    copy.tile.element_bytes = bytes;
+    if (copy.tile.columns * bytes < 32)
+      return no("rows of fewer than 32 bytes fit no TMA swizzling mode");
+    copy.tile.swizzle = wgmma_swizzle(copy.tile.columns * bytes, bytes);
+    return boxed(copy, type.element());
+  }
+
+  /// `copy` with its boxes (one an atom of the tile's rows) and its map.
+  std::optional<TmaCopy> boxed(TmaCopy &copy, Scalar element) {
+    const int64_t bytes = ir::scalar_bits(element) / 8;
     copy.box_columns = copy.tile.swizzle.atom_columns
                            ? copy.tile.swizzle.atom_columns
                            : copy.tile.columns;
@@ -133,12 +159,11 @@ public:
     if (copy.tile.rows > 256)
       return no("more than 256 rows in a box");
     copy.boxes = copy.tile.columns / copy.box_columns;
-    if (!encodable(copy, type.element(), bytes))
+    if (!encodable(copy, element, bytes))
       return std::nullopt;
     return copy;
   }
 
-private:
   std::nullopt_t no(const std::string &reason) {
     refuse(reason);
     return std::nullopt;
@@ -153,7 +178,7 @@ private:
   /// Fills copy.map from the descriptor's operands where the host can
   /// encode them.
   bool encodable(TmaCopy &copy, Scalar element, int64_t bytes) {
-    ir::DescriptorOperands d(load_);
+    ir::DescriptorOperands d(op_);
     std::optional<cuda::TensorMapElement> map_type = map_element(element);
     if (!map_type)
       return refuse("TMA copies no " + std::string(ir::scalar_name(element)));
@@ -191,28 +216,29 @@ private:
     map.box_dims = {static_cast<uint32_t>(copy.box_columns),
                     static_cast<uint32_t>(copy.tile.rows)};
     map.swizzle = swizzle_of_row(copy.box_columns * bytes);
+    map.stored = op_.code() == OpCode::DescriptorStore;
     return true;
   }
 
   const ir::Function &function_;
-  const ir::Operation &load_;
+  const ir::Operation &op_;
   std::string *why_;
 };
 
 } // namespace
 
 std::optional<TmaCopy> tma_copy(const ir::Function &function,
-                                const ir::Operation &load, int num_warps,
+                                const ir::Operation &op, int num_warps,
                                 const GpuArch &arch, std::string *why) {
-  return TmaDecision(function, load, why).decide(num_warps, arch);
+  return TmaDecision(function, op, why).decide(num_warps, arch);
 }
 
-TmaCopy marked_tma_copy(const ir::Function &function, const ir::Operation &load,
+TmaCopy marked_tma_copy(const ir::Function &function, const ir::Operation &op,
                         int num_warps, const GpuArch &arch) {
   std::string why;
-  std::optional<TmaCopy> copy = tma_copy(function, load, num_warps, arch, &why);
+  std::optional<TmaCopy> copy = tma_copy(function, op, num_warps, arch, &why);
   if (!copy)
-    throw Error("GPU IR: " + load.describe() + ": marked tma, but " + why);
+    throw Error("GPU IR: " + op.describe() + ": marked tma, but " + why);
   return *copy;
 }
 

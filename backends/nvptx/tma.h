@@ -30,12 +30,13 @@
 
 namespace blocc::nvptx {
 
-/// One descriptor_load as TMA copies it.
+/// One descriptor_load (or descriptor_store) as TMA copies it.
 struct TmaCopy {
-  const ir::Operation *load = nullptr;
-  const ir::Operation *dot = nullptr; // its reader
+  const ir::Operation *op = nullptr;
+  const ir::Operation *dot = nullptr; // a load's reader
   int operand = 0;                    // 0: the dot's A, 1: its B
-  FragmentTile tile;                  // where it lands
+  /// Where a load lands; where a store's value is staged for the copy.
+  FragmentTile tile;
   /// What the host encodes: box = one atom (columns of an atom x rows).
   cuda::TensorMapRequest map;
   /// Boxes a copy issues: one per atom along the rows.

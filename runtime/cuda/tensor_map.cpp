@@ -216,23 +216,25 @@ TensorMapEncoding tensor_map_encoding(const TensorMapRequest &request,
 namespace {
 
 /// 16 zero bytes of device memory in the current context: what the map of
-/// an empty array reads. One block per context, kept while the process
-/// runs.
-void *zero_block_of_current_context(const std::string &what) {
+/// an empty array reads; or, for a stored map, 16 scratch bytes that its
+/// copies may write and nothing reads. One block of each per context, kept
+/// while the process runs.
+void *empty_array_block(const std::string &what, bool stored) {
   static std::mutex mutex;
-  static std::map<driver::CUcontext, driver::CUdeviceptr> blocks;
+  static std::map<std::pair<driver::CUcontext, bool>, driver::CUdeviceptr>
+      blocks;
   driver::CUcontext context = nullptr;
   driver::check(driver::api().cuCtxGetCurrent(&context), "cuCtxGetCurrent",
                 what);
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = blocks.find(context);
+  auto it = blocks.find({context, stored});
   if (it == blocks.end()) {
     driver::CUdeviceptr block = 0;
     driver::check(driver::api().cuMemAlloc(&block, kAlignment), "cuMemAlloc",
                   what);
     driver::check(driver::api().cuMemsetD8(block, 0, kAlignment), "cuMemsetD8",
                   what);
-    it = blocks.emplace(context, block).first;
+    it = blocks.emplace(std::make_pair(context, stored), block).first;
   }
   return reinterpret_cast<void *>(it->second);
 }
@@ -251,7 +253,7 @@ driver::CUtensorMap encode_tensor_map(const TensorMapRequest &request,
                          "tensor maps need a driver for CUDA 12.0 or newer");
   }
   if (e.empty)
-    e.global_address = zero_block_of_current_context(what);
+    e.global_address = empty_array_block(what, request.stored);
   driver::CUtensorMap map;
   driver::check(encode(&map, e.data_type, e.rank, e.global_address,
                        e.global_dims, e.global_strides, e.box_dims,

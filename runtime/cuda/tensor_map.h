@@ -77,6 +77,10 @@ struct TensorMapRequest {
   std::vector<uint32_t> box_dims;
   TensorMapSwizzle swizzle = TensorMapSwizzle::B128;
   TensorMapL2Promotion l2_promotion = TensorMapL2Promotion::B128;
+  /// Whether the kernel stores through the map (an empty array's map then
+  /// points at a scratch element nothing reads, not at the zero loads
+  /// read).
+  bool stored = false;
 };
 
 /// The arguments cuTensorMapEncodeTiled gets for a request and a launch's
@@ -94,8 +98,9 @@ struct TensorMapEncoding {
   driver::CUtensorMapL2promotion l2_promotion{};
   driver::CUtensorMapFloatOOBfill oob_fill{};
   /// An extent is 0 or less: the array is empty, every load of it reads
-  /// zeros. The map then describes a 1-element array (dims 1, strides 16
-  /// bytes) at a zero that encode_tensor_map provides (global_address
+  /// zeros and no store writes it. The map then describes a 1-element
+  /// array (dims 1, strides 16 bytes) at a zero that encode_tensor_map
+  /// provides, or a scratch element for a stored map (global_address
   /// nullptr here), so that no copy touches the user's buffer.
   bool empty = false;
 };

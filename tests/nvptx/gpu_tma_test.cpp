@@ -7,7 +7,9 @@
 // the f32 accumulator's rounding bound, outputs poisoned first. Where the
 // host cannot encode a tensor map (a row stride not a multiple of 16
 // bytes), the same kernel reads its tiles through pointers and gives the
-// same results. On a GPU other than Hopper the kernel runs without TMA.
+// same results. C is stored through a descriptor too: on sm_90a TMA copies
+// it out of shared memory, clipping the tails. On a GPU other than Hopper
+// the kernel runs without TMA.
 // The PTX for sm_90a issues cp.async.bulk.tensor and no cp.async, takes
 // one 128-byte tensor map per descriptor, and assembles without spills;
 // for sm_80 and sm_90 (no warpgroup MMAs) it copies no tensor.
@@ -33,9 +35,8 @@ template <typename T> auto &descriptor_matmul() {
         for (auto k : bl::range(0, K, BK))
           acc = bl::dot(bl::load(a_desc, {pid_m * BM, k}),
                         bl::load(b_desc, {k, pid_n * BN}), acc);
-        auto rows = bl::expand_dims(pid_m * BM + bl::arange(0, BM), 1);
-        auto cols = bl::expand_dims(pid_n * BN + bl::arange(0, BN), 0);
-        bl::store(c + rows * N + cols, acc, (rows < M) & (cols < N));
+        auto c_desc = bl::make_tensor_descriptor(c, {M, N}, {N, 1}, {BM, BN});
+        bl::store(c_desc, {pid_m * BM, pid_n * BN}, acc);
       });
   return k;
 }
@@ -74,8 +75,9 @@ INSTANTIATE_TEST_SUITE_P(Stages, GpuTmaMatmul, ::testing::ValuesIn(cases()),
                          matmul_case_name);
 
 // An empty A (M = 0) whose tiles the loop still loads: its tensor map
-// reads a zero of blocc's own, never A's (empty) buffer; the kernel runs
-// without a fault and stores nothing (every row is past M).
+// reads a zero of blocc's own, never A's (empty) buffer; C's map (M = 0
+// too) writes a scratch element of blocc's own, never C: the kernel runs
+// without a fault and C keeps its poison.
 TEST(GpuTmaMatmulEmpty, AnEmptyArrayIsReadAsZerosWithoutTouchingIt) {
   BLOCC_REQUIRE_GPU();
   const int n = 128, k = 128;
@@ -113,16 +115,17 @@ int count_of(const std::string &text, const std::string &what) {
   return n;
 }
 
-// Two descriptors, two tensor maps after the user's six parameters; each
-// copy waits on its stage's mbarrier; the B tile of 128 columns (two
-// 128-byte atoms) takes two boxes a copy; no thread copies with cp.async.
+// Three descriptors, three tensor maps after the user's six parameters;
+// each copy waits on its stage's mbarrier; the B tile of 128 columns (two
+// 128-byte atoms) takes two boxes a copy, C's (128 floats a row) four; no
+// thread copies with cp.async.
 TEST(GpuTmaPtx, CopiesTilesWithTheTensorMemoryAccelerator) {
   using ::testing::HasSubstr;
   using ::testing::Not;
   for (int stages = 1; stages <= 4; ++stages) {
     SCOPED_TRACE(std::to_string(stages) + " stages");
     std::string ptx = ptx_of(256, stages, "sm_90a");
-    EXPECT_EQ(count_of(ptx, ".param .align 64 .b8"), 2);
+    EXPECT_EQ(count_of(ptx, ".param .align 64 .b8"), 3);
     EXPECT_THAT(ptx, HasSubstr("cp.async.bulk.tensor.2d.shared::cluster.global"
                                ".tile.mbarrier::complete_tx::bytes"));
     EXPECT_THAT(ptx, HasSubstr("mbarrier.try_wait.parity.shared::cta.b64"));
@@ -131,9 +134,12 @@ TEST(GpuTmaPtx, CopiesTilesWithTheTensorMemoryAccelerator) {
     EXPECT_THAT(ptx, Not(HasSubstr("cp.async.cg")));
     EXPECT_THAT(ptx, Not(HasSubstr("ldmatrix")));
     // Pipelined: S - 1 iterations issued before the loop and one in it,
-    // three boxes each (A, and B's two atoms); unpipelined: three.
+    // three boxes each (A, and B's two atoms); unpipelined: three; then
+    // C's four.
     EXPECT_EQ(count_of(ptx, "cp.async.bulk.tensor"),
-              stages == 1 ? 3 : 3 * stages);
+              (stages == 1 ? 3 : 3 * stages) + 4);
+    EXPECT_EQ(count_of(ptx, "cp.async.bulk.tensor.2d.global.shared::cta"), 4);
+    EXPECT_THAT(ptx, HasSubstr("cp.async.bulk.wait_group.read 0;"));
     if (ptxas()) {
       PtxasResult r = run_ptxas(ptx, "sm_90a", "-v");
       EXPECT_TRUE(r.ok) << r.output;
@@ -143,15 +149,16 @@ TEST(GpuTmaPtx, CopiesTilesWithTheTensorMemoryAccelerator) {
   }
   // Rows of 64 bytes: the 64-byte swizzle, one box a tile.
   std::string narrow = ptx_of(256, 3, "sm_90a", 32);
-  EXPECT_EQ(count_of(narrow, "cp.async.bulk.tensor"), 9);
+  EXPECT_EQ(count_of(narrow, "cp.async.bulk.tensor"), 9 + 4);
   if (ptxas()) {
     EXPECT_TRUE(run_ptxas(narrow, "sm_90a").ok);
   }
 }
 
-// No warpgroup MMAs: the tiles are read through pointers; a row stride the
-// host cannot encode (A's K = 100 halves: 200 bytes) reads that operand
-// through pointers while TMA still copies the other (B's map alone).
+// No warpgroup MMAs: the tiles are read through pointers, and sm_80 and
+// sm_90 store through pointers too; a row stride the host cannot encode
+// (A's K = 100 halves: 200 bytes) reads that operand through pointers
+// while TMA still copies B and C (their maps alone).
 TEST(GpuTmaPtx, PointersWhereTmaCannotCopy) {
   using ::testing::HasSubstr;
   using ::testing::Not;
@@ -161,7 +168,7 @@ TEST(GpuTmaPtx, PointersWhereTmaCannotCopy) {
     EXPECT_THAT(ptx, Not(HasSubstr(".param .align 64"))) << arch;
   }
   std::string unaligned = ptx_of(100, 3, "sm_90a");
-  EXPECT_EQ(count_of(unaligned, ".param .align 64 .b8"), 1);
+  EXPECT_EQ(count_of(unaligned, ".param .align 64 .b8"), 2);
   EXPECT_THAT(unaligned, HasSubstr("cp.async.bulk.tensor"));
   EXPECT_THAT(unaligned, HasSubstr("wgmma.mma_async"));
   if (ptxas()) {

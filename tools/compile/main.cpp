@@ -87,7 +87,7 @@ std::optional<GpuCode> compile_gpu(const ir::Function &function,
       throw Error("--target " + target.name + ": the kernel copies " +
                   std::to_string(code.tensor_maps) +
                   " tile(s) with the Tensor Memory Accelerator (descriptor "
-                  "loads read by warpgroup MMAs), whose tensor maps "
+                  "accesses), whose tensor maps "
                   "ahead-of-time launches do not encode yet; target sm_90 "
                   "(the same kernel without TMA) instead");
     if (!gpu) {

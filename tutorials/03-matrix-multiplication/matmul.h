@@ -53,11 +53,13 @@
 // zero. On Hopper (sm_90a), where the tiles feed warpgroup MMAs, the
 // Tensor Memory Accelerator copies them: one thread issues each tile's copy
 // and the others wait on its mbarrier, with no address arithmetic per
-// thread. It takes the matmul's arguments; A's and B's rows must be
-// contiguous (stride_ak = stride_bn = 1), and TMA copies a tile whose
-// array's row stride is a multiple of 16 bytes (others are read through
-// pointers, as everywhere else). matmul_persistent_tma walks the tiles as
-// matmul_persistent does, reading them as matmul_tma does.
+// thread; C's tile is stored through a descriptor as well (on Hopper
+// written to shared memory, then copied out by TMA, which clips the
+// tails). It takes the matmul's arguments; the rows of A, B and C must be
+// contiguous (stride_ak = stride_bn = stride_cn = 1), and TMA copies a
+// tile whose array's row stride is a multiple of 16 bytes (others are read
+// and written through pointers, as everywhere else). matmul_persistent_tma
+// walks the tiles as matmul_persistent does, reading them as matmul_tma does.
 //
 // matmul_fp8 walks the same tiles over fp8 (e4m3) inputs that carry one
 // float32 scale per tensor (torch._scaled_mm's per-tensor scaling): the
@@ -123,20 +125,23 @@ bl::Tensor product(bl::Ptr<T> a, bl::Ptr<T> b, const Tile &tile, bl::i32 M,
   return acc;
 }
 
-/// A's and B's tiles as tensor descriptors (made once per program, before
-/// any tile loop).
+/// A's, B's and C's tiles as tensor descriptors (made once per program,
+/// before any tile loop).
 struct Descriptors {
-  bl::TensorDescriptor a, b;
+  bl::TensorDescriptor a, b, c;
 };
 template <typename T>
-Descriptors descriptors_of(bl::Ptr<T> a, bl::Ptr<T> b, bl::i32 M, bl::i32 N,
-                           bl::i32 K, bl::i32 stride_am, bl::i32 stride_ak,
-                           bl::i32 stride_bk, bl::i32 stride_bn, int BLOCK_M,
-                           int BLOCK_N, int BLOCK_K) {
+Descriptors
+descriptors_of(bl::Ptr<T> a, bl::Ptr<T> b, bl::Ptr<float> c, bl::i32 M,
+               bl::i32 N, bl::i32 K, bl::i32 stride_am, bl::i32 stride_ak,
+               bl::i32 stride_bk, bl::i32 stride_bn, bl::i32 stride_cm,
+               bl::i32 stride_cn, int BLOCK_M, int BLOCK_N, int BLOCK_K) {
   return {bl::make_tensor_descriptor(a, {M, K}, {stride_am, stride_ak},
                                      {BLOCK_M, BLOCK_K}),
           bl::make_tensor_descriptor(b, {K, N}, {stride_bk, stride_bn},
-                                     {BLOCK_K, BLOCK_N})};
+                                     {BLOCK_K, BLOCK_N}),
+          bl::make_tensor_descriptor(c, {M, N}, {stride_cm, stride_cn},
+                                     {BLOCK_M, BLOCK_N})};
 }
 
 /// The same product with A's and B's tiles read through their descriptors
@@ -193,8 +198,8 @@ auto make_matmul(const char *name) {
         std::optional<matmul_parts::Descriptors> descriptors;
         if (READS == TileReads::Descriptors)
           descriptors = matmul_parts::descriptors_of(
-              a, b, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-              BLOCK_M, BLOCK_N, BLOCK_K);
+              a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+              stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K);
         // Tile `index` of C: its whole K loop, then its store.
         auto compute = [&](const bl::Tensor &index) {
           auto tile = matmul_parts::grouped_tile(index, M, N, BLOCK_M, BLOCK_N,
@@ -207,7 +212,10 @@ auto make_matmul(const char *name) {
                   : matmul_parts::product(a, b, tile, M, N, K, stride_am,
                                           stride_ak, stride_bk, stride_bn,
                                           BLOCK_M, BLOCK_N, BLOCK_K, as_is);
-          matmul_parts::store(c, tile, acc, M, N, stride_cm, stride_cn);
+          if (descriptors)
+            bl::store(descriptors->c, {tile.first_row, tile.first_col}, acc);
+          else
+            matmul_parts::store(c, tile, acc, M, N, stride_cm, stride_cn);
         };
         if constexpr (WALK == TileWalk::Persistent) {
           // A traced loop: its K loop is nested in it, pipelined as the

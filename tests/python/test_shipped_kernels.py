@@ -289,14 +289,15 @@ def test_matmul(rng, m, n, k):
     (1, 1, 1, 4, "cpu"), (17, 31, 13, 1, "cpu"), (97, 130, 67, 3, "cpu"),
     (97, 130, 67, 7, "cpu"), (128, 64, 256, 2, "cpu"), (200, 70, 40, 5, "cpu"),
     (97, 130, 67, 19, "cpu"), (33, 65, 30, 4, "interpreter")])
-def test_matmul_persistent(rng, m, n, k, programs, backend):
+@pytest.mark.parametrize("kernel", [matmul_persistent, matmul_persistent_tma],
+                         ids=["pointers", "descriptors"])
+def test_matmul_persistent(rng, m, n, k, programs, backend, kernel):
     a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
     b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
     c = poisoned((m, n), np.float32)
-    matmul_persistent[(programs,)](a, b, c, m, n, k, k, 1, n, 1, n, 1,
-                                   BLOCK_M=32, BLOCK_N=32, BLOCK_K=32,
-                                   GROUP_M=2 if m == 200 else 8,
-                                   backend=backend)
+    kernel[(programs,)](a, b, c, m, n, k, k, 1, n, 1, n, 1, BLOCK_M=32,
+                        BLOCK_N=32, BLOCK_K=32, GROUP_M=2 if m == 200 else 8,
+                        backend=backend)
     assert_matmul_within_rounding(c, a, b)
 
 
@@ -583,19 +584,4 @@ def test_matmul_tma(rng, m, n, k, backend):
     matmul_tma[(blocc.cdiv(m, 32) * blocc.cdiv(n, 32),)](
         a, b, c, m, n, k, k, 1, n, 1, n, 1, BLOCK_M=32, BLOCK_N=32,
         BLOCK_K=32, GROUP_M=8, backend=backend)
-    assert_matmul_within_rounding(c, a, b)
-
-
-# The persistent walk over descriptor tiles: counts of programs that do not
-# divide the tiles, and more programs than tiles.
-@pytest.mark.parametrize("m,n,k,programs,backend", [
-    (17, 31, 13, 1, "cpu"), (97, 130, 67, 7, "cpu"), (200, 70, 40, 50, "cpu"),
-    (33, 65, 30, 4, "interpreter")])
-def test_matmul_persistent_tma(rng, m, n, k, programs, backend):
-    a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
-    b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
-    c = poisoned((m, n), np.float32)
-    matmul_persistent_tma[(programs,)](a, b, c, m, n, k, k, 1, n, 1, n, 1,
-                                       BLOCK_M=32, BLOCK_N=32, BLOCK_K=32,
-                                       GROUP_M=8, backend=backend)
     assert_matmul_within_rounding(c, a, b)

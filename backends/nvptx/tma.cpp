@@ -209,6 +209,10 @@ private:
         host_value(function_, d.stride(0));
     if (!outer)
       return refuse("the outer stride is neither an argument nor a constant");
+    // A constant the map cannot hold (TMA strides are positive) leaves the
+    // tile to pointers; an argument is checked at launch.
+    if (outer->argument < 0 && outer->constant < 1)
+      return refuse("the outer stride is a constant below 1");
     if ((known_divisor(function_, *outer) * bytes) % 16 != 0)
       return refuse(
           "the outer stride is not known to be a multiple of 16 bytes");

@@ -33,25 +33,12 @@ using ::testing::HasSubstr;
 
 using blocc::unit_testing::Args;
 using blocc::unit_testing::buffer;
+using blocc::unit_testing::count_ops;
+using blocc::unit_testing::find_op;
 using blocc::unit_testing::pointer;
 using blocc::unit_testing::scalar;
 using blocc::unit_testing::trace;
 using blocc::unit_testing::trace_error;
-
-int count_ops(blocc::ir::Function &fn, OpCode code) {
-  int n = 0;
-  fn.walk([&](blocc::ir::Operation &op) { n += op.code() == code; });
-  return n;
-}
-
-blocc::ir::Operation *find_op(blocc::ir::Function &fn, OpCode code) {
-  blocc::ir::Operation *found = nullptr;
-  fn.walk([&](blocc::ir::Operation &op) {
-    if (!found && op.code() == code)
-      found = &op;
-  });
-  return found;
-}
 
 /// A value that is not an input element and not zero: what an element the
 /// kernel should not write keeps.

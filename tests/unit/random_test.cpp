@@ -152,16 +152,11 @@ TEST(HostPhilox, MatchesRandom123KnownAnswers) {
 
 using blocc::unit_testing::Args;
 using blocc::unit_testing::buffer;
+using blocc::unit_testing::count_ops;
 using blocc::unit_testing::pointer;
 using blocc::unit_testing::scalar;
 using blocc::unit_testing::trace;
 using blocc::unit_testing::trace_error;
-
-int count_ops(blocc::ir::Function &fn, OpCode code) {
-  int n = 0;
-  fn.walk([&](blocc::ir::Operation &op) { n += op.code() == code; });
-  return n;
-}
 
 constexpr int64_t kBlock = 64;
 constexpr uint32_t kPoison = 0xAAAAAAAAu;

@@ -41,6 +41,8 @@ using ::testing::Not;
 
 using blocc::unit_testing::Args;
 using blocc::unit_testing::buffer;
+using blocc::unit_testing::count_ops;
+using blocc::unit_testing::find_op;
 using blocc::unit_testing::pointer;
 using blocc::unit_testing::scalar;
 using blocc::unit_testing::trace_error;
@@ -52,22 +54,8 @@ trace(const std::vector<Type> &types,
   return blocc::unit_testing::trace(types, body, /*divisibility=*/1);
 }
 
-int count_ops(const blocc::ir::Function &fn, OpCode code) {
-  int n = 0;
-  fn.walk([&](const blocc::ir::Operation &op) { n += op.code() == code; });
-  return n;
-}
-
-blocc::ir::Operation *find_op(blocc::ir::Function &fn, OpCode code) {
-  blocc::ir::Operation *found = nullptr;
-  fn.walk([&](blocc::ir::Operation &op) {
-    if (!found && op.code() == code)
-      found = &op;
-  });
-  return found;
-}
-
-/// The same function after the default pipeline: descriptors rewritten.
+/// The same function after the default pipeline and the rewrite of its
+/// descriptor accesses, as the CPU backend lowers it.
 std::unique_ptr<blocc::ir::Function>
 rewritten(const blocc::ir::Function &traced) {
   std::unique_ptr<blocc::ir::Function> fn = blocc::ir::clone(traced);

@@ -56,6 +56,24 @@ inline std::string trace_error(const std::vector<ir::Type> &types,
 inline ir::Type scalar(ir::Scalar s) { return ir::Type::scalar(s); }
 inline ir::Type pointer(ir::Scalar s) { return ir::Type::pointer(s); }
 
+/// How many ops of `fn` (nested ones included) have opcode `code`.
+inline int count_ops(const ir::Function &fn, ir::OpCode code) {
+  int n = 0;
+  fn.walk([&](const ir::Operation &op) { n += op.code() == code; });
+  return n;
+}
+
+/// The first op of `fn` in program order with opcode `code`; nullptr if
+/// none has it.
+inline ir::Operation *find_op(ir::Function &fn, ir::OpCode code) {
+  ir::Operation *found = nullptr;
+  fn.walk([&](ir::Operation &op) {
+    if (!found && op.code() == code)
+      found = &op;
+  });
+  return found;
+}
+
 /// A kernel argument pointing at `v`'s elements.
 template <typename T> KernelArg buffer(std::vector<T> &v) {
   return KernelArg::of_pointer(v.data(), v.size() * sizeof(T));

@@ -288,6 +288,11 @@ public:
   /// Writes the operand of `convert` into a tile of `shared` (swizzled)
   /// after the bytes kept so far, which it keeps until its last reader.
   void write_tile(const ir::Operation &convert, const SharedLayout &shared);
+  /// Where a tile of `bytes` (and what follows it) starts at `alignment`
+  /// after the bytes kept so far; throws SharedMemoryExhausted, naming
+  /// `what` and giving `advice`, where the CTA's shared memory ends first.
+  int64_t tile_start(int64_t alignment, int64_t bytes, const std::string &what,
+                     const std::string &advice);
   /// Stores `values`, held in `from`, into `tile`, whose rows run along
   /// the value's dimension `row_dim`; `element_at` gives the address of
   /// the tile's element at an index.
@@ -322,10 +327,11 @@ public:
   /// The i32 address, in the shared window, of element `index` (i32) of
   /// `type` from the start of the kernel's shared memory.
   llvm::Value *shared_window_address(llvm::Type *type, llvm::Value *index);
-  /// Thread 0 initializes `count` mbarriers of 8 bytes from `first` (an
-  /// address in the shared window), each expecting one arrival, and
-  /// fences the initialization for the async proxy; a barrier must follow
-  /// before any other thread waits on them.
+  /// Orders what the CTA wrote before ahead of the async proxy's copies;
+  /// thread 0 initializes `count` mbarriers of 8 bytes from `first` (an
+  /// address in the shared window), each expecting one arrival, and fences
+  /// the initialization for the async proxy; a barrier follows, after
+  /// which every thread may wait on them.
   void init_mbarriers(llvm::Value *first, int count);
   /// Thread 0 invalidates them (after a barrier that every wait precedes).
   void invalidate_mbarriers(llvm::Value *first, int count);
@@ -393,8 +399,9 @@ private:
                                              llvm::Value *)> &f);
   /// The generic address of `copy`'s tensor-map parameter (i64).
   llvm::Value *tensor_map_address(const TmaCopy &copy);
-  /// i1: this is thread 0, which issues the CTA's TMA copies.
-  llvm::Value *is_first_thread();
+  /// i32, non-zero in thread 0 (which issues the CTA's TMA copies) where
+  /// `issue` (i1, where given) holds: the predicate of predicated().
+  llvm::Value *issuing_thread(llvm::Value *issue = nullptr);
   void on_each_mbarrier(const std::string &text, llvm::Value *first, int count);
 
   std::unique_ptr<LayoutAssignment> layouts_;

@@ -114,10 +114,10 @@ LoopPipeline::issue(llvm::Value *iv, const std::vector<CarriedValue> &carried,
   for (const ir::Operation *op : plan_.address_ops)
     k_.lower_again(*op);
   llvm::Value *first = stage_first(stage);
-  if (plan_.tma_bytes) {
+  if (plan_.tma_bytes()) {
     // The arrival announces the bytes before any copy can complete them.
     llvm::Value *barrier = stage_barrier(stage);
-    k_.expect_tma_bytes(barrier, plan_.tma_bytes, valid);
+    k_.expect_tma_bytes(barrier, plan_.tma_bytes(), valid);
     for (const PipelinedLoad &load : plan_.loads)
       if (load.tma)
         k_.issue_tma_copy(k_.tma_copy_of(*load.load),
@@ -148,13 +148,8 @@ void LoopPipeline::prologue(const std::vector<CarriedValue> &initial) {
   base_bytes_ = align_up(saved_reserve_, stages_alignment(plan_.alignment));
   barriers_at_ = base_bytes_ + plan_.stages * plan_.stage_bytes;
   k_.reserve_shared_bytes(barriers_at_ + plan_.barrier_bytes());
-  if (plan_.tma_bytes) {
-    // Earlier users of these bytes are done before the async proxy writes
-    // them, and every thread sees the mbarriers initialized.
-    k_.ordering_ptx("fence.proxy.async;");
+  if (plan_.tma_bytes())
     k_.init_mbarriers(stage_barrier(b_.getInt32(0)), plan_.stages);
-    k_.barrier();
-  }
   std::vector<CarriedValue> carried;
   for (size_t index : plan_.carried)
     carried.push_back(initial[index]);
@@ -206,7 +201,7 @@ void LoopPipeline::start_iteration(llvm::Value *trip) {
     if (plan_.warpgroups)
       k_.fence_async_proxy();
   }
-  if (plan_.tma_bytes) {
+  if (plan_.tma_bytes()) {
     // Use (trip / S) of this stage: its mbarrier's phase of that parity.
     llvm::Value *use = b_.CreateUDiv(trip, b_.getInt64(stages));
     k_.wait_mbarrier(
@@ -289,7 +284,7 @@ void LoopPipeline::finish() {
     b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
   k_.barrier();
   // Every copy issued was waited for in its iteration.
-  if (plan_.tma_bytes)
+  if (plan_.tma_bytes())
     k_.invalidate_mbarriers(stage_barrier(b_.getInt32(0)), plan_.stages);
   for (const PipelinedLoad &load : plan_.loads) {
     k_.clear_staged_operand(load.load->result());

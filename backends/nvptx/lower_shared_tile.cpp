@@ -81,15 +81,9 @@ void KernelLowering::write_tile(const ir::Operation &convert,
   const SharedTile tile = shared.tile(element_bytes);
 
   const int64_t start =
-      align_up(shared_reserved_, shared_tile_alignment(tile, warpgroup_mma_));
-  if (start + tile.bytes() > arch.max_shared_bytes())
-    throw SharedMemoryExhausted(
-        "the tile of a " + source->type().str() + " operand of a dot needs " +
-        std::to_string(start + tile.bytes()) +
-        " bytes of shared memory with what it keeps already, more than the " +
-        std::to_string(arch.max_shared_bytes()) + " bytes " + arch.name() +
-        " allows a CTA; use smaller blocks (a smaller BLOCK_K) or fewer "
-        "stages");
+      tile_start(shared_tile_alignment(tile, warpgroup_mma_), tile.bytes(),
+                 "the tile of a " + source->type().str() + " operand of a dot",
+                 "use smaller blocks (a smaller BLOCK_K) or fewer stages");
   live_tiles_.push_back({convert.result(), shared_reserved_});
   reserve_shared_bytes(start + tile.bytes());
   llvm::Value *first =
@@ -105,6 +99,19 @@ void KernelLowering::write_tile(const ir::Operation &convert,
                                      /*HasNSW=*/true));
              });
   tiles_unfenced_ = true;
+}
+
+int64_t KernelLowering::tile_start(int64_t alignment, int64_t bytes,
+                                   const std::string &what,
+                                   const std::string &advice) {
+  const int64_t start = align_up(shared_reserved_, alignment);
+  if (start + bytes > arch.max_shared_bytes())
+    throw SharedMemoryExhausted(
+        what + " needs " + std::to_string(start + bytes) +
+        " bytes of shared memory with what it keeps already, more than the " +
+        std::to_string(arch.max_shared_bytes()) + " bytes " + arch.name() +
+        " allows a CTA; " + advice);
+  return start;
 }
 
 void KernelLowering::store_tile(const Layout &from, const Registers &values,

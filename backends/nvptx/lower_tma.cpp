@@ -50,9 +50,12 @@ std::string predicated(const std::string &text) {
 
 } // namespace
 
-llvm::Value *KernelLowering::is_first_thread() {
-  return builder.CreateICmpEQ(builder.CreateOr(lane, warp),
-                              builder.getInt32(0));
+llvm::Value *KernelLowering::issuing_thread(llvm::Value *issue) {
+  llvm::Value *first =
+      builder.CreateICmpEQ(builder.CreateOr(lane, warp), builder.getInt32(0));
+  if (issue)
+    first = builder.CreateAnd(issue, first);
+  return builder.CreateZExt(first, builder.getInt32Ty());
 }
 
 const TmaCopy &KernelLowering::tma_copy_of(const ir::Operation &load) const {
@@ -81,19 +84,23 @@ llvm::Value *KernelLowering::shared_window_address(llvm::Type *type,
 /// of `count` mbarriers of 8 bytes from `first`.
 void KernelLowering::on_each_mbarrier(const std::string &text,
                                       llvm::Value *first, int count) {
-  llvm::Value *issue =
-      builder.CreateZExt(is_first_thread(), builder.getInt32Ty());
+  llvm::Value *issue = issuing_thread();
   for (int i = 0; i < count; ++i)
     inline_ptx(builder, predicated(text), "r,r",
                {issue, builder.CreateAdd(first, builder.getInt32(8 * i))});
 }
 
 void KernelLowering::init_mbarriers(llvm::Value *first, int count) {
+  // What this CTA wrote before (global stores, shared memory the copies'
+  // bytes held) is ordered before the async proxy's reads and writes.
+  ordering_ptx("fence.proxy.async;");
   on_each_mbarrier("mbarrier.init.shared::cta.b64 [$1], 1;", first, count);
   // The initialization, a write of the generic proxy, made visible to the
   // copies' completion through the async proxy.
   inline_ptx(builder, predicated("fence.mbarrier_init.release.cluster;"), "r",
-             {builder.CreateZExt(is_first_thread(), builder.getInt32Ty())});
+             {issuing_thread()});
+  // Every thread is done with the bytes, and sees the mbarriers ready.
+  barrier();
 }
 
 void KernelLowering::invalidate_mbarriers(llvm::Value *first, int count) {
@@ -102,8 +109,7 @@ void KernelLowering::invalidate_mbarriers(llvm::Value *first, int count) {
 
 void KernelLowering::expect_tma_bytes(llvm::Value *barrier, int64_t bytes,
                                       llvm::Value *issue) {
-  llvm::Value *mine = builder.CreateZExt(
-      builder.CreateAnd(issue, is_first_thread()), builder.getInt32Ty());
+  llvm::Value *mine = issuing_thread(issue);
   inline_ptx(builder,
              "{\n.reg .pred p;\n.reg .b64 state;\nsetp.ne.u32 p, $0, 0;\n"
              "@p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], $2;\n}",
@@ -138,8 +144,7 @@ llvm::Value *KernelLowering::tensor_map_address(const TmaCopy &copy) {
 
 void KernelLowering::issue_tma_copy(const TmaCopy &copy, llvm::Value *first,
                                     llvm::Value *barrier, llvm::Value *issue) {
-  llvm::Value *mine = builder.CreateZExt(
-      builder.CreateAnd(issue, is_first_thread()), builder.getInt32Ty());
+  llvm::Value *mine = issuing_thread(issue);
   llvm::Value *map = tensor_map_address(copy);
   for_each_box(copy, first,
                [&](llvm::Value *shared, llvm::Value *inner, llvm::Value *row) {
@@ -164,16 +169,12 @@ void KernelLowering::wait_mbarrier(llvm::Value *barrier, llvm::Value *parity) {
 void KernelLowering::lower_tma_load(const ir::Operation &load) {
   const TmaCopy &copy = tma_copy_of(load);
   const int64_t element_bytes = copy.tile.element_bytes;
+  // The tile, then its mbarrier (a tile's bytes are a multiple of 16).
   const int64_t start =
-      align_up(shared_reserved_, wgmma_tile_alignment(copy.tile));
-  const int64_t barrier_at = align_up(start + copy.bytes(), 8);
-  if (barrier_at + 8 > arch.max_shared_bytes())
-    throw SharedMemoryExhausted(
-        "the tile " + load.describe() + " copies needs " +
-        std::to_string(barrier_at + 8) +
-        " bytes of shared memory with what it keeps already, more than the " +
-        std::to_string(arch.max_shared_bytes()) + " bytes " + arch.name() +
-        " allows a CTA; use smaller blocks or fewer stages");
+      tile_start(wgmma_tile_alignment(copy.tile), copy.bytes() + 8,
+                 "the tile " + load.describe() + " copies",
+                 "use smaller blocks or fewer stages");
+  const int64_t barrier_at = start + copy.bytes();
   live_tiles_.push_back({load.result(), shared_reserved_});
   reserve_shared_bytes(barrier_at + 8);
   llvm::Value *first =
@@ -182,12 +183,7 @@ void KernelLowering::lower_tma_load(const ir::Operation &load) {
   llvm::Value *mbarrier = shared_window_address(
       builder.getInt64Ty(),
       builder.getInt32(static_cast<uint32_t>(barrier_at / 8)));
-  // What this CTA wrote before (global stores, shared memory these bytes
-  // held) is ordered before the async proxy's reads and writes; every
-  // thread is then done with the bytes, and sees the initialized barrier.
-  ordering_ptx("fence.proxy.async;");
   init_mbarriers(mbarrier, 1);
-  barrier();
   expect_tma_bytes(mbarrier, copy.bytes(), builder.getTrue());
   issue_tma_copy(copy, first, mbarrier, builder.getTrue());
   wait_mbarrier(mbarrier, builder.getInt32(0));
@@ -206,14 +202,10 @@ void KernelLowering::lower_tma_store(const ir::Operation &store) {
                 " stores a value without a layout");
   const int64_t element_bytes = copy.tile.element_bytes;
   const int64_t saved = shared_reserved_;
-  const int64_t start = align_up(saved, wgmma_tile_alignment(copy.tile));
-  if (start + copy.bytes() > arch.max_shared_bytes())
-    throw SharedMemoryExhausted(
-        "the tile " + store.describe() + " stages for its copy needs " +
-        std::to_string(start + copy.bytes()) +
-        " bytes of shared memory with what it keeps already, more than the " +
-        std::to_string(arch.max_shared_bytes()) + " bytes " + arch.name() +
-        " allows a CTA; use smaller blocks");
+  const int64_t start =
+      tile_start(wgmma_tile_alignment(copy.tile), copy.bytes(),
+                 "the tile " + store.describe() + " stages for its copy",
+                 "use smaller blocks");
   reserve_shared_bytes(start + copy.bytes());
   llvm::Value *first =
       builder.getInt32(static_cast<uint32_t>(start / element_bytes));
@@ -229,8 +221,7 @@ void KernelLowering::lower_tma_store(const ir::Operation &store) {
              });
   fence_async_proxy();
   barrier();
-  llvm::Value *mine =
-      builder.CreateZExt(is_first_thread(), builder.getInt32Ty());
+  llvm::Value *mine = issuing_thread();
   llvm::Value *map = tensor_map_address(copy);
   for_each_box(copy, first,
                [&](llvm::Value *shared, llvm::Value *inner, llvm::Value *row) {

@@ -361,8 +361,6 @@ private:
       plan.warpgroups = plan.warpgroups || load->warpgroups;
       load->offset = plan.stage_bytes / load->tile.element_bytes;
       plan.stage_bytes += align_up(load->tile.bytes(), 16);
-      if (load->tma)
-        plan.tma_bytes += load->tile.bytes();
       plan.loads.push_back(*load);
     }
     if (plan.loads.empty())

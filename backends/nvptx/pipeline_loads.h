@@ -87,7 +87,13 @@ struct PipelinedLoop {
   std::vector<PipelinedLoad> loads;
   /// Bytes the TMA copies of one stage bring (0: none): what the stage's
   /// mbarrier expects before its phase completes.
-  int64_t tma_bytes = 0;
+  int64_t tma_bytes() const {
+    int64_t bytes = 0;
+    for (const PipelinedLoad &load : loads)
+      if (load.tma)
+        bytes += load.tile.bytes();
+    return bytes;
+  }
   /// Whether some load is copied with cp.async (the others with TMA).
   bool copies_with_cp_async() const {
     for (const PipelinedLoad &load : loads)
@@ -96,7 +102,9 @@ struct PipelinedLoop {
     return false;
   }
   /// The mbarriers of TMA copies, one of 8 bytes a stage, after the stages.
-  int64_t barrier_bytes() const { return tma_bytes ? 8 * int64_t{stages} : 0; }
+  int64_t barrier_bytes() const {
+    return tma_bytes() ? 8 * int64_t{stages} : 0;
+  }
   /// Shared memory the loop keeps: its invariant tiles, stages and
   /// mbarriers.
   int64_t kept_bytes() const {

@@ -375,29 +375,72 @@ private:
     return plan;
   }
 
-  /// The body's one dot, on warpgroup MMAs, that accumulates the loop's
-  /// carried value: it alone reads the carried block, and the yield alone
-  /// reads its result (nothing in the iteration waits for its MMAs).
+  /// The body's last dot, on warpgroup MMAs, where its MMAs can stay in
+  /// flight into the next iteration: it accumulates the loop's carried
+  /// value (the yield alone reads its result), and nothing reads the
+  /// registers it writes before a wait that covers them. Every dot of the
+  /// body is one of its own ops and on warpgroup MMAs, so that a dot
+  /// before it waits for all of the warpgroup's groups (in order: its
+  /// own and the previous iteration's); the carried value is read by the
+  /// accumulating dot alone (a matmul's loop) or only after the body's
+  /// first dot (attention's rescaled accumulator).
   static const ir::Operation *accumulator_dot(const ir::Block &body) {
-    const ir::Operation *found = nullptr;
+    std::vector<const ir::Operation *> dots;
     for (const auto &op : body.ops()) {
-      if (op->code() != OpCode::Dot)
-        continue;
-      if (found || !runs_on_warpgroups(*op))
+      if (op->code() == OpCode::Dot)
+        dots.push_back(op.get());
+      if (op->num_regions() && contains_dot(*op))
         return nullptr;
-      found = op.get();
     }
-    if (!found)
+    for (const ir::Operation *dot : dots)
+      if (!runs_on_warpgroups(*dot))
+        return nullptr;
+    if (dots.empty())
       return nullptr;
+    const ir::Operation *found = dots.back();
     const ir::Operation *yield = body.terminator();
-    const ir::Value *acc = found->operand(2);
     auto [result_users, user] = users(body, found->result());
-    if (result_users != 1 || user != yield || users(body, acc).first != 1)
+    if (result_users != 1 || user != yield)
       return nullptr;
+    const ir::Value *carried = nullptr;
     for (size_t k = 0; k < yield->num_operands(); ++k)
       if (yield->operand(k) == found->result())
-        return body.argument(1 + k) == acc ? found : nullptr;
-    return nullptr;
+        carried = body.argument(1 + k);
+    // Reads of the carried value before the first dot's wait would find
+    // the last iteration's MMAs still writing it; the accumulating dot
+    // may go on accumulating into it (MMAs of one warpgroup into the same
+    // registers run in order).
+    if (found->operand(0) == carried || found->operand(1) == carried)
+      return nullptr;
+    bool waited = false;
+    for (const auto &op : body.ops()) {
+      if (op.get() != found && reads(*op, carried) &&
+          (!waited || op.get() == dots.front()))
+        return nullptr;
+      waited = waited || op.get() == dots.front();
+    }
+    return found;
+  }
+
+  /// Whether `op`'s regions hold a dot.
+  static bool contains_dot(const ir::Operation &op) {
+    for (size_t i = 0; i < op.num_regions(); ++i)
+      for (const auto &inner : op.region(i)->ops())
+        if (inner->code() == OpCode::Dot || contains_dot(*inner))
+          return true;
+    return false;
+  }
+
+  /// Whether `op` or an op in its regions reads `v`.
+  static bool reads(const ir::Operation &op, const ir::Value *v) {
+    for (const ir::Value *operand : op.operands())
+      if (operand == v)
+        return true;
+    for (size_t i = 0; i < op.num_regions(); ++i)
+      for (const auto &inner : op.region(i)->ops())
+        if (reads(*inner, v))
+          return true;
+    return false;
   }
 
   /// The bytes of the inputs of the body's dots on tensor cores that are

@@ -15,7 +15,8 @@
 //     writes whole runs: right before the dot, or, where the dot is in a
 //     pipelined loop and the operand is defined before it and read by
 //     nothing else in it (attention's Q), right before the loop, so that
-//     it is written once.
+//     it is written once (and where an earlier loop's dot had it written
+//     so already, that tile is read again).
 //
 //   %sa = convert_layout %a {layout = "#shared0"} : tensor<128x32xf16>
 //   %c = dot %sa, %b, %acc {engine = "mma.sync", ...}
@@ -114,11 +115,33 @@ private:
         loop && loop->code() == OpCode::For && loop_stages(*loop) >= 2 &&
         written_before_loop(dot, side, *loop->region(0)))
       before = loop;
-    auto write = make_convert_layout(v, name, dot.loc());
-    ir::Value *tile = write->result();
     ir::Block *block = before->parent_block();
-    block->insert(block->find(before), std::move(write));
+    ir::Value *tile =
+        before != &dot ? tile_written_before(v, name, *before) : nullptr;
+    if (!tile) {
+      auto write = make_convert_layout(v, name, dot.loc());
+      tile = write->result();
+      block->insert(block->find(before), std::move(write));
+    }
     dot.set_operand(static_cast<size_t>(side), tile);
+  }
+
+  /// The tile of `v` in layout `name` that an earlier loop's dot had
+  /// written before it, in the block of `loop` and ahead of it (attention's
+  /// Q, read by the loop over the unmasked blocks and the loop over the
+  /// masked ones); nullptr if none. Reading that tile again, rather than
+  /// writing another, leaves no register of `v` live across the loops.
+  static ir::Value *tile_written_before(const ir::Value *v,
+                                        const std::string &name,
+                                        const ir::Operation &loop) {
+    for (const auto &op : loop.parent_block()->ops()) {
+      if (op.get() == &loop)
+        break;
+      if (op->code() == OpCode::ConvertLayout && op->operand(0) == v &&
+          op->string_attr_or(gpu_attr::kLayout, "") == name)
+        return op->result();
+    }
+    return nullptr;
   }
 
   ir::Function &function_;

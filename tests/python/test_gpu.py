@@ -13,11 +13,13 @@ import pytest
 
 import blocc
 import blocc_test_module as module
-from blocc.kernels import (add, attention, matmul_persistent,
-                           matmul_persistent_tma, matmul_tma, matmul_tma_bf16,
-                           softmax)
+from blocc.kernels import (add, attention, attention_bwd_dkdv, attention_bwd_dq,
+                           attention_bwd_preprocess, attention_fwd_lse,
+                           matmul_persistent, matmul_persistent_tma, matmul_tma,
+                           matmul_tma_bf16, softmax)
 from conftest import poisoned
-from test_shipped_kernels import assert_matmul_within_rounding
+from test_shipped_kernels import (assert_matmul_within_rounding,
+                                  float64_attention_backward)
 
 pytestmark = pytest.mark.skipif(
     not blocc.cuda.is_available() or not blocc.backends()["gpu"],
@@ -67,7 +69,7 @@ def attention_reference(q, k, v, scale, causal):
                                                    (64, 32, 4), (64, 128, 4),
                                                    (128, 128, 8)])
 @pytest.mark.parametrize("dim", [64, 128])
-@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("stages", [1, 2, 3])
 @pytest.mark.parametrize("causal", [False, True])
 def test_attention_on_tensor_cores(rng, block_m, block_n, warps, dim, stages,
                                    causal):
@@ -83,6 +85,51 @@ def test_attention_on_tensor_cores(rng, block_m, block_n, warps, dim, stages,
     np.testing.assert_allclose(dout.numpy().astype(np.float64),
                                attention_reference(q, k, v, scale, causal),
                                rtol=4e-3, atol=2e-3)
+
+
+# Tutorial 06's backward kernels on tensor cores in the GPU sweep's
+# configurations (blocks of queries and keys, warps, stages: on an H100
+# their chains of products run on warpgroup MMAs, the last product's left
+# in flight into the next iteration), causal and not, over a sequence that
+# no block divides; each gradient within the bound of its float64 value.
+@pytest.mark.parametrize("dkdv,dq", [
+    ((32, 64, 4, 2), (64, 32, 4, 2)), ((32, 64, 4, 3), (64, 64, 4, 2)),
+    ((64, 128, 8, 2), (128, 64, 8, 3)), ((32, 128, 4, 3), (128, 32, 4, 3))])
+@pytest.mark.parametrize("dim", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_backward_on_tensor_cores(rng, dkdv, dq, dim, causal):
+    heads, seq = 3, 300
+    q, k, v, dout = (rng.uniform(-1, 1, (heads, seq, dim)).astype(np.float16)
+                     for _ in range(4))
+    scale = 1 / np.sqrt(dim)
+    inputs = [module.DeviceArray(x) for x in (q, k, v, dout)]
+    out = module.DeviceArray(poisoned((heads, seq, dim), np.float16))
+    lse, delta = (module.DeviceArray(poisoned((heads, seq), np.float32))
+                  for _ in range(2))
+    grads = {name: module.DeviceArray(poisoned((heads, seq, dim), np.float16))
+             for name in ("dq", "dk", "dv")}
+    meta = dict(HEAD_DIM=dim, CAUSAL=causal)
+    attention_fwd_lse[(blocc.cdiv(seq, 64), heads)](
+        *inputs[:3], out, lse, seq, scale, BLOCK_M=64, BLOCK_N=64, num_warps=4,
+        **meta)
+    attention_bwd_preprocess[(blocc.cdiv(heads * seq, 64),)](
+        out, inputs[3], delta, heads * seq, HEAD_DIM=dim, BLOCK_M=64)
+    block_m, block_n, warps, stages = dkdv
+    attention_bwd_dkdv[(blocc.cdiv(seq, block_n), heads)](
+        *inputs, lse, delta, grads["dk"], grads["dv"], seq, scale,
+        BLOCK_M=block_m, BLOCK_N=block_n, num_warps=warps, num_stages=stages,
+        **meta)
+    block_m, block_n, warps, stages = dq
+    attention_bwd_dq[(blocc.cdiv(seq, block_m), heads)](
+        *inputs, lse, delta, grads["dq"], seq, scale, BLOCK_M=block_m,
+        BLOCK_N=block_n, num_warps=warps, num_stages=stages, **meta)
+    _, _, want = float64_attention_backward(q, k, v, dout, scale, causal,
+                                            out.numpy())
+    for name, got in grads.items():
+        expected, bound = want[name]
+        error = np.abs(got.numpy().astype(np.float64) - expected)
+        assert np.all(error <= bound), (
+            f"{name}: largest error {np.nanmax(error / bound):.3g} of its bound")
 
 
 # Tutorial 03's persistent matmul on tensor cores (on an H100, wgmma) in

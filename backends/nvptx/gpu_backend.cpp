@@ -312,7 +312,7 @@ PtxCode compile_ptx(const ir::Function &function,
   code.entry = symbol_for(function.name());
   code.dynamic_shared_bytes = g.dynamic_shared_bytes;
   code.faults = std::move(g.faults);
-  code.tensor_maps = static_cast<int>(g.tensor_maps.size());
+  code.tensor_maps = std::move(g.tensor_maps);
   return code;
 }
 

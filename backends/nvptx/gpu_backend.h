@@ -15,6 +15,7 @@
 #include "backends/nvptx/fault_sites.h"
 #include "backends/nvptx/gpu_arch.h"
 #include "ir/function.h"
+#include "runtime/cuda/tensor_map.h"
 #include "runtime/kernel_args.h"
 
 #include <cstdint>
@@ -64,8 +65,9 @@ struct PtxCode {
   std::string entry;                ///< the PTX entry's name
   int64_t dynamic_shared_bytes = 0; ///< as dynamic_shared_bytes() says
   std::vector<FaultSite> faults;    ///< where a program may stop
-  /// Tensor maps the entry takes after the user's parameters (TMA copies).
-  int tensor_maps = 0;
+  /// The tensor maps the entry takes after the user's parameters (its TMA
+  /// copies'), which each launch encodes from its arguments.
+  std::vector<cuda::TensorMapRequest> tensor_maps;
 };
 /// Throws blocc::Error naming the op for IR the backend cannot lower.
 PtxCode compile_ptx(const ir::Function &function,

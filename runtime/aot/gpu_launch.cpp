@@ -23,13 +23,20 @@ std::string image_name(const GpuImage &image) {
          (image.cubin ? " cubin" : " PTX");
 }
 
+/// The image launches in a context use: its index among the kernel's, and
+/// the kernel loaded from it.
+struct ImageInUse {
+  size_t index = 0;
+  const cuda::LoadedKernel *loaded = nullptr;
+};
+
 /// What a kernel has loaded: a LoadedKernel per image (made on first use;
-/// each loads its module per context), and per context the one launches
+/// each loads its module per context), and per context the image launches
 /// there use.
 struct KernelState {
   std::mutex mutex;
   std::vector<std::unique_ptr<cuda::LoadedKernel>> images;
-  std::map<unsigned long long, const cuda::LoadedKernel *> by_context;
+  std::map<unsigned long long, ImageInUse> by_context;
 };
 
 KernelState &state_of(const GpuKernel &kernel) {
@@ -45,13 +52,12 @@ KernelState &state_of(const GpuKernel &kernel) {
 }
 
 /// The image launches in `context` use, loaded there.
-const cuda::LoadedKernel &loaded_in(const GpuKernel &kernel,
-                                    CUcontext context) {
+ImageInUse image_loaded_in(const GpuKernel &kernel, CUcontext context) {
   KernelState &state = state_of(kernel);
   std::lock_guard<std::mutex> lock(state.mutex);
   const unsigned long long key = cuda::context_key(context);
   if (auto it = state.by_context.find(key); it != state.by_context.end())
-    return *it->second;
+    return it->second;
   const cuda::driver::Api &api = cuda::driver::api();
   const std::string what = "kernel '" + std::string(kernel.name) + "'";
   cuda::driver::CUdevice device = 0;
@@ -77,8 +83,9 @@ const cuda::LoadedKernel &loaded_in(const GpuKernel &kernel,
       tried += "\n  " + image_name(image) + ": " + e.what();
       continue;
     }
-    state.by_context.emplace(key, loaded.get());
-    return *loaded;
+    const ImageInUse in_use{index, loaded.get()};
+    state.by_context.emplace(key, in_use);
+    return in_use;
   }
   std::string compiled;
   for (size_t i = 0; i < kernel.num_images; ++i)
@@ -92,6 +99,28 @@ const cuda::LoadedKernel &loaded_in(const GpuKernel &kernel,
               gpu.name + ", sm_" + cc + "): it was compiled for " + compiled +
               "; add --target sm_" + cc +
               " (or an older architecture) to blocc-compile");
+}
+
+/// Launches `loaded` with the user's `parameters` followed by the tensor
+/// maps of `requests`, encoded from `args` for the device of `context`.
+void launch_with_tensor_maps(
+    const std::vector<cuda::TensorMapRequest> &requests,
+    const cuda::LoadedKernel &loaded, CUcontext context,
+    const cuda::LaunchShape &shape, void **parameters,
+    cuda::driver::CUstream stream, const std::vector<KernelArg> &args,
+    const std::string &name) {
+  std::vector<void *> all(parameters, parameters + args.size());
+  all.resize(args.size() + requests.size());
+  // Each 64-byte aligned (CUtensorMap's alignment), as the PTX declares
+  // them.
+  std::vector<cuda::driver::CUtensorMap> maps;
+  {
+    // The driver encodes a map for the current context's device.
+    cuda::ContextScope current(context);
+    cuda::encode_tensor_map_parameters(requests, args, name, maps,
+                                       all.data() + args.size());
+  }
+  loaded.launch(context, shape, all.data(), stream);
 }
 
 } // namespace
@@ -118,7 +147,8 @@ std::vector<size_t> image_order(const GpuKernel &kernel, int cc) {
 }
 
 void launch_gpu(const GpuKernel &kernel, const Grid &grid, void **parameters,
-                const uint64_t *pointers, size_t num_pointers, void *stream) {
+                const uint64_t *pointers, size_t num_pointers, void *stream,
+                const KernelArg *args, size_t num_args) {
   const std::string name = kernel.name;
   for (int axis = 0; axis < 3; ++axis)
     if (grid[axis] < 0)
@@ -142,11 +172,22 @@ void launch_gpu(const GpuKernel &kernel, const Grid &grid, void **parameters,
                              : cuda::context_for_device(cuda::current_device());
   if (grid.count() == 0)
     return;
-  const cuda::LoadedKernel &loaded = loaded_in(kernel, context);
+  const ImageInUse image = image_loaded_in(kernel, context);
   cuda::LaunchShape shape;
   shape.grid = {grid.x, grid.y, grid.z};
   shape.threads = 32 * kernel.num_warps;
-  loaded.launch(context, shape, parameters, cu_stream);
+  const GpuImage &code = kernel.images[image.index];
+  if (!code.tensor_maps) {
+    image.loaded->launch(context, shape, parameters, cu_stream);
+    return;
+  }
+  if (!args)
+    throw Error("internal: kernel '" + name +
+                "' takes tensor maps, which its launch passed no arguments "
+                "to encode from (generated code of another blocc-compile?)");
+  launch_with_tensor_maps(code.tensor_maps(), *image.loaded, context, shape,
+                          parameters, cu_stream,
+                          std::vector<KernelArg>(args, args + num_args), name);
 }
 
 } // namespace blocc::aot

@@ -13,6 +13,7 @@
 #include "ir/error.h"
 #include "runtime/cpu/program_abi.h"
 #include "runtime/cpu/program_sites.h"
+#include "runtime/cuda/tensor_map.h"
 #include "runtime/fault_site.h"
 #include "runtime/kernel_args.h"
 
@@ -73,6 +74,11 @@ struct GpuImage {
   /// Dynamic shared memory each launch requests (runtime/cuda/
   /// loaded_kernel.h; 0 when the kernel's shared memory fits 48 KB).
   unsigned dynamic_shared_bytes;
+  /// The tensor maps the entry takes after the user's parameters
+  /// (runtime/cuda/tensor_map.h: one per tile the Tensor Memory
+  /// Accelerator copies), which each launch encodes from its arguments;
+  /// nullptr where it takes none.
+  const std::vector<cuda::TensorMapRequest> &(*tensor_maps)() = nullptr;
 };
 
 /// A specialization compiled for NVIDIA GPUs.
@@ -98,9 +104,14 @@ struct GpuKernel {
 /// PTX the driver can compile for it (image_order). Throws blocc::Error for
 /// a device none of the images fits (naming what there is), a stream of
 /// another context than the pointers', a grid beyond the device's limits,
-/// a negative grid, and every driver error.
+/// a negative grid, and every driver error. `args` (num_args of them, one
+/// per parameter) are the same arguments as KernelArgs, which the tensor
+/// maps of an image that takes some are encoded from (nullptr where no
+/// image does); a map the Tensor Memory Accelerator cannot copy throws
+/// blocc::Error naming the argument at fault.
 void launch_gpu(const GpuKernel &kernel, const Grid &grid, void **parameters,
-                const uint64_t *pointers, size_t num_pointers, void *stream);
+                const uint64_t *pointers, size_t num_pointers, void *stream,
+                const KernelArg *args = nullptr, size_t num_args = 0);
 
 /// The images of `kernel` that can run on a device of compute capability
 /// `cc` (major * 10 + minor), in the order a launch tries them: cubins of

@@ -12,6 +12,10 @@
 #include "axpy_f64.h"
 #include "divide_i32.h"
 #include "softmax_128.h"
+#ifdef BLOCC_AOT_TEST_TMA
+#include "fake_cuda/fake_cuda_driver.h"
+#include "matmul_tma.h"
+#endif
 #include "test_seed.h"
 
 #include "runtime/aot/launch.h"
@@ -23,8 +27,10 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -366,5 +372,122 @@ TEST(AotFakeDriver, FirstLaunchLoadsTheCodeOnceAndEachLaunchIsOneCall) {
                 calls("cuMemcpyDtoH_v2"),
             0u);
 }
+
+#ifdef BLOCC_AOT_TEST_TMA
+/// The f16 bits of x, a number with at most 11 significant bits in f16's
+/// normal range (exact).
+uint16_t f16_bits(double x) {
+  if (x == 0)
+    return 0;
+  int exponent = 0;
+  const double m = std::frexp(std::fabs(x), &exponent); // in [0.5, 1)
+  return static_cast<uint16_t>((x < 0 ? 0x8000 : 0) | ((exponent + 14) << 10) |
+                               static_cast<int>((2 * m - 1) * 1024));
+}
+
+/// Quarters from -2 to 2 as f16 bits, and their values: every product of
+/// two is a multiple of 1/16, every sum of up to 192 of them exact in f32.
+std::pair<std::vector<uint16_t>, std::vector<double>> quarters(size_t n) {
+  std::uniform_int_distribution<int> d(-8, 8);
+  std::pair<std::vector<uint16_t>, std::vector<double>> out;
+  for (size_t i = 0; i < n; ++i) {
+    const double v = d(blocc::test_seed::rng()) / 4.0;
+    out.first.push_back(f16_bits(v));
+    out.second.push_back(v);
+  }
+  return out;
+}
+
+// The matmul of tiles read and written through tensor descriptors, compiled
+// ahead of time for the CPU, sm_80, sm_90 and sm_90a (an H100 runs the
+// sm_90a code: TMA copies A's and B's tiles in and C's out, the launch
+// encoding their three tensor maps), on M not a multiple of the block and
+// N and K of 16: every element exact, nothing written past C.
+TEST_P(Aot, MatmulThroughTensorDescriptorsIsExact) {
+  const Where where = GetParam();
+  SKIP_WITHOUT_GPU(where);
+  BLOCC_SEED_TRACE();
+  const int m = 257, n = 336, k = 192;
+  auto [a_bits, a] = quarters(size_t(m) * k);
+  auto [b_bits, b] = quarters(size_t(k) * n);
+  Buffer<uint16_t> as(where, a_bits), bs(where, b_bits);
+  Buffer<float> c(where, std::vector<float>(size_t(m) * n + kGuard, NAN));
+  const blocc::Grid grid{cdiv(m, matmul_tma::BM), cdiv(n, matmul_tma::BN)};
+  if (where == Where::Cpu)
+    matmul_tma::cpu(grid, as.get(), bs.get(), c.get(), m, n, k);
+  else
+    matmul_tma::gpu(grid, as.get(), bs.get(), c.get(), m, n, k);
+  std::vector<float> got = c.host();
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double want = 0;
+      for (int l = 0; l < k; ++l)
+        want += a[size_t(i) * k + l] * b[size_t(l) * n + j];
+      ASSERT_EQ(got[size_t(i) * n + j], want) << "C[" << i << ", " << j << "]";
+    }
+  for (size_t i = size_t(m) * n; i < got.size(); ++i)
+    ASSERT_TRUE(std::isnan(got[i])) << "wrote past C at " << i;
+}
+
+// The launch of that matmul on an sm_90 device of tests/fake_cuda's driver:
+// the sm_90a code takes, after the six user parameters, the three tensor
+// maps, each 128 bytes at a 64-byte aligned address, encoded at the launch
+// from its arguments (the last, C's, with the extents N and M and a row of
+// N floats).
+TEST(AotFakeDriver, TmaKernelsGetTheirTensorMapsAfterTheUserParameters) {
+  const char *path = std::getenv("BLOCC_CUDA_DRIVER");
+  void *library = path ? dlopen(path, RTLD_NOW) : nullptr;
+  auto entry = [&](const char *name) {
+    return library ? dlsym(library, name) : nullptr;
+  };
+  auto record = reinterpret_cast<blocc_fake_cuda::RecordParameters>(
+      entry("blocc_fake_cuda_record_parameters"));
+  auto recorded = reinterpret_cast<blocc_fake_cuda::RecordedParameters>(
+      entry("blocc_fake_cuda_recorded_parameters"));
+  auto last_encode = reinterpret_cast<blocc_fake_cuda::LastTensorMapEncode>(
+      entry("blocc_fake_cuda_last_tensor_map_encode"));
+  ASSERT_TRUE(record && recorded && last_encode)
+      << "BLOCC_CUDA_DRIVER must name tests/fake_cuda's driver";
+  const int m = 100, n = 64, k = 32;
+  blocc::DeviceBuffer<uint16_t> a(size_t(m) * k), b(size_t(k) * n);
+  blocc::DeviceBuffer<float> c(size_t(m) * n);
+  const unsigned sizes[] = {8, 8, 8, 4, 4, 4, 128, 128, 128};
+  record(sizes, 9);
+  matmul_tma::gpu({1, 1}, a.data(), b.data(), c.data(), m, n, k);
+  blocc_fake_cuda::LaunchParameter p[9];
+  ASSERT_EQ(recorded(p, 9), 9);
+  record(nullptr, 0);
+  auto as_u64 = [](const blocc_fake_cuda::LaunchParameter &q) {
+    uint64_t v = 0;
+    std::memcpy(&v, q.bytes, q.size < 8 ? q.size : 8);
+    return v;
+  };
+  EXPECT_EQ(as_u64(p[0]), reinterpret_cast<uintptr_t>(a.data()));
+  EXPECT_EQ(as_u64(p[3]), uint64_t{m});
+  EXPECT_EQ(as_u64(p[5]), uint64_t{k});
+  std::vector<uint64_t> mapped;
+  for (int i = 6; i < 9; ++i) {
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p[i].address) % 64, 0u)
+        << "tensor map " << i - 6 << " at " << p[i].address;
+    // The fake driver writes the global address first, then its pattern.
+    mapped.push_back(as_u64(p[i]));
+    for (int j = 8; j < 128; ++j)
+      ASSERT_EQ(p[i].bytes[j], blocc_fake_cuda::tensor_map_byte(j))
+          << "tensor map " << i - 6 << ", byte " << j;
+  }
+  std::sort(mapped.begin(), mapped.end());
+  std::vector<uint64_t> buffers = {reinterpret_cast<uintptr_t>(a.data()),
+                                   reinterpret_cast<uintptr_t>(b.data()),
+                                   reinterpret_cast<uintptr_t>(c.data())};
+  std::sort(buffers.begin(), buffers.end());
+  EXPECT_EQ(mapped, buffers);
+  blocc_fake_cuda::TensorMapEncode e;
+  ASSERT_TRUE(last_encode(&e));
+  EXPECT_EQ(e.global_address, c.data());
+  EXPECT_EQ(e.global_dims[0], unsigned{n});
+  EXPECT_EQ(e.global_dims[1], unsigned{m});
+  EXPECT_EQ(e.global_strides[0], 4u * n);
+}
+#endif
 
 } // namespace

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "runtime/cpu/program_sites.h"
+#include "runtime/cuda/tensor_map.h"
 #include "runtime/fault_site.h"
 
 #include <cstdint>
@@ -31,6 +32,10 @@ struct GpuImage {
   /// What each launch requests (0 when the kernel's shared memory fits
   /// the static 48 KB; the architecture's lowering decides).
   unsigned dynamic_shared_bytes = 0;
+  /// The tensor maps its entry takes after the user's parameters, one per
+  /// tile the Tensor Memory Accelerator copies (sm_90a), which each launch
+  /// encodes from its arguments.
+  std::vector<cuda::TensorMapRequest> tensor_maps;
 };
 
 struct GpuCode {

@@ -325,18 +325,81 @@ std::string image_definition(const std::string &name, const GpuImage &image) {
   return s + (image.cubin ? "" : " 0x00,") + "\n};\n";
 }
 
+/// A value of a tensor map as a C++ initializer of TensorMapValue.
+std::string tensor_map_value_text(const cuda::TensorMapValue &v) {
+  return "{" + std::to_string(v.argument) + ", " + std::to_string(v.constant) +
+         "}";
+}
+
+/// One tensor map request as a C++ initializer of TensorMapRequest (the
+/// enums as the driver's numbers they are defined as).
+std::string tensor_map_request_text(const cuda::TensorMapRequest &r) {
+  auto values = [](const std::vector<cuda::TensorMapValue> &vs) {
+    std::string s = "{";
+    for (size_t i = 0; i < vs.size(); ++i)
+      s += (i ? ", " : "") + tensor_map_value_text(vs[i]);
+    return s + "}";
+  };
+  std::string box = "{";
+  for (size_t i = 0; i < r.box_dims.size(); ++i)
+    box += (i ? ", " : "") + std::to_string(r.box_dims[i]) + "u";
+  box += "}";
+  return "{blocc::cuda::TensorMapElement(" +
+         std::to_string(static_cast<int>(r.element)) + "), " +
+         std::to_string(r.address_argument) + ", " + values(r.global_dims) +
+         ", " + values(r.global_strides) + ", " + box +
+         ", blocc::cuda::TensorMapSwizzle(" +
+         std::to_string(static_cast<int>(r.swizzle)) +
+         "), blocc::cuda::TensorMapL2Promotion(" +
+         std::to_string(static_cast<int>(r.l2_promotion)) + "), " +
+         (r.stored ? "true" : "false") + "}";
+}
+
+/// The functions returning the images' tensor map requests, one per
+/// distinct list (an architecture's cubin and PTX take the same maps), and
+/// per image the name of its function ("" for an image that takes none).
+std::string tensor_map_functions(const GpuCode &gpu,
+                                 std::vector<std::string> &function_of) {
+  std::ostringstream o;
+  std::vector<std::pair<std::string, std::string>> written; // list, name
+  for (const GpuImage &image : gpu.images) {
+    std::string list;
+    for (const cuda::TensorMapRequest &r : image.tensor_maps)
+      list += "      " + tensor_map_request_text(r) + ",\n";
+    std::string name;
+    for (const auto &[text, function] : written)
+      if (text == list)
+        name = function;
+    if (!image.tensor_maps.empty() && name.empty()) {
+      name = "tensor_maps" + std::to_string(written.size());
+      written.emplace_back(list, name);
+      o << "const std::vector<blocc::cuda::TensorMapRequest> &" << name
+        << "() {\n"
+        << "  static const std::vector<blocc::cuda::TensorMapRequest> maps{\n"
+        << list << "  };\n"
+        << "  return maps;\n"
+        << "}\n\n";
+    }
+    function_of.push_back(name);
+  }
+  return o.str();
+}
+
 std::string gpu_source(const GpuCode &gpu) {
   std::ostringstream o;
   o << "// --- gpu: " << image_list(gpu) << ", " << gpu.num_warps
     << " warps ---\n\n";
   for (size_t i = 0; i < gpu.images.size(); ++i)
     o << image_definition("image" + std::to_string(i), gpu.images[i]) << "\n";
+  std::vector<std::string> maps_of;
+  o << tensor_map_functions(gpu, maps_of);
   o << "constexpr blocc::aot::GpuImage gpu_images[] = {\n";
   for (size_t i = 0; i < gpu.images.size(); ++i) {
     const GpuImage &image = gpu.images[i];
     o << "    {" << image.sm << ", " << (image.arch_specific ? "true" : "false")
       << ", " << (image.cubin ? "true" : "false") << ", image" << i
-      << ", sizeof image" << i << ", " << image.dynamic_shared_bytes << "},\n";
+      << ", sizeof image" << i << ", " << image.dynamic_shared_bytes
+      << (maps_of[i].empty() ? "" : ", " + maps_of[i]) << "},\n";
   }
   o << "};\n\n"
     << "const std::vector<blocc::runtime::FaultSite> &gpu_faults() {\n"
@@ -368,7 +431,29 @@ std::string gpu_parameter(const LaunchParameter &l, size_t i) {
   return "double " + name + " = " + l.name;
 }
 
-std::string gpu_launch(const std::vector<LaunchParameter> &parameters) {
+/// A launch parameter as a blocc::KernelArg (what tensor maps are encoded
+/// from).
+std::string kernel_arg_text(const LaunchParameter &l) {
+  const Parameter &p = *l.parameter;
+  if (p.kind == Parameter::Kind::Pointer)
+    return "blocc::KernelArg::of_pointer(const_cast<void *>(static_cast<const "
+           "void *>(" +
+           l.name + ")))";
+  if (ir::is_integer(p.dtype))
+    return "blocc::KernelArg::of_int(static_cast<int64_t>(" + l.name + "))";
+  return "blocc::KernelArg::of_float(static_cast<double>(" + l.name + "))";
+}
+
+/// Whether some image of `gpu` takes tensor maps.
+bool takes_tensor_maps(const GpuCode &gpu) {
+  for (const GpuImage &image : gpu.images)
+    if (!image.tensor_maps.empty())
+      return true;
+  return false;
+}
+
+std::string gpu_launch(const std::vector<LaunchParameter> &parameters,
+                       bool tensor_maps) {
   std::ostringstream o;
   o << "void gpu(" << parameter_list(parameters) << ", void *stream) {\n"
     << argument_checks("  ", parameters);
@@ -386,10 +471,19 @@ std::string gpu_launch(const std::vector<LaunchParameter> &parameters) {
     o << "  void *blocc_parameters[] = {" << addresses << "};\n";
   if (num_pointers)
     o << "  const uint64_t blocc_pointers[] = {" << pointers << "};\n";
+  if (tensor_maps) {
+    // The arguments the tensor maps of an sm_90a image are encoded from.
+    o << "  const blocc::KernelArg blocc_args[] = {\n";
+    for (const LaunchParameter &l : parameters)
+      o << "      " << kernel_arg_text(l) << ",\n";
+    o << "  };\n";
+  }
   o << "  blocc::aot::launch_gpu(gpu_kernel, grid, "
     << (parameters.empty() ? "nullptr" : "blocc_parameters") << ", "
     << (num_pointers ? "blocc_pointers" : "nullptr") << ", " << num_pointers
-    << ", stream);\n"
+    << ", stream"
+    << (tensor_maps ? ", blocc_args, " + std::to_string(parameters.size()) : "")
+    << ");\n"
     << "}\n";
   return o.str();
 }
@@ -487,7 +581,7 @@ std::string source_text(const Specialization &s, const Compiled &compiled,
   if (compiled.cpu)
     o << "\n" << cpu_launch(parameters);
   if (compiled.gpu)
-    o << "\n" << gpu_launch(parameters);
+    o << "\n" << gpu_launch(parameters, takes_tensor_maps(*compiled.gpu));
   o << "\n" << close_namespace(s);
   return o.str();
 }

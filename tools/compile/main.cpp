@@ -83,13 +83,6 @@ std::optional<GpuCode> compile_gpu(const ir::Function &function,
     } catch (const Error &e) {
       throw Error("--target " + target.name + ": " + e.what());
     }
-    if (code.tensor_maps > 0)
-      throw Error("--target " + target.name + ": the kernel copies " +
-                  std::to_string(code.tensor_maps) +
-                  " tile(s) with the Tensor Memory Accelerator (descriptor "
-                  "accesses), whose tensor maps "
-                  "ahead-of-time launches do not encode yet; target sm_90 "
-                  "(the same kernel without TMA) instead");
     if (!gpu) {
       gpu.emplace();
       gpu->entry = code.entry;
@@ -106,6 +99,7 @@ std::optional<GpuCode> compile_gpu(const ir::Function &function,
     image.arch_specific = target.arch_specific;
     image.dynamic_shared_bytes =
         static_cast<unsigned>(code.dynamic_shared_bytes);
+    image.tensor_maps = std::move(code.tensor_maps);
     if (ptxas) {
       GpuImage cubin = image;
       cubin.cubin = true;

@@ -163,6 +163,37 @@ Access desugar(const BlockPtr &p, const std::vector<int> &checked,
   return access;
 }
 
+/// Whether an access through `p` checking `checked` is a descriptor access
+/// (ir/tensor_descriptor.h): every dimension bounds-checked (its zero fill
+/// is a checked load's zero padding), a rank descriptors take, and no
+/// cache or eviction hint (descriptor accesses carry none). It stays one
+/// in the IR, so that a GPU backend may copy its tile with the Tensor
+/// Memory Accelerator; the rewrite every other backend runs builds what
+/// desugar() does.
+bool is_descriptor_access(const BlockPtr &p, const std::vector<int> &checked,
+                          Cache cache, Eviction eviction) {
+  return p.rank() <= 3 && checked.size() == static_cast<size_t>(p.rank()) &&
+         cache == Cache::Default && eviction == Eviction::Default;
+}
+
+/// The operands of the descriptor access through `p`: base, extents,
+/// strides and offsets (int64, as the block pointer keeps them).
+struct DescriptorOperands {
+  ir::Value *base;
+  std::vector<ir::Value *> shape, strides, offsets;
+};
+
+DescriptorOperands descriptor_operands(const BlockPtr &p,
+                                       const SourceLoc &loc) {
+  DescriptorOperands d{read(p.base(), loc), {}, {}, {}};
+  for (int i = 0; i < p.rank(); ++i) {
+    d.shape.push_back(read(p.shape(i), loc));
+    d.strides.push_back(read(p.stride(i), loc));
+    d.offsets.push_back(read(p.offset(i), loc));
+  }
+  return d;
+}
+
 } // namespace
 
 BlockPtr &BlockPtr::operator=(const BlockPtr &other) {
@@ -292,6 +323,15 @@ Tensor load(const BlockPtr &ptr, const std::vector<int> &boundary_check,
                         "; use Padding::Zero for integers");
   std::vector<int> checked =
       canonical_boundary_check(boundary_check, ptr.rank(), "bl::load", loc);
+  if (padding == Padding::Zero && !options.is_volatile &&
+      is_descriptor_access(ptr, checked, options.cache, options.eviction)) {
+    detail::reject_in_combine("bl::load", loc,
+                              "load the values before the reduction or scan "
+                              "and pass them in as operands");
+    DescriptorOperands d = descriptor_operands(ptr, loc);
+    return Tensor(builder_at(loc).descriptor_load(
+        d.base, d.shape, d.strides, d.offsets, ptr.block_shape()));
+  }
   Access access = desugar(ptr, checked, loc);
   if (!access.mask.bound())
     return load(Operand(access.pointers, loc), options);
@@ -317,6 +357,18 @@ void store(const BlockPtr &ptr, Operand value,
                    "; store a value of the block's shape (or a scalar)");
   std::vector<int> checked =
       canonical_boundary_check(boundary_check, ptr.rank(), "bl::store", loc);
+  if (is_descriptor_access(ptr, checked, options.cache, options.eviction)) {
+    detail::reject_in_combine("bl::store", loc);
+    if (value.is_value() && value.value()->type().is_pointer())
+      user_error(value.loc(), "bl::store: storing pointers is not supported; "
+                              "store bl::cast(pointer, bl::int64) instead");
+    DescriptorOperands d = descriptor_operands(ptr, loc);
+    ir::Value *stored = detail::broadcast_value(
+        detail::as_dtype(value, ptr.dtype()), ptr.block_shape(), value.loc());
+    builder_at(loc).descriptor_store(d.base, d.shape, d.strides, d.offsets,
+                                     stored);
+    return;
+  }
   Access access = desugar(ptr, checked, loc);
   if (!access.mask.bound())
     store(Operand(access.pointers, loc), value, options);

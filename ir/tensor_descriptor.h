@@ -11,7 +11,8 @@
 //
 // Operands, in order: the base (a scalar pointer), the array's extents
 // (r i64 scalars), its strides in elements (r i64 scalars), the tile's
-// first element (r i32 scalars), and for a store the value. The tile's shape
+// first element (r i32 scalars; or i64, as a block pointer's offsets are),
+// and for a store the value. The tile's shape
 // is the loaded result's (or the stored value's) shape, so the rank comes
 // from the type and the operand count must agree with it.
 //

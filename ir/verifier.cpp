@@ -29,7 +29,7 @@
 //   is a block of the base's pointee, which is a number; the operand count
 //   is 1 + 3 * rank for a load, 2 + 3 * rank for a store; the base is a
 //   scalar pointer, each extent and stride an i64 scalar, each offset an i32
-//   scalar. Strides, the last included, may be any value: the frontend
+//   (or i64) scalar. Strides, the last included, may be any value: the frontend
 //   requires a last stride of 1 as Triton does, and a lowering to TMA checks
 //   what it needs itself.
 #include "ir/error.h"
@@ -820,7 +820,9 @@ private:
     for (int i = 0; i < tile.rank(); ++i) {
       expect_index_scalar(op, 1 + i, "extent", Scalar::I64);
       expect_index_scalar(op, 1 + tile.rank() + i, "stride", Scalar::I64);
-      expect_index_scalar(op, 1 + 2 * tile.rank() + i, "offset", Scalar::I32);
+      const size_t offset = 1 + 2 * tile.rank() + i;
+      if (op.operand(offset)->type() != Type::scalar(Scalar::I64))
+        expect_index_scalar(op, offset, "offset", Scalar::I32);
     }
   }
 

@@ -398,6 +398,9 @@ private:
                     const std::function<void(llvm::Value *, llvm::Value *,
                                              llvm::Value *)> &f);
   /// The generic address of `copy`'s tensor-map parameter (i64).
+  /// TMA's 32-bit coordinate for a descriptor offset: an i32 as it is, an
+  /// i64 clamped (cuda::TensorMapRequest::wide_offsets).
+  llvm::Value *tma_coordinate(const ir::Value *offset);
   llvm::Value *tensor_map_address(const TmaCopy &copy);
   /// i32, non-zero in thread 0 (which issues the CTA's TMA copies) where
   /// `issue` (i1, where given) holds: the predicate of predicated().

@@ -122,7 +122,8 @@ void KernelLowering::for_each_box(
     const std::function<void(llvm::Value *, llvm::Value *, llvm::Value *)> &f) {
   ir::DescriptorOperands d(*copy.op);
   llvm::Type *element = storage_type(d.tile_type().element());
-  llvm::Value *row = scalar(d.offset(0)), *column = scalar(d.offset(1));
+  llvm::Value *row = tma_coordinate(d.offset(0)),
+              *column = tma_coordinate(d.offset(1));
   // One box a 128-byte atom of the rows: atoms lie one after another,
   // each rows x box_columns elements.
   for (int64_t box = 0; box < copy.boxes; ++box) {
@@ -135,6 +136,21 @@ void KernelLowering::for_each_box(
         builder.getInt32(static_cast<uint32_t>(box * copy.box_columns)));
     f(shared, inner, row);
   }
+}
+
+llvm::Value *KernelLowering::tma_coordinate(const ir::Value *offset) {
+  llvm::Value *v = scalar(offset);
+  if (v->getType()->getIntegerBitWidth() == 32)
+    return v;
+  // A 64-bit offset (a block pointer's): clamped where the box would lie
+  // wholly outside any array its map takes (cuda::TensorMapRequest::
+  // wide_offsets), so that the 32-bit coordinate copies the same zeros.
+  llvm::Value *low = builder.getInt64(uint64_t(int64_t{INT32_MIN}));
+  llvm::Value *high = builder.getInt64(uint64_t(cuda::kMaxWideOffsetExtent));
+  llvm::Value *clamped = builder.CreateBinaryIntrinsic(
+      llvm::Intrinsic::smin,
+      builder.CreateBinaryIntrinsic(llvm::Intrinsic::smax, v, low), high);
+  return builder.CreateTrunc(clamped, builder.getInt32Ty());
 }
 
 llvm::Value *KernelLowering::tensor_map_address(const TmaCopy &copy) {

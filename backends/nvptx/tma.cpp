@@ -184,6 +184,9 @@ private:
       return refuse("TMA copies no " + std::string(ir::scalar_name(element)));
     cuda::TensorMapRequest &map = copy.map;
     map.element = *map_type;
+    for (int dim = 0; dim < d.rank(); ++dim)
+      map.wide_offsets = map.wide_offsets ||
+                         d.offset(dim)->type() == ir::Type::scalar(Scalar::I64);
     const ir::Value *base = d.base();
     if (!base->is_block_argument() || base->owner_block() != &function_.body())
       return refuse("the base is not a pointer argument of the kernel");

@@ -14,8 +14,12 @@
 // Design decision: the block IR has no block-pointer type. A BlockPtr is a
 // frontend value holding scalar Tensors (the base pointer; the array's shape
 // and strides as int64; the tile's offsets, kept as int64) and the static
-// block shape and order. bl::load / bl::store desugar at trace time into a
-// block of pointers,
+// block shape and order. A bl::load / bl::store that checks every dimension
+// (zero padding, no cache hint, rank up to 3) is one descriptor access in
+// the IR (ir/tensor_descriptor.h, with int64 offsets), which a GPU backend
+// may copy with the Tensor Memory Accelerator and every other backend
+// rewrites into what follows. Every other access desugars at trace time
+// into a block of pointers,
 //   base + sum_i (offset_i + arange(0, block_shape[i])) * stride_i,
 // each term broadcast over the block's other dimensions and computed in
 // int64, and, for the dimensions in `boundary_check`, the mask

@@ -72,7 +72,9 @@ private:
         b_.create_value(OpCode::Arange, {}, Type::block(i32, {extent}),
                         {{"start", int64_t{0}}, {"end", extent}});
     range = b_.create_value(OpCode::Cast, {range}, Type::block(i64, {extent}));
-    Value *offset = b_.create_value(OpCode::Cast, {d_.offset(dim)}, i64);
+    Value *offset = d_.offset(dim);
+    if (offset->type() != i64)
+      offset = b_.create_value(OpCode::Cast, {offset}, i64);
     Value *index = b_.binary(OpCode::Add, b_.splat(offset, {extent}), range);
     if (d_.rank() == 1)
       return index;

@@ -148,6 +148,13 @@ TensorMapEncoding tensor_map_encoding(const TensorMapRequest &request,
       throw Error(what + ": " + dim.source + " (" + role + ") is " +
                   std::to_string(dim.value) +
                   "; TMA takes dimensions up to 2^32");
+    if (request.wide_offsets && dim.value > kMaxWideOffsetExtent)
+      throw Error(what + ": " + dim.source + " (" + role + ") is " +
+                  std::to_string(dim.value) +
+                  "; tiles of a block pointer that TMA copies take "
+                  "dimensions up to 2^31 - 257 (its 64-bit offsets become "
+                  "TMA's 32-bit coordinates); index such arrays through "
+                  "pointers");
     e.empty = e.empty || dim.value < 1;
     e.global_dims[d] = static_cast<unsigned long long>(dim.value);
   }

@@ -81,7 +81,18 @@ struct TensorMapRequest {
   /// points at a scratch element nothing reads, not at the zero loads
   /// read).
   bool stored = false;
+  /// Whether the kernel's coordinates come from 64-bit offsets (a block
+  /// pointer's), clamped to [-2^31, kMaxWideOffsetExtent] on their way to
+  /// TMA's 32-bit coordinates: a box that starts at a clamped coordinate
+  /// lies wholly outside the array (it reads zeros, writes nothing) only
+  /// while every extent is at most kMaxWideOffsetExtent, which the encoder
+  /// checks.
+  bool wide_offsets = false;
 };
+
+/// The largest extent a map with wide_offsets takes: 2^31 - 257, so that
+/// a box of up to 256 elements from there ends below 2^31.
+constexpr int64_t kMaxWideOffsetExtent = (int64_t{1} << 31) - 257;
 
 /// The arguments cuTensorMapEncodeTiled gets for a request and a launch's
 /// arguments, checked.

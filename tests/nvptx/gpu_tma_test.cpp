@@ -12,7 +12,10 @@
 // the kernel runs without TMA.
 // The PTX for sm_90a issues cp.async.bulk.tensor and no cp.async, takes
 // one 128-byte tensor map per descriptor, and assembles without spills;
-// for sm_80 and sm_90 (no warpgroup MMAs) it copies no tensor.
+// for sm_80 and sm_90 (no warpgroup MMAs) it copies no tensor. The same
+// matmul through block pointers advanced along K (their loads and the
+// store checking every dimension: descriptor accesses with 64-bit
+// offsets, clamped into TMA's 32-bit coordinates) takes the same copies.
 #include "nvptx/matmul_cases.h"
 
 #include <algorithm>
@@ -38,6 +41,37 @@ template <typename T> auto &descriptor_matmul() {
         auto c_desc = bl::make_tensor_descriptor(c, {M, N}, {N, 1}, {BM, BN});
         bl::store(c_desc, {pid_m * BM, pid_n * BN}, acc);
       });
+  return k;
+}
+
+/// The matmul through block pointers: A's and B's advanced along K each
+/// iteration, every access checking both dimensions.
+template <typename T> auto &block_pointer_matmul() {
+  static auto k = bl::kernel("gpu_tma_block_ptr_matmul", [](bl::Ptr<T> a,
+                                                            bl::Ptr<T> b,
+                                                            bl::Ptr<float> c,
+                                                            bl::i32 M,
+                                                            bl::i32 N,
+                                                            bl::i32 K,
+                                                            bl::Const<int> BM,
+                                                            bl::Const<int> BN,
+                                                            bl::Const<int> BK) {
+    auto row = bl::program_id(0) * BM, col = bl::program_id(1) * BN;
+    auto a_tile =
+        bl::make_block_ptr(a, {M, K}, {K, 1}, {row, 0}, {BM, BK}, {1, 0});
+    auto b_tile =
+        bl::make_block_ptr(b, {K, N}, {N, 1}, {0, col}, {BK, BN}, {1, 0});
+    auto acc = bl::zeros({BM, BN}, bl::float32);
+    for (auto k : bl::range(0, K, BK)) {
+      (void)k;
+      acc = bl::dot(bl::load(a_tile, {0, 1}), bl::load(b_tile, {0, 1}), acc);
+      a_tile = bl::advance(a_tile, {0, BK});
+      b_tile = bl::advance(b_tile, {BK, 0});
+    }
+    bl::store(
+        bl::make_block_ptr(c, {M, N}, {N, 1}, {row, col}, {BM, BN}, {1, 0}),
+        acc, {0, 1});
+  });
   return k;
 }
 
@@ -74,6 +108,22 @@ TEST_P(GpuTmaMatmul, MatchesFloat64) {
 INSTANTIATE_TEST_SUITE_P(Stages, GpuTmaMatmul, ::testing::ValuesIn(cases()),
                          matmul_case_name);
 
+class GpuTmaBlockPtrMatmul : public ::testing::TestWithParam<MatmulCase> {};
+
+TEST_P(GpuTmaBlockPtrMatmul, MatchesFloat64) {
+  BLOCC_REQUIRE_GPU();
+  BLOCC_SEED_TRACE();
+  if (GetParam().bf16)
+    expect_gpu_matmul_matches_float64<bl::bfloat16_t>(
+        block_pointer_matmul<bl::bfloat16_t>(), GetParam());
+  else
+    expect_gpu_matmul_matches_float64<bl::half>(
+        block_pointer_matmul<bl::half>(), GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Stages, GpuTmaBlockPtrMatmul,
+                         ::testing::ValuesIn(cases()), matmul_case_name);
+
 // An empty A (M = 0) whose tiles the loop still loads: its tensor map
 // reads a zero of blocc's own, never A's (empty) buffer; C's map (M = 0
 // too) writes a scratch element of blocc's own, never C: the kernel runs
@@ -96,15 +146,21 @@ TEST(GpuTmaMatmulEmpty, AnEmptyArrayIsReadAsZerosWithoutTouchingIt) {
   }
 }
 
-std::string ptx_of(int k, int stages, const std::string &arch, int bk = 64) {
+template <typename Kernel>
+std::string ptx_of(Kernel &kernel, int k, int stages, const std::string &arch,
+                   int bk = 64) {
   std::vector<bl::half> none;
   std::vector<float> out;
-  const ir::Function &f = specialization(descriptor_matmul<bl::half>(), none,
-                                         none, out, 256, 256, k, 128, 128, bk);
+  const ir::Function &f =
+      specialization(kernel, none, none, out, 256, 256, k, 128, 128, bk);
   nvptx::CompileOptions options;
   options.arch = nvptx::GpuArch::parse(arch);
   options.num_stages = stages;
   return nvptx::ptx_of(*nvptx::compile(f, options));
+}
+
+std::string ptx_of(int k, int stages, const std::string &arch, int bk = 64) {
+  return ptx_of(descriptor_matmul<bl::half>(), k, stages, arch, bk);
 }
 
 int count_of(const std::string &text, const std::string &what) {
@@ -173,6 +229,32 @@ TEST(GpuTmaPtx, PointersWhereTmaCannotCopy) {
   EXPECT_THAT(unaligned, HasSubstr("wgmma.mma_async"));
   if (ptxas()) {
     EXPECT_TRUE(run_ptxas(unaligned, "sm_90a").ok);
+  }
+}
+
+// Through block pointers: the same three maps and copies; each 64-bit
+// offset clamped to [-2^31, 2^31 - 257] on its way to a 32-bit coordinate.
+// sm_80 copies nothing with TMA.
+TEST(GpuTmaPtx, BlockPointersCheckingEveryDimensionAreCopiedToo) {
+  using ::testing::HasSubstr;
+  using ::testing::Not;
+  std::string ptx = ptx_of(block_pointer_matmul<bl::half>(), 256, 3, "sm_90a");
+  EXPECT_EQ(count_of(ptx, ".param .align 64 .b8"), 3);
+  EXPECT_EQ(count_of(ptx, "cp.async.bulk.tensor"), 3 * 3 + 4);
+  EXPECT_THAT(ptx, HasSubstr("2147483391;"));
+  EXPECT_THAT(ptx, HasSubstr("-2147483648;"));
+  EXPECT_THAT(ptx, HasSubstr("wgmma.mma_async"));
+  EXPECT_THAT(ptx, Not(HasSubstr("cp.async.cg")));
+  if (ptxas()) {
+    PtxasResult r = run_ptxas(ptx, "sm_90a", "-v");
+    EXPECT_TRUE(r.ok) << r.output;
+  }
+  std::string ampere =
+      ptx_of(block_pointer_matmul<bl::half>(), 256, 3, "sm_80");
+  EXPECT_THAT(ampere, Not(HasSubstr("cp.async.bulk")));
+  EXPECT_THAT(ampere, HasSubstr("mma.sync"));
+  if (ptxas()) {
+    EXPECT_TRUE(run_ptxas(ampere, "sm_80").ok);
   }
 }
 

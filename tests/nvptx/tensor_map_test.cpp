@@ -293,6 +293,27 @@ TEST(TensorMap, DimensionsOutOfRangeNameTheArgument) {
             "");
 }
 
+// A block pointer's 64-bit offsets are clamped to TMA's 32-bit
+// coordinates, which is exact only for extents up to 2^31 - 257: a larger
+// one is refused, naming the argument.
+TEST(TensorMap, WideOffsetsTakeExtentsUpTo2To31Minus257) {
+  AlignedBytes a(4096);
+  cuda::TensorMapRequest wide = f16_rows_request();
+  wide.wide_offsets = true;
+  const int64_t largest = cuda::kMaxWideOffsetExtent;
+  EXPECT_EQ(largest, 2147483391);
+  EXPECT_EQ(encoding_error(wide, f16_rows_args(a.start, largest, 64, 64)), "");
+  EXPECT_THAT(
+      encoding_error(wide, f16_rows_args(a.start, largest + 1, 64, 64)),
+      HasSubstr("runtime argument 1 (global dimension 1) is 2147483392; "
+                "tiles of a block pointer that TMA copies take dimensions up "
+                "to 2^31 - 257"));
+  // Without wide offsets the same extent encodes.
+  EXPECT_EQ(encoding_error(f16_rows_request(),
+                           f16_rows_args(a.start, largest + 1, 64, 64)),
+            "");
+}
+
 TEST(TensorMap, ArgumentsOfTheWrongKindAreNamed) {
   AlignedBytes a(4096);
   std::vector<KernelArg> args = f16_rows_args(a.start, 64, 64, 64);

@@ -85,6 +85,60 @@ TEST(BlockPtr, LoadDesugarsToInt64PointerArithmeticAndAMask) {
   EXPECT_EQ(load->loc().file, "block_ptr_test.cpp");
 }
 
+// A load or store that checks every dimension (a load padded with zeros,
+// no cache hints) is a descriptor access (ir/tensor_descriptor.h), its
+// offsets the block pointer's int64 ones: the GPU backend may copy its tile
+// with TMA; every other backend rewrites it into the pointers and mask
+// that desugaring builds. Any other access is desugared at trace time.
+TEST(BlockPtr, AccessesCheckingEveryDimensionAreDescriptorAccesses) {
+  auto fn = trace(
+      {pointer(Scalar::F32), scalar(Scalar::I32), pointer(Scalar::F32)},
+      [](const Args &a) {
+        Tensor x(a[0]), n(a[1]), out(a[2]);
+        auto p =
+            bl::make_block_ptr(x, {n, n}, {n, 1}, {0, 16}, {32, 16}, {1, 0});
+        auto o =
+            bl::make_block_ptr(out, {n, n}, {n, 1}, {0, 16}, {32, 16}, {1, 0});
+        bl::store(o, bl::load(p, {1, 0}), {0, 1});
+      });
+  blocc::ir::Operation *load = find_op(*fn, OpCode::DescriptorLoad);
+  ASSERT_NE(load, nullptr);
+  EXPECT_EQ(load->result()->type().str(), "tensor<32x16xf32>");
+  EXPECT_EQ(load->num_operands(), 7u); // base, 2 extents, 2 strides, 2 offsets
+  for (size_t i = 1; i < 7; ++i)
+    EXPECT_EQ(load->operand(i)->type().str(), "i64") << "operand " << i;
+  EXPECT_EQ(count_ops(*fn, OpCode::DescriptorStore), 1);
+  EXPECT_EQ(count_ops(*fn, OpCode::Load) + count_ops(*fn, OpCode::Store), 0);
+  EXPECT_EQ(load->loc().file, "block_ptr_test.cpp");
+  // Rewritten, they check both dimensions of both tiles.
+  blocc::ir::lower_tensor_descriptors(*fn);
+  EXPECT_EQ(count_ops(*fn, OpCode::DescriptorLoad), 0);
+  ASSERT_NE(find_op(*fn, OpCode::Load), nullptr);
+  EXPECT_EQ(find_op(*fn, OpCode::Load)->num_operands(), 2u); // zero padding
+  EXPECT_EQ(find_op(*fn, OpCode::Store)->num_operands(), 3u);
+}
+
+TEST(BlockPtr, NanPaddingAndCacheHintsKeepPointerAccesses) {
+  auto fn =
+      trace({pointer(Scalar::F16), pointer(Scalar::F16)}, [](const Args &a) {
+        Tensor x(a[0]), y(a[1]);
+        auto p = bl::make_block_ptr(x, {40}, {1}, {0}, {64}, {0});
+        auto q = bl::make_block_ptr(y, {40}, {1}, {0}, {64}, {0});
+        bl::LoadOptions hinted;
+        hinted.cache = bl::Cache::CacheAll;
+        bl::StoreOptions streamed;
+        streamed.eviction = bl::Eviction::EvictFirst;
+        bl::store(q, bl::load(p, {0}, bl::Padding::NaN), {0});
+        bl::store(q, bl::load(p, {0}, bl::Padding::Zero, hinted), {0},
+                  streamed);
+      });
+  EXPECT_EQ(count_ops(*fn, OpCode::DescriptorLoad), 0);
+  EXPECT_EQ(count_ops(*fn, OpCode::Load), 2);
+  // The first store checks every dimension and has no hint.
+  EXPECT_EQ(count_ops(*fn, OpCode::DescriptorStore), 1);
+  EXPECT_EQ(count_ops(*fn, OpCode::Store), 1);
+}
+
 TEST(BlockPtr, NoBoundaryCheckMeansNoMask) {
   auto fn =
       trace({pointer(Scalar::F16), pointer(Scalar::F16)}, [](const Args &a) {

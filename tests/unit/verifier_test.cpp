@@ -1240,11 +1240,20 @@ TEST_F(VerifierTest, DescriptorExtentsAndStridesAreI64) {
   expect_error("stride operand 3 (i32) is not i64; expected an i64 scalar");
 }
 
-TEST_F(VerifierTest, DescriptorOffsetsAreI32) {
+// Offsets are i32 (a tensor descriptor's) or i64 (a block pointer's).
+TEST_F(VerifierTest, DescriptorOffsetsAreI32OrI64) {
   DescriptorParts d = descriptor_parts(f, b);
   d.offsets[1] = d.shape[0];
   b.descriptor_load(d.base, d.shape, d.strides, d.offsets, {16, 32});
-  expect_error("offset operand 6 (i64) is not i32; expected an i32 scalar");
+  EXPECT_EQ(verify_message(), "");
+}
+
+TEST_F(VerifierTest, DescriptorOffsetsAreNoOtherIntegers) {
+  DescriptorParts d = descriptor_parts(f, b);
+  d.offsets[1] = b.create_value(OpCode::Constant, {}, scalar(Scalar::I16),
+                                {{"value", int64_t{0}}});
+  b.descriptor_load(d.base, d.shape, d.strides, d.offsets, {16, 32});
+  expect_error("offset operand 6 (i16) is not i32; expected an i32 scalar");
 }
 
 TEST_F(VerifierTest, DescriptorAccessesAreImpureInACombine) {

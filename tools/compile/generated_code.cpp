@@ -352,7 +352,8 @@ std::string tensor_map_request_text(const cuda::TensorMapRequest &r) {
          std::to_string(static_cast<int>(r.swizzle)) +
          "), blocc::cuda::TensorMapL2Promotion(" +
          std::to_string(static_cast<int>(r.l2_promotion)) + "), " +
-         (r.stored ? "true" : "false") + "}";
+         (r.stored ? "true" : "false") + ", " +
+         (r.wide_offsets ? "true" : "false") + "}";
 }
 
 /// The functions returning the images' tensor map requests, one per

@@ -457,20 +457,16 @@ TEST(AotFakeDriver, TmaKernelsGetTheirTensorMapsAfterTheUserParameters) {
   blocc_fake_cuda::LaunchParameter p[9];
   ASSERT_EQ(recorded(p, 9), 9);
   record(nullptr, 0);
-  auto as_u64 = [](const blocc_fake_cuda::LaunchParameter &q) {
-    uint64_t v = 0;
-    std::memcpy(&v, q.bytes, q.size < 8 ? q.size : 8);
-    return v;
-  };
-  EXPECT_EQ(as_u64(p[0]), reinterpret_cast<uintptr_t>(a.data()));
-  EXPECT_EQ(as_u64(p[3]), uint64_t{m});
-  EXPECT_EQ(as_u64(p[5]), uint64_t{k});
+  EXPECT_EQ(blocc_fake_cuda::first_word(p[0]),
+            reinterpret_cast<uintptr_t>(a.data()));
+  EXPECT_EQ(blocc_fake_cuda::first_word(p[3]), uint64_t{m});
+  EXPECT_EQ(blocc_fake_cuda::first_word(p[5]), uint64_t{k});
   std::vector<uint64_t> mapped;
   for (int i = 6; i < 9; ++i) {
     EXPECT_EQ(reinterpret_cast<uintptr_t>(p[i].address) % 64, 0u)
         << "tensor map " << i - 6 << " at " << p[i].address;
     // The fake driver writes the global address first, then its pattern.
-    mapped.push_back(as_u64(p[i]));
+    mapped.push_back(blocc_fake_cuda::first_word(p[i]));
     for (int j = 8; j < 128; ++j)
       ASSERT_EQ(p[i].bytes[j], blocc_fake_cuda::tensor_map_byte(j))
           << "tensor map " << i - 6 << ", byte " << j;

@@ -4,6 +4,8 @@
 // driver and the tests that dlopen it; no blocc or CUDA types.
 #pragma once
 
+#include <cstring>
+
 namespace blocc_fake_cuda {
 
 /// The arguments of a cuTensorMapEncodeTiled call, arrays up to its rank.
@@ -31,6 +33,15 @@ struct LaunchParameter {
   unsigned size = 0;
   unsigned char bytes[128] = {}; // its first `size` bytes (up to 128)
 };
+
+/// The first (up to) 8 bytes of a recorded parameter as an integer: a
+/// pointer or integer argument, or a tensor map's global address (which
+/// the fake driver writes first).
+inline unsigned long long first_word(const LaunchParameter &p) {
+  unsigned long long v = 0;
+  std::memcpy(&v, p.bytes, p.size < 8 ? p.size : 8);
+  return v;
+}
 
 // The entry points a test resolves with dlsym (extern "C"):
 //   int blocc_fake_cuda_last_tensor_map_encode(TensorMapEncode *out):

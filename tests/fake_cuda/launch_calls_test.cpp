@@ -363,21 +363,18 @@ TEST(TensorMapLaunch, MapsFollowTheUserParameters64ByteAligned) {
   ASSERT_EQ(recorded(p, 7), 7);
   record(nullptr, 0);
 
-  auto as_u64 = [](const blocc_fake_cuda::LaunchParameter &q) {
-    uint64_t v = 0;
-    std::memcpy(&v, q.bytes, q.size < 8 ? q.size : 8);
-    return v;
-  };
-  EXPECT_EQ(as_u64(p[0]), reinterpret_cast<uintptr_t>(a.data()));
-  EXPECT_EQ(as_u64(p[1]), uint64_t{m});
-  EXPECT_EQ(as_u64(p[2]), uint64_t{k});
-  EXPECT_EQ(as_u64(p[3]), uint64_t{k});
-  EXPECT_EQ(as_u64(p[4]), reinterpret_cast<uintptr_t>(b.data()));
+  EXPECT_EQ(blocc_fake_cuda::first_word(p[0]),
+            reinterpret_cast<uintptr_t>(a.data()));
+  EXPECT_EQ(blocc_fake_cuda::first_word(p[1]), uint64_t{m});
+  EXPECT_EQ(blocc_fake_cuda::first_word(p[2]), uint64_t{k});
+  EXPECT_EQ(blocc_fake_cuda::first_word(p[3]), uint64_t{k});
+  EXPECT_EQ(blocc_fake_cuda::first_word(p[4]),
+            reinterpret_cast<uintptr_t>(b.data()));
   for (int i = 5; i < 7; ++i) {
     EXPECT_EQ(reinterpret_cast<uintptr_t>(p[i].address) % 64, 0u)
         << "tensor map " << i - 5 << " at " << p[i].address;
     // The fake driver writes the global address first, then its pattern.
-    EXPECT_EQ(as_u64(p[i]),
+    EXPECT_EQ(blocc_fake_cuda::first_word(p[i]),
               reinterpret_cast<uintptr_t>(i == 5 ? a.data() : b.data()));
     for (int j = 8; j < 128; ++j)
       ASSERT_EQ(p[i].bytes[j], blocc_fake_cuda::tensor_map_byte(j))

@@ -227,7 +227,9 @@ void KernelLowering::lower_tma_store(const ir::Operation &store) {
       builder.getInt32(static_cast<uint32_t>(start / element_bytes));
   // The value into its tile (rows along its first dimension), every
   // thread's writes made visible to the async proxy before thread 0's
-  // copies read them.
+  // copies read them: those of the tile, and those of global memory the
+  // kernel stored through pointers before (the copies' writes of the same
+  // addresses must land after them).
   before_shared_write();
   store_tile(*from, registers(value, *from), copy.tile, /*row_dim=*/0,
              d.tile_type().element(), [&](llvm::Value *index) {
@@ -235,7 +237,7 @@ void KernelLowering::lower_tma_store(const ir::Operation &store) {
                    storage_type(d.tile_type().element()),
                    builder.CreateAdd(first, index));
              });
-  fence_async_proxy();
+  ordering_ptx("fence.proxy.async;");
   barrier();
   llvm::Value *mine = issuing_thread();
   llvm::Value *map = tensor_map_address(copy);

@@ -6,6 +6,7 @@
 #include "backends/nvptx/mma_layouts.h"
 #include "ir/error.h"
 
+#include <cmath>
 #include <string>
 #include <variant>
 
@@ -392,6 +393,19 @@ bool runs_on_tensor_cores(const ir::Operation &dot) {
 bool runs_on_warpgroups(const ir::Operation &dot) {
   return dot.code() == OpCode::Dot &&
          dot.string_attr_or(gpu_attr::kEngine, "") == gpu_attr::kWgmma;
+}
+
+bool is_positive_zero(const ir::Value *v) {
+  const ir::Operation *op = v->defining_op();
+  if (op && op->code() == OpCode::Splat)
+    op = op->operand(0)->defining_op();
+  if (!op || op->code() != OpCode::Constant || !op->has_attr("value"))
+    return false;
+  const ir::Attribute &value = op->attributes().at("value");
+  if (const auto *real = std::get_if<double>(&value))
+    return *real == 0.0 && !std::signbit(*real);
+  const auto *integer = std::get_if<int64_t>(&value);
+  return integer && *integer == 0;
 }
 
 bool uses_warpgroup_mma(const ir::Function &function) {

@@ -76,6 +76,11 @@ bool runs_on_tensor_cores(const ir::Operation &dot);
 /// Whether `dot` runs as warpgroup MMAs (engine "wgmma").
 bool runs_on_warpgroups(const ir::Operation &dot);
 
+/// Whether `v` is a constant +0 (or integer 0), splat or not: what
+/// cp.async's zero fill gives a masked-off element, and an accumulator a
+/// dot need not read.
+bool is_positive_zero(const ir::Value *v);
+
 /// Whether some dot of `function` runs as warpgroup MMAs.
 bool uses_warpgroup_mma(const ir::Function &function);
 

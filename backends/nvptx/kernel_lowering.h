@@ -309,6 +309,11 @@ public:
   /// Waits until at most `pending` groups of this warpgroup's MMAs are in
   /// flight (wgmma.wait_group).
   void wait_for_warpgroup_mmas(int pending);
+  /// Whether nothing observes the sign of a zero in `v` (an f32 maximum,
+  /// minimum or dot into +0: unobserved_zero_signs.h).
+  bool zero_sign_unobserved(const ir::Value *v) const {
+    return zero_signs_unobserved_.count(v) != 0;
+  }
   /// An instruction of PTX without operands that orders memory accesses
   /// (a fence, a wait): inline, with side effects and a memory clobber.
   void ordering_ptx(const std::string &text);
@@ -415,8 +420,10 @@ private:
   /// f32 -> f16/bf16 casts that give the hardware's NaN (nan_blind_uses.h).
   std::set<const ir::Value *> narrows_of_hardware_nans_;
   /// f32 maximum/minimum whose zero's sign nothing observes, which skip
-  /// their signed-zero fix-up (unobserved_zero_signs.h).
+  /// their signed-zero fix-up, and f32 dots into +0 that need not read it
+  /// (unobserved_zero_signs.h).
   std::set<const ir::Value *> zero_signs_unobserved_;
+
   std::vector<Layout> layout_ids_;
   std::map<std::pair<const ir::Value *, int>, Registers> blocks_;
   /// The values of the GPU IR in shared memory (`#sharedN`): what was

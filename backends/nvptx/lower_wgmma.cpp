@@ -58,10 +58,20 @@ public:
     std::vector<std::vector<llvm::Value *>> acc(
         static_cast<size_t>(passes_),
         std::vector<llvm::Value *>(static_cast<size_t>(n_ / 2)));
-    const KernelLowering::Registers &init = k_.registers(op_.operand(2), home_);
+    // An accumulator of +0 whose zero's sign nothing observes (or an
+    // integer 0) is not read: the first step's MMAs do not add to it
+    // (scale-d = 0), and no register is set to zero for them.
+    const bool from_zero = is_positive_zero(op_.operand(2)) &&
+                           (mma_.accumulator != Scalar::F32 ||
+                            k_.zero_sign_unobserved(op_.result()));
+    llvm::Type *acc_type =
+        mma_.accumulator == Scalar::F32 ? b_.getFloatTy() : b_.getInt32Ty();
+    const KernelLowering::Registers *init =
+        from_zero ? nullptr : &k_.registers(op_.operand(2), home_);
     for (int64_t r = 0; r < parent_.num_registers(); ++r) {
       auto [pass, slot] = slot_of(r);
-      acc[size_t(pass)][size_t(slot)] = init[r];
+      acc[size_t(pass)][size_t(slot)] =
+          init ? (*init)[r] : llvm::UndefValue::get(acc_type);
     }
     // The warpgroup's 64 rows of A in each pass, from its first warp.
     llvm::Value *group_rows_bytes =
@@ -80,13 +90,14 @@ public:
           // The warp's rows g and g + 8 of the pass are 8 apart.
           std::array<llvm::Value *, 4> a =
               a_registers_.fragment(pass * parent_.tile(0), 8, 16 * step);
-          mma(acc[size_t(pass)], {a.begin(), a.end()}, b);
+          mma(acc[size_t(pass)], {a.begin(), a.end()}, b,
+              !from_zero || step > 0);
           continue;
         }
         llvm::Value *a =
             descriptor(0, group_rows_bytes,
                        operand_[0].start_bytes(pass * parent_.tile(0), k));
-        mma(acc[size_t(pass)], {a}, b);
+        mma(acc[size_t(pass)], {a}, b, !from_zero || step > 0);
       }
     }
     k_.ordering_ptx("wgmma.commit_group.sync.aligned;");
@@ -161,11 +172,12 @@ private:
     return {pass, 4 * column + 2 * lower_half + second};
   }
 
-  /// acc += A x B for one warpgroup MMA of 64 x N x K: f32 and s32
-  /// accumulators, one register an element. `a` is A's descriptor, or
-  /// the four words of its fragment where A is in registers.
+  /// acc += A x B (acc = A x B unless `accumulate`) for one warpgroup MMA
+  /// of 64 x N x K: f32 and s32 accumulators, one register an element. `a`
+  /// is A's descriptor, or the four words of its fragment where A is in
+  /// registers.
   void mma(std::vector<llvm::Value *> &acc, const std::vector<llvm::Value *> &a,
-           llvm::Value *b) {
+           llvm::Value *b, bool accumulate) {
     const bool integer = mma_.accumulator == Scalar::I32;
     const bool a_in_registers = a.size() > 1;
     llvm::Type *i32 = b_.getInt32Ty();
@@ -211,7 +223,7 @@ private:
         k_.context, std::vector<llvm::Type *>(regs, reg_type));
     auto *signature = llvm::FunctionType::get(result, params, false);
     std::vector<llvm::Value *> args(a.begin(), a.end());
-    args.insert(args.end(), {b, b_.getInt32(1)});
+    args.insert(args.end(), {b, b_.getInt32(accumulate ? 1 : 0)});
     args.insert(args.end(), acc.begin(), acc.end());
     llvm::Value *out =
         b_.CreateCall(llvm::InlineAsm::get(signature, text, constraints,

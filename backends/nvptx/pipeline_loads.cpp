@@ -59,21 +59,6 @@ bool is_address_op(const ir::Operation &op) {
   }
 }
 
-/// A constant +0 (or integer 0), splat or not: what cp.async's zero fill
-/// gives a masked-off element.
-bool is_positive_zero(const ir::Value *v) {
-  const ir::Operation *op = v->defining_op();
-  if (op && op->code() == OpCode::Splat)
-    op = op->operand(0)->defining_op();
-  if (!op || op->code() != OpCode::Constant || !op->has_attr("value"))
-    return false;
-  const ir::Attribute &value = op->attributes().at("value");
-  if (const auto *real = std::get_if<double>(&value))
-    return *real == 0.0 && !std::signbit(*real);
-  const auto *integer = std::get_if<int64_t>(&value);
-  return integer && *integer == 0;
-}
-
 /// The ops of `body` that compute `roots`, closed over carried values: a
 /// carried value they read brings in the ops that compute its next value.
 /// nullopt when one of them is not an address op.

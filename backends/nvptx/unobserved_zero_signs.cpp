@@ -1,5 +1,6 @@
 #include "backends/nvptx/unobserved_zero_signs.h"
 
+#include "backends/nvptx/gpu_ir.h"
 #include "backends/nvptx/observed_uses.h"
 
 namespace blocc::nvptx {
@@ -83,7 +84,11 @@ results_with_unobserved_zero_signs(const ir::Function &kernel) {
   ObservedUses zero_signs(kernel, zero_sign_use);
   std::set<const ir::Value *> unobserved;
   kernel.walk([&](const ir::Operation &op) {
-    if ((op.code() == OpCode::Maximum || op.code() == OpCode::Minimum) &&
+    const bool min_max =
+        op.code() == OpCode::Maximum || op.code() == OpCode::Minimum;
+    const bool from_zero =
+        op.code() == OpCode::Dot && is_positive_zero(op.operand(2));
+    if ((min_max || from_zero) &&
         op.result()->type().element() == Scalar::F32 &&
         !zero_signs.observed(op.result()))
       unobserved.insert(op.result());

@@ -1,5 +1,5 @@
-// Which f32 maximum/minimum may leave the sign of a zero result to the
-// hardware.
+// Which f32 maximum/minimum, and which f32 dots accumulating into +0, may
+// leave the sign of a zero result to the hardware.
 //
 // blocc's maximum orders -0 below +0 (backends/llvm), and PTX's max.f32
 // may return either zero for a +0/-0 pair, so lower_math.cpp adds a zero
@@ -16,6 +16,12 @@
 // reciprocal square root, an atomic, a print) observes it. Softmax's row
 // maximum only reaches `exp(x - max)`: the sign cannot be seen, and the
 // row maximum becomes one max.f32 per element.
+//
+// A dot into a +0 accumulator is +0 plus the products, which turns a sum
+// of -0 into +0; warpgroup MMAs told not to read the accumulator (their
+// first step, scale-d = 0) leave it -0, and need none of the 64-odd moves
+// of zeros into the accumulator's registers. Attention's scores reach only
+// maxima, exponentials and selections: their sign cannot be seen.
 #pragma once
 
 #include "ir/function.h"
@@ -24,7 +30,8 @@
 
 namespace blocc::nvptx {
 
-/// The results of f32 maximum/minimum whose zero's sign nothing observes.
+/// The results of f32 maximum/minimum, and of f32 dots accumulating into
+/// +0, whose zero's sign nothing observes.
 std::set<const ir::Value *>
 results_with_unobserved_zero_signs(const ir::Function &kernel);
 

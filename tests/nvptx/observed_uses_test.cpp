@@ -122,5 +122,33 @@ TEST(ObservedUses, IfResultsPassTheirYieldedValuesOn) {
   EXPECT_TRUE(nan_bits_unobserved(added, "e"));
 }
 
+// A dot into +0 (attention's scores): its zero's sign is unobserved where
+// it reaches only a maximum and an exponential, observed where stored; a
+// dot into another accumulator is not asked about.
+TEST(ObservedUses, ADotIntoZeroWhoseScoresReachOnlyExponentials) {
+  const std::string dot =
+      "  %xs = reshape %x : tensor<16x8xf32>\n"
+      "  %ys = reshape %x : tensor<8x16xf32>\n"
+      "  %z = constant {value = 0.0} : tensor<16x16xf32>\n"
+      "  %s = dot %xs, %ys, %z {tag = \"s\"} : tensor<16x16xf32>\n"
+      "  %w = constant {value = 1.0} : tensor<16x16xf32>\n"
+      "  %t = dot %xs, %ys, %w {tag = \"t\"} : tensor<16x16xf32>\n"
+      "  %m = reduce %s {axis = 1} : tensor<16xf32> {\n"
+      "  ^(%a: f32, %b: f32):\n"
+      "    %mx = maximum %a, %b : f32\n"
+      "    yield %mx\n"
+      "  }\n"
+      "  %e = exp2 %s : tensor<16x16xf32>\n"
+      "  %u = exp2 %t : tensor<16x16xf32>\n"
+      "  %flat = reshape %e : tensor<128xf32>\n"
+      "  store %pp, %flat\n";
+  Kernel hidden = parse(dot);
+  EXPECT_TRUE(zero_sign_unobserved(hidden, "s"));
+  EXPECT_FALSE(zero_sign_unobserved(hidden, "t"));
+  Kernel stored = parse(dot + "  %sf = reshape %s : tensor<128xf32>\n"
+                              "  store %pp, %sf\n");
+  EXPECT_FALSE(zero_sign_unobserved(stored, "s"));
+}
+
 } // namespace
 } // namespace blocc::nvptx

@@ -9,6 +9,13 @@
 
 BLOCC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
+# Where scripts/install-deps puts the CUDA toolkit's cuobjdump and
+# nvdisasm (optional: tests read the machine code ptxas makes with them, and
+# skip that check without them); scripts/run-tests puts it on PATH.
+blocc_cuda_tools_dir() {
+  echo "${BLOCC_CUDA_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/blocc/cuda-tools}"
+}
+
 blocc_preset() {
   if [[ "${CI:-}" == true ]]; then
     echo ci

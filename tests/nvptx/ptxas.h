@@ -19,8 +19,8 @@
 
 namespace blocc::gpu_testing {
 
-/// ptxas from PATH, if any.
-inline std::optional<std::string> ptxas() {
+/// The executable `name` from PATH, if any.
+inline std::optional<std::string> on_path(const std::string &name) {
   const char *path = std::getenv("PATH");
   std::string dirs = path ? path : "";
   size_t start = 0;
@@ -29,13 +29,22 @@ inline std::optional<std::string> ptxas() {
     if (end == std::string::npos)
       end = dirs.size();
     std::filesystem::path candidate =
-        std::filesystem::path(dirs.substr(start, end - start)) / "ptxas";
+        std::filesystem::path(dirs.substr(start, end - start)) / name;
     if (!candidate.parent_path().empty() &&
         access(candidate.c_str(), X_OK) == 0)
       return candidate.string();
     start = end + 1;
   }
   return std::nullopt;
+}
+
+/// ptxas from PATH, if any.
+inline std::optional<std::string> ptxas() { return on_path("ptxas"); }
+
+/// Whether the machine code of a cubin can be read here: ptxas, and the
+/// toolkit's cuobjdump with the nvdisasm it runs, on PATH.
+inline bool can_disassemble() {
+  return ptxas() && on_path("cuobjdump") && on_path("nvdisasm");
 }
 
 struct PtxasResult {
@@ -67,6 +76,34 @@ inline PtxasResult run_ptxas(const std::string &ptx, const std::string &arch,
   int status = pipe ? pclose(pipe) : -1;
   std::filesystem::remove(file);
   return {status == 0, output};
+}
+
+/// The SASS (machine code) ptxas makes of `ptx` for `arch`, as cuobjdump
+/// -sass prints it; "" where either fails. Requires can_disassemble().
+inline std::string sass_of(const std::string &ptx, const std::string &arch) {
+  std::string dir = std::filesystem::temp_directory_path().string();
+  std::string file = dir + "/blocc_sass_XXXXXX";
+  int fd = mkstemp(file.data());
+  if (fd < 0)
+    return "";
+  close(fd);
+  {
+    std::ofstream out(file);
+    out << ptx;
+  }
+  const std::string cubin = file + ".cubin";
+  std::string command = *ptxas() + " -arch=" + arch + " " + file + " -o " +
+                        cubin + " >/dev/null 2>&1 && " + *on_path("cuobjdump") +
+                        " -sass " + cubin + " 2>/dev/null";
+  std::string sass;
+  FILE *pipe = popen(command.c_str(), "r");
+  char buffer[512];
+  while (pipe && fgets(buffer, sizeof buffer, pipe))
+    sass += buffer;
+  int status = pipe ? pclose(pipe) : -1;
+  std::filesystem::remove(file);
+  std::filesystem::remove(cubin);
+  return status == 0 ? sass : "";
 }
 
 /// Assembles `ptx` with ptxas for `arch`; "" when it assembles, else

@@ -161,6 +161,39 @@ TEST(TutorialKernelsPtx, TmaMatmulCopiesTilesWithTheTensorMemoryAccelerator) {
   }
 }
 
+/// How many times `what` occurs in `text`.
+size_t occurrences(const std::string &text, const std::string &what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+// The machine code ptxas makes of the sm_90a TMA matmul (where the toolkit's
+// cuobjdump and nvdisasm are on PATH): the Hopper tensor cores' HGMMA, one
+// a warpgroup MMA of the loop; TMA loads (UTMALDG) and stores (UTMASTG),
+// the mbarriers' transaction counts (SYNCS), and no LDGSTS (cp.async).
+TEST(TutorialKernelsSass, TmaMatmulRunsOnHgmmaWithTmaCopies) {
+  if (!blocc::gpu_testing::can_disassemble())
+    GTEST_SKIP() << "ptxas, cuobjdump and nvdisasm are not all on PATH";
+  const MatmulConfig c = kMatmulConfigs[3]; // 128x128x64 on 8 warps
+  SCOPED_TRACE(c.str());
+  std::string sass = blocc::gpu_testing::sass_of(
+      matmul_ptx<bl::half>(blocc::tutorials::matmul_tma, c, "sm_90a"),
+      "sm_90a");
+  ASSERT_NE(sass, "");
+  // A step of 16 along K, a pass of 64 rows a warpgroup.
+  const int passes = c.block_m / (16 * c.warps);
+  EXPECT_EQ(
+      occurrences(sass, "HGMMA.64x" + std::to_string(c.block_n) + "x16.F32"),
+      size_t(c.block_k / 16 * passes));
+  EXPECT_GT(occurrences(sass, "UTMALDG.2D"), 0u);
+  EXPECT_GT(occurrences(sass, "UTMASTG.2D"), 0u);
+  EXPECT_GT(occurrences(sass, "SYNCS.ARRIVE.TRANS64"), 0u);
+  EXPECT_EQ(occurrences(sass, "LDGSTS"), 0u);
+}
+
 /// The loops of a kernel's layouts stage, in order (outer first), each as
 /// "pipelined in N stages" or "not pipelined".
 std::vector<std::string> loop_pipelining(const std::string &layouts) {

@@ -79,17 +79,27 @@ public:
                      : b_.CreateMul(b_.CreateLShr(k_.warp, 2),
                                     b_.getInt32(static_cast<uint32_t>(
                                         operand_[0].start_bytes(64, 0))));
+    // A's fragments, where A is in registers, all made before the fence:
+    // an instruction writing a register that an MMA after the fence reads
+    // makes ptxas fence again and wait for each MMA before the next
+    // (serialized MMAs, one at a time on the tensor cores).
+    const int64_t steps = depth_ / mma_.k;
+    std::vector<std::array<llvm::Value *, 4>> a_fragments;
+    for (int64_t step = 0; a_registers_ && step < steps; ++step)
+      for (int64_t pass = 0; pass < passes_; ++pass)
+        // The warp's rows g and g + 8 of the pass are 8 apart.
+        a_fragments.push_back(
+            a_registers_.fragment(pass * parent_.tile(0), 8, 16 * step));
     // Ordinary instructions wrote the accumulator, and A where it is in
     // registers: the fence orders them ahead of the MMAs that read them.
     k_.ordering_ptx("wgmma.fence.sync.aligned;");
-    for (int64_t step = 0; step < depth_ / mma_.k; ++step) {
+    for (int64_t step = 0; step < steps; ++step) {
       const int64_t k = step * mma_.k;
       llvm::Value *b = descriptor(1, nullptr, operand_[1].start_bytes(0, k));
       for (int64_t pass = 0; pass < passes_; ++pass) {
         if (a_registers_) {
-          // The warp's rows g and g + 8 of the pass are 8 apart.
-          std::array<llvm::Value *, 4> a =
-              a_registers_.fragment(pass * parent_.tile(0), 8, 16 * step);
+          const std::array<llvm::Value *, 4> &a =
+              a_fragments[size_t(step * passes_ + pass)];
           mma(acc[size_t(pass)], {a.begin(), a.end()}, b,
               !from_zero || step > 0);
           continue;

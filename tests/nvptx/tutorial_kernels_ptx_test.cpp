@@ -302,4 +302,39 @@ TEST(TutorialKernelsPtx, AttentionRunsBothProductsOnTensorCores) {
     }
 }
 
+// Attention's machine code for sm_90a (where cuobjdump and nvdisasm are on
+// PATH): each of its four products (two a loop, unmasked then masked keys)
+// issues its HGMMAs after one WARPGROUP.ARRIVE and completes them as one
+// group (one HGMMA marked gsb0). A register of P written after the fence
+// that precedes them would make ptxas fence and wait before every HGMMA of
+// P V (eight arrives, eight groups). No spills either.
+TEST(TutorialKernelsSass, AttentionIssuesEachProductsMmasBackToBack) {
+  if (!blocc::gpu_testing::can_disassemble())
+    GTEST_SKIP() << "ptxas, cuobjdump and nvdisasm are not all on PATH";
+  const bl::half *p = nullptr;
+  struct Config {
+    int dim, block_m, block_n, warps, stages;
+  };
+  for (Config c : {Config{64, 64, 64, 4, 2}, Config{128, 128, 128, 8, 3}}) {
+    SCOPED_TRACE("head dimension " + std::to_string(c.dim) + ", " +
+                 std::to_string(c.block_m) + "x" + std::to_string(c.block_n) +
+                 " on " + std::to_string(c.warps) + " warps");
+    bl::Stages stages = blocc::tutorials::attention.asm_for(
+        bl::Target::gpu("sm_90a", c.warps, c.stages), p, p, p, p, 4096, 0.125f,
+        c.dim, c.block_m, c.block_n, false);
+    const std::string &ptx = stages[bl::Stage::Ptx];
+    std::string sass = blocc::gpu_testing::sass_of(ptx, "sm_90a");
+    ASSERT_NE(sass, "");
+    size_t groups = 0;
+    for (size_t at = sass.find("HGMMA"); at != std::string::npos;
+         at = sass.find("HGMMA", at + 1)) {
+      size_t end = sass.find(';', at);
+      groups += sass.substr(at, end - at).find("gsb0") != std::string::npos;
+    }
+    EXPECT_EQ(groups, 4u);
+    EXPECT_EQ(occurrences(sass, "WARPGROUP.ARRIVE"), 4u);
+    EXPECT_EQ(spill_report(ptx, "sm_90a"), "");
+  }
+}
+
 } // namespace

@@ -163,14 +163,6 @@ std::string ptx_of(int k, int stages, const std::string &arch, int bk = 64) {
   return ptx_of(descriptor_matmul<bl::half>(), k, stages, arch, bk);
 }
 
-int count_of(const std::string &text, const std::string &what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos;
-       at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
-
 // Three descriptors, three tensor maps after the user's six parameters;
 // each copy waits on its stage's mbarrier; the B tile of 128 columns (two
 // 128-byte atoms) takes two boxes a copy, C's (128 floats a row) four; no
@@ -181,7 +173,7 @@ TEST(GpuTmaPtx, CopiesTilesWithTheTensorMemoryAccelerator) {
   for (int stages = 1; stages <= 4; ++stages) {
     SCOPED_TRACE(std::to_string(stages) + " stages");
     std::string ptx = ptx_of(256, stages, "sm_90a");
-    EXPECT_EQ(count_of(ptx, ".param .align 64 .b8"), 3);
+    EXPECT_EQ(occurrences(ptx, ".param .align 64 .b8"), 3);
     EXPECT_THAT(ptx, HasSubstr("cp.async.bulk.tensor.2d.shared::cluster.global"
                                ".tile.mbarrier::complete_tx::bytes"));
     EXPECT_THAT(ptx, HasSubstr("mbarrier.try_wait.parity.shared::cta.b64"));
@@ -192,9 +184,10 @@ TEST(GpuTmaPtx, CopiesTilesWithTheTensorMemoryAccelerator) {
     // Pipelined: S - 1 iterations issued before the loop and one in it,
     // three boxes each (A, and B's two atoms); unpipelined: three; then
     // C's four.
-    EXPECT_EQ(count_of(ptx, "cp.async.bulk.tensor"),
+    EXPECT_EQ(occurrences(ptx, "cp.async.bulk.tensor"),
               (stages == 1 ? 3 : 3 * stages) + 4);
-    EXPECT_EQ(count_of(ptx, "cp.async.bulk.tensor.2d.global.shared::cta"), 4);
+    EXPECT_EQ(occurrences(ptx, "cp.async.bulk.tensor.2d.global.shared::cta"),
+              4);
     EXPECT_THAT(ptx, HasSubstr("cp.async.bulk.wait_group.read 0;"));
     if (ptxas()) {
       PtxasResult r = run_ptxas(ptx, "sm_90a", "-v");
@@ -205,7 +198,7 @@ TEST(GpuTmaPtx, CopiesTilesWithTheTensorMemoryAccelerator) {
   }
   // Rows of 64 bytes: the 64-byte swizzle, one box a tile.
   std::string narrow = ptx_of(256, 3, "sm_90a", 32);
-  EXPECT_EQ(count_of(narrow, "cp.async.bulk.tensor"), 9 + 4);
+  EXPECT_EQ(occurrences(narrow, "cp.async.bulk.tensor"), 9 + 4);
   if (ptxas()) {
     EXPECT_TRUE(run_ptxas(narrow, "sm_90a").ok);
   }
@@ -224,7 +217,7 @@ TEST(GpuTmaPtx, PointersWhereTmaCannotCopy) {
     EXPECT_THAT(ptx, Not(HasSubstr(".param .align 64"))) << arch;
   }
   std::string unaligned = ptx_of(100, 3, "sm_90a");
-  EXPECT_EQ(count_of(unaligned, ".param .align 64 .b8"), 2);
+  EXPECT_EQ(occurrences(unaligned, ".param .align 64 .b8"), 2);
   EXPECT_THAT(unaligned, HasSubstr("cp.async.bulk.tensor"));
   EXPECT_THAT(unaligned, HasSubstr("wgmma.mma_async"));
   if (ptxas()) {
@@ -239,8 +232,8 @@ TEST(GpuTmaPtx, BlockPointersCheckingEveryDimensionAreCopiedToo) {
   using ::testing::HasSubstr;
   using ::testing::Not;
   std::string ptx = ptx_of(block_pointer_matmul<bl::half>(), 256, 3, "sm_90a");
-  EXPECT_EQ(count_of(ptx, ".param .align 64 .b8"), 3);
-  EXPECT_EQ(count_of(ptx, "cp.async.bulk.tensor"), 3 * 3 + 4);
+  EXPECT_EQ(occurrences(ptx, ".param .align 64 .b8"), 3);
+  EXPECT_EQ(occurrences(ptx, "cp.async.bulk.tensor"), 3 * 3 + 4);
   EXPECT_THAT(ptx, HasSubstr("2147483391;"));
   EXPECT_THAT(ptx, HasSubstr("-2147483648;"));
   EXPECT_THAT(ptx, HasSubstr("wgmma.mma_async"));

@@ -52,58 +52,72 @@ struct PtxasResult {
   std::string output; // what ptxas printed
 };
 
-/// Runs ptxas on `ptx` for `arch` with `flags` (such as "-v"). Requires
-/// ptxas().
-inline PtxasResult run_ptxas(const std::string &ptx, const std::string &arch,
-                             const std::string &flags = "") {
-  std::string dir = std::filesystem::temp_directory_path().string();
-  std::string file = dir + "/blocc_ptx_XXXXXX";
+/// `text` in a new temporary file named after `prefix`; "" where none
+/// can be made.
+inline std::string temporary_file(const std::string &text,
+                                  const std::string &prefix) {
+  std::string file =
+      std::filesystem::temp_directory_path().string() + "/" + prefix + "XXXXXX";
   int fd = mkstemp(file.data());
   if (fd < 0)
-    return {false, "cannot create a temporary file"};
+    return "";
   close(fd);
-  {
-    std::ofstream out(file);
-    out << ptx;
-  }
-  std::string command = *ptxas() + " " + flags + " -arch=" + arch + " " + file +
-                        " -o /dev/null 2>&1";
+  std::ofstream(file) << text;
+  return file;
+}
+
+struct CommandResult {
+  bool ok = false;
+  std::string output; // what the command printed on its standard output
+};
+
+/// Runs `command` through the shell.
+inline CommandResult run_command(const std::string &command) {
   std::string output;
   FILE *pipe = popen(command.c_str(), "r");
   char buffer[512];
   while (pipe && fgets(buffer, sizeof buffer, pipe))
     output += buffer;
   int status = pipe ? pclose(pipe) : -1;
-  std::filesystem::remove(file);
   return {status == 0, output};
+}
+
+/// Runs ptxas on `ptx` for `arch` with `flags` (such as "-v"). Requires
+/// ptxas().
+inline PtxasResult run_ptxas(const std::string &ptx, const std::string &arch,
+                             const std::string &flags = "") {
+  std::string file = temporary_file(ptx, "blocc_ptx_");
+  if (file.empty())
+    return {false, "cannot create a temporary file"};
+  CommandResult r = run_command(*ptxas() + " " + flags + " -arch=" + arch +
+                                " " + file + " -o /dev/null 2>&1");
+  std::filesystem::remove(file);
+  return {r.ok, r.output};
 }
 
 /// The SASS (machine code) ptxas makes of `ptx` for `arch`, as cuobjdump
 /// -sass prints it; "" where either fails. Requires can_disassemble().
 inline std::string sass_of(const std::string &ptx, const std::string &arch) {
-  std::string dir = std::filesystem::temp_directory_path().string();
-  std::string file = dir + "/blocc_sass_XXXXXX";
-  int fd = mkstemp(file.data());
-  if (fd < 0)
+  std::string file = temporary_file(ptx, "blocc_sass_");
+  if (file.empty())
     return "";
-  close(fd);
-  {
-    std::ofstream out(file);
-    out << ptx;
-  }
   const std::string cubin = file + ".cubin";
-  std::string command = *ptxas() + " -arch=" + arch + " " + file + " -o " +
-                        cubin + " >/dev/null 2>&1 && " + *on_path("cuobjdump") +
-                        " -sass " + cubin + " 2>/dev/null";
-  std::string sass;
-  FILE *pipe = popen(command.c_str(), "r");
-  char buffer[512];
-  while (pipe && fgets(buffer, sizeof buffer, pipe))
-    sass += buffer;
-  int status = pipe ? pclose(pipe) : -1;
+  CommandResult r =
+      run_command(*ptxas() + " -arch=" + arch + " " + file + " -o " + cubin +
+                  " >/dev/null 2>&1 && " + *on_path("cuobjdump") + " -sass " +
+                  cubin + " 2>/dev/null");
   std::filesystem::remove(file);
   std::filesystem::remove(cubin);
-  return status == 0 ? sass : "";
+  return r.ok ? r.output : "";
+}
+
+/// How many times `what` occurs in `text` (a PTX or SASS listing).
+inline int occurrences(const std::string &text, const std::string &what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + 1))
+    ++n;
+  return n;
 }
 
 /// Assembles `ptx` with ptxas for `arch`; "" when it assembles, else

@@ -161,15 +161,6 @@ TEST(TutorialKernelsPtx, TmaMatmulCopiesTilesWithTheTensorMemoryAccelerator) {
   }
 }
 
-/// How many times `what` occurs in `text`.
-size_t occurrences(const std::string &text, const std::string &what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos;
-       at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
-
 // The machine code ptxas makes of the sm_90a TMA matmul (where the toolkit's
 // cuobjdump and nvdisasm are on PATH): the Hopper tensor cores' HGMMA, one
 // a warpgroup MMA of the loop; TMA loads (UTMALDG) and stores (UTMASTG),
@@ -185,13 +176,13 @@ TEST(TutorialKernelsSass, TmaMatmulRunsOnHgmmaWithTmaCopies) {
   ASSERT_NE(sass, "");
   // A step of 16 along K, a pass of 64 rows a warpgroup.
   const int passes = c.block_m / (16 * c.warps);
-  EXPECT_EQ(
-      occurrences(sass, "HGMMA.64x" + std::to_string(c.block_n) + "x16.F32"),
-      size_t(c.block_k / 16 * passes));
-  EXPECT_GT(occurrences(sass, "UTMALDG.2D"), 0u);
-  EXPECT_GT(occurrences(sass, "UTMASTG.2D"), 0u);
-  EXPECT_GT(occurrences(sass, "SYNCS.ARRIVE.TRANS64"), 0u);
-  EXPECT_EQ(occurrences(sass, "LDGSTS"), 0u);
+  EXPECT_EQ(blocc::gpu_testing::occurrences(
+                sass, "HGMMA.64x" + std::to_string(c.block_n) + "x16.F32"),
+            c.block_k / 16 * passes);
+  EXPECT_GT(blocc::gpu_testing::occurrences(sass, "UTMALDG.2D"), 0);
+  EXPECT_GT(blocc::gpu_testing::occurrences(sass, "UTMASTG.2D"), 0);
+  EXPECT_GT(blocc::gpu_testing::occurrences(sass, "SYNCS.ARRIVE.TRANS64"), 0);
+  EXPECT_EQ(blocc::gpu_testing::occurrences(sass, "LDGSTS"), 0);
 }
 
 /// The loops of a kernel's layouts stage, in order (outer first), each as
@@ -332,7 +323,7 @@ TEST(TutorialKernelsSass, AttentionIssuesEachProductsMmasBackToBack) {
       groups += sass.substr(at, end - at).find("gsb0") != std::string::npos;
     }
     EXPECT_EQ(groups, 4u);
-    EXPECT_EQ(occurrences(sass, "WARPGROUP.ARRIVE"), 4u);
+    EXPECT_EQ(blocc::gpu_testing::occurrences(sass, "WARPGROUP.ARRIVE"), 4);
     EXPECT_EQ(spill_report(ptx, "sm_90a"), "");
   }
 }

@@ -165,15 +165,17 @@ Access desugar(const BlockPtr &p, const std::vector<int> &checked,
 
 /// Whether an access through `p` checking `checked` is a descriptor access
 /// (ir/tensor_descriptor.h): every dimension bounds-checked (its zero fill
-/// is a checked load's zero padding), a rank descriptors take, and no
-/// cache or eviction hint (descriptor accesses carry none). It stays one
+/// is a checked load's zero padding), a rank descriptors take, numbers
+/// (not pointers) for elements, and no cache or eviction hint (descriptor
+/// accesses carry none). It stays one
 /// in the IR, so that a GPU backend may copy its tile with the Tensor
 /// Memory Accelerator; the rewrite every other backend runs builds what
 /// desugar() does.
 bool is_descriptor_access(const BlockPtr &p, const std::vector<int> &checked,
                           Cache cache, Eviction eviction) {
   return p.rank() <= 3 && checked.size() == static_cast<size_t>(p.rank()) &&
-         cache == Cache::Default && eviction == Eviction::Default;
+         p.dtype() != Scalar::Ptr && cache == Cache::Default &&
+         eviction == Eviction::Default;
 }
 
 /// The operands of the descriptor access through `p`: base, extents,

@@ -139,6 +139,18 @@ TEST(BlockPtr, NanPaddingAndCacheHintsKeepPointerAccesses) {
   EXPECT_EQ(count_ops(*fn, OpCode::Store), 1);
 }
 
+// Descriptors address numbers: a block pointer to pointers keeps its
+// checked accesses desugared.
+TEST(BlockPtr, BlockPointersToPointersStayPointerAccesses) {
+  auto fn = trace({pointer(Scalar::Ptr)}, [](const Args &a) {
+    Tensor x(a[0]);
+    auto p = bl::make_block_ptr(x, {40}, {1}, {0}, {64}, {0});
+    EXPECT_EQ(bl::load(p, {0}).type().str(), "tensor<64xptr<i8, 0>>");
+  });
+  EXPECT_EQ(count_ops(*fn, OpCode::DescriptorLoad), 0);
+  EXPECT_EQ(count_ops(*fn, OpCode::Load), 1);
+}
+
 TEST(BlockPtr, NoBoundaryCheckMeansNoMask) {
   auto fn =
       trace({pointer(Scalar::F16), pointer(Scalar::F16)}, [](const Args &a) {

@@ -55,41 +55,17 @@ public:
     for (int side = a_registers_ ? 1 : 0; side < 2; ++side)
       find_operand(side);
     k_.fence_tile_writes();
-    std::vector<std::vector<llvm::Value *>> acc(
-        static_cast<size_t>(passes_),
-        std::vector<llvm::Value *>(static_cast<size_t>(n_ / 2)));
-    // An accumulator of +0 whose zero's sign nothing observes (or an
-    // integer 0) is not read: the first step's MMAs do not add to it
-    // (scale-d = 0), and no register is set to zero for them.
-    const bool from_zero = is_positive_zero(op_.operand(2)) &&
-                           (mma_.accumulator != Scalar::F32 ||
-                            k_.zero_sign_unobserved(op_.result()));
-    llvm::Type *acc_type =
-        mma_.accumulator == Scalar::F32 ? b_.getFloatTy() : b_.getInt32Ty();
-    const KernelLowering::Registers *init =
-        from_zero ? nullptr : &k_.registers(op_.operand(2), home_);
-    for (int64_t r = 0; r < parent_.num_registers(); ++r) {
-      auto [pass, slot] = slot_of(r);
-      acc[size_t(pass)][size_t(slot)] =
-          init ? (*init)[r] : llvm::UndefValue::get(acc_type);
-    }
+    const bool from_zero = reads_no_accumulator();
+    std::vector<std::vector<llvm::Value *>> acc =
+        initial_accumulator(from_zero);
     // The warpgroup's 64 rows of A in each pass, from its first warp.
     llvm::Value *group_rows_bytes =
         a_registers_ ? nullptr
                      : b_.CreateMul(b_.CreateLShr(k_.warp, 2),
                                     b_.getInt32(static_cast<uint32_t>(
                                         operand_[0].start_bytes(64, 0))));
-    // A's fragments, where A is in registers, all made before the fence:
-    // an instruction writing a register that an MMA after the fence reads
-    // makes ptxas fence again and wait for each MMA before the next
-    // (serialized MMAs, one at a time on the tensor cores).
     const int64_t steps = depth_ / mma_.k;
-    std::vector<std::array<llvm::Value *, 4>> a_fragments;
-    for (int64_t step = 0; a_registers_ && step < steps; ++step)
-      for (int64_t pass = 0; pass < passes_; ++pass)
-        // The warp's rows g and g + 8 of the pass are 8 apart.
-        a_fragments.push_back(
-            a_registers_.fragment(pass * parent_.tile(0), 8, 16 * step));
+    std::vector<std::array<llvm::Value *, 4>> a_fragments = fragments_of_a();
     // Ordinary instructions wrote the accumulator, and A where it is in
     // registers: the fence orders them ahead of the MMAs that read them.
     k_.ordering_ptx("wgmma.fence.sync.aligned;");
@@ -125,6 +101,48 @@ public:
   }
 
 private:
+  /// Whether the dot's MMAs need not read its accumulator: +0 whose zero's
+  /// sign nothing observes, or an integer 0. The first step's MMAs then do
+  /// not add to it (scale-d = 0), and no register is set to zero for them.
+  bool reads_no_accumulator() const {
+    return is_positive_zero(op_.operand(2)) &&
+           (mma_.accumulator != Scalar::F32 ||
+            k_.zero_sign_unobserved(op_.result()));
+  }
+
+  /// The accumulator's registers by pass and place among the MMA's
+  /// registers: the dot's third operand's, or undefined `from_zero`.
+  std::vector<std::vector<llvm::Value *>> initial_accumulator(bool from_zero) {
+    std::vector<std::vector<llvm::Value *>> acc(
+        static_cast<size_t>(passes_),
+        std::vector<llvm::Value *>(static_cast<size_t>(n_ / 2)));
+    llvm::Type *type =
+        mma_.accumulator == Scalar::F32 ? b_.getFloatTy() : b_.getInt32Ty();
+    const KernelLowering::Registers *init =
+        from_zero ? nullptr : &k_.registers(op_.operand(2), home_);
+    for (int64_t r = 0; r < parent_.num_registers(); ++r) {
+      auto [pass, slot] = slot_of(r);
+      acc[size_t(pass)][size_t(slot)] =
+          init ? (*init)[r] : llvm::UndefValue::get(type);
+    }
+    return acc;
+  }
+
+  /// A's fragments where A is in registers (none otherwise), by step of K
+  /// then pass of rows, all made before the MMAs' fence: an instruction
+  /// writing a register that an MMA after the fence reads makes ptxas
+  /// fence again and wait for each MMA before the next (serialized MMAs,
+  /// one at a time on the tensor cores).
+  std::vector<std::array<llvm::Value *, 4>> fragments_of_a() {
+    std::vector<std::array<llvm::Value *, 4>> fragments;
+    for (int64_t step = 0; a_registers_ && step < depth_ / mma_.k; ++step)
+      for (int64_t pass = 0; pass < passes_; ++pass)
+        // The warp's rows g and g + 8 of the pass are 8 apart.
+        fragments.push_back(
+            a_registers_.fragment(pass * parent_.tile(0), 8, 16 * step));
+    return fragments;
+  }
+
   /// The operand's tile and the address of its first byte (i32, in the
   /// shared window), read by descriptors.
   void find_operand(int side) {

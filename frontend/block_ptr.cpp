@@ -361,9 +361,7 @@ void store(const BlockPtr &ptr, Operand value,
       canonical_boundary_check(boundary_check, ptr.rank(), "bl::store", loc);
   if (is_descriptor_access(ptr, checked, options.cache, options.eviction)) {
     detail::reject_in_combine("bl::store", loc);
-    if (value.is_value() && value.value()->type().is_pointer())
-      user_error(value.loc(), "bl::store: storing pointers is not supported; "
-                              "store bl::cast(pointer, bl::int64) instead");
+    detail::reject_stored_pointers(value);
     DescriptorOperands d = descriptor_operands(ptr, loc);
     ir::Value *stored = detail::broadcast_value(
         detail::as_dtype(value, ptr.dtype()), ptr.block_shape(), value.loc());

@@ -116,9 +116,7 @@ void store_impl(const Operand &ptr, const Operand &value, const Operand *mask,
                 const StoreOptions &options) {
   detail::reject_in_combine("bl::store", ptr.loc());
   const Type &pt = pointer_type(ptr, "bl::store");
-  if (value.is_value() && value.value()->type().is_pointer())
-    user_error(value.loc(), "bl::store: storing pointers is not supported; "
-                            "store bl::cast(pointer, bl::int64) instead");
+  detail::reject_stored_pointers(value);
   if (mask)
     check_mask(*mask, "bl::store");
   std::vector<const Operand *> extra{&value};
@@ -139,6 +137,12 @@ void store_impl(const Operand &ptr, const Operand &value, const Operand *mask,
 }
 
 } // namespace
+
+void detail::reject_stored_pointers(const Operand &value) {
+  if (value.is_value() && value.value()->type().is_pointer())
+    user_error(value.loc(), "bl::store: storing pointers is not supported; "
+                            "store bl::cast(pointer, bl::int64) instead");
+}
 
 Tensor load(Operand pointer, LoadOptions options) {
   return load_impl(pointer, nullptr, nullptr, options);

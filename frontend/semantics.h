@@ -62,6 +62,11 @@ void reject_in_combine(const std::string &what, const SourceLoc &loc,
                            "do it with the result, after the reduction or "
                            "scan");
 
+/// A user error, at the value's line, when a store's `value` is a pointer
+/// or a block of them (bl::store through pointers, block pointers and
+/// tensor descriptors alike).
+void reject_stored_pointers(const Operand &value);
+
 std::string dtype_name(ir::Scalar s);
 std::string shape_str(const Shape &s);
 

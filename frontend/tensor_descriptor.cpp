@@ -251,9 +251,7 @@ void store(const TensorDescriptor &desc, const std::vector<Operand> &offsets,
                    detail::shape_str(desc.block_shape()) +
                    "; store a block of exactly that shape (as Triton does; "
                    "bl::full makes one from a scalar)");
-  if (value.value()->type().is_pointer())
-    user_error(value.loc(), "bl::store: storing pointers is not supported; "
-                            "store bl::cast(pointer, bl::int64) instead");
+  detail::reject_stored_pointers(value);
   AccessOperands a = access_operands(desc, offsets, "bl::store", loc);
   ir::Value *converted =
       detail::convert(value.value(), desc.dtype(), value.loc());

@@ -82,17 +82,10 @@ std::vector<MatmulCase> cases() {
 
 class GpuPipelinedDot : public ::testing::TestWithParam<MatmulCase> {};
 
-template <typename T> void run(const MatmulCase &c) {
-  BLOCC_REQUIRE_GPU();
-  BLOCC_SEED_TRACE();
-  expect_gpu_matmul_matches_float64<T>(pipelined_matmul<T>(), c);
-}
-
 TEST_P(GpuPipelinedDot, MatchesFloat64) {
-  if (GetParam().bf16)
-    run<bl::bfloat16_t>(GetParam());
-  else
-    run<bl::half>(GetParam());
+  expect_gpu_matmul_in_its_type_matches_float64(
+      [](auto t) -> auto & { return pipelined_matmul<decltype(t)>(); },
+      GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Stages, GpuPipelinedDot, ::testing::ValuesIn(cases()),

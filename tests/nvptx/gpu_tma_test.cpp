@@ -92,17 +92,10 @@ std::vector<MatmulCase> cases() {
 
 class GpuTmaMatmul : public ::testing::TestWithParam<MatmulCase> {};
 
-template <typename T> void run(const MatmulCase &c) {
-  BLOCC_REQUIRE_GPU();
-  BLOCC_SEED_TRACE();
-  expect_gpu_matmul_matches_float64<T>(descriptor_matmul<T>(), c);
-}
-
 TEST_P(GpuTmaMatmul, MatchesFloat64) {
-  if (GetParam().bf16)
-    run<bl::bfloat16_t>(GetParam());
-  else
-    run<bl::half>(GetParam());
+  expect_gpu_matmul_in_its_type_matches_float64(
+      [](auto t) -> auto & { return descriptor_matmul<decltype(t)>(); },
+      GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Stages, GpuTmaMatmul, ::testing::ValuesIn(cases()),
@@ -111,14 +104,9 @@ INSTANTIATE_TEST_SUITE_P(Stages, GpuTmaMatmul, ::testing::ValuesIn(cases()),
 class GpuTmaBlockPtrMatmul : public ::testing::TestWithParam<MatmulCase> {};
 
 TEST_P(GpuTmaBlockPtrMatmul, MatchesFloat64) {
-  BLOCC_REQUIRE_GPU();
-  BLOCC_SEED_TRACE();
-  if (GetParam().bf16)
-    expect_gpu_matmul_matches_float64<bl::bfloat16_t>(
-        block_pointer_matmul<bl::bfloat16_t>(), GetParam());
-  else
-    expect_gpu_matmul_matches_float64<bl::half>(
-        block_pointer_matmul<bl::half>(), GetParam());
+  expect_gpu_matmul_in_its_type_matches_float64(
+      [](auto t) -> auto & { return block_pointer_matmul<decltype(t)>(); },
+      GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Stages, GpuTmaBlockPtrMatmul,

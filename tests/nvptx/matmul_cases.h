@@ -80,4 +80,20 @@ void expect_gpu_matmul_matches_float64(Kernel &kernel, const MatmulCase &c) {
   expect_matmul_matches_float64(a, b, dc.to_host(), c);
 }
 
+/// The check above for case `c` in its input type: `kernel_of(T{})` is
+/// the kernel for inputs of type T (half, or bfloat16 where c.bf16).
+/// Skipped without a GPU.
+template <typename KernelOf>
+void expect_gpu_matmul_in_its_type_matches_float64(KernelOf kernel_of,
+                                                   const MatmulCase &c) {
+  BLOCC_REQUIRE_GPU();
+  BLOCC_SEED_TRACE();
+  if (c.bf16)
+    expect_gpu_matmul_matches_float64<::blocc::bfloat16_t>(
+        kernel_of(::blocc::bfloat16_t{}), c);
+  else
+    expect_gpu_matmul_matches_float64<::blocc::half>(kernel_of(::blocc::half{}),
+                                                     c);
+}
+
 } // namespace blocc::gpu_testing

@@ -23,6 +23,23 @@ std::string image_name(const GpuImage &image) {
          (image.cubin ? " cubin" : " PTX");
 }
 
+/// The kernel of one image. A cubin loads as it is; PTX goes without the
+/// NUL the image ends with (the driver's JIT needs it, but a PTX assembler
+/// named by BLOCC_PTXAS reads it as a stray character).
+std::unique_ptr<cuda::LoadedKernel> loaded_kernel(const GpuKernel &kernel,
+                                                  const GpuImage &image) {
+  std::string bytes(static_cast<const char *>(image.data), image.size);
+  if (image.cubin)
+    return std::make_unique<cuda::LoadedKernel>(
+        kernel.name, std::string(), kernel.entry, image.dynamic_shared_bytes,
+        kernel.faults(), std::move(bytes));
+  if (!bytes.empty() && bytes.back() == '\0')
+    bytes.pop_back();
+  return std::make_unique<cuda::LoadedKernel>(
+      kernel.name, std::move(bytes), kernel.entry, image.dynamic_shared_bytes,
+      kernel.faults());
+}
+
 /// The image launches in a context use: its index among the kernel's, and
 /// the kernel loaded from it.
 struct ImageInUse {
@@ -71,10 +88,7 @@ ImageInUse image_loaded_in(const GpuKernel &kernel, CUcontext context) {
     const GpuImage &image = kernel.images[index];
     std::unique_ptr<cuda::LoadedKernel> &loaded = state.images[index];
     if (!loaded)
-      loaded = std::make_unique<cuda::LoadedKernel>(
-          kernel.name,
-          std::string(static_cast<const char *>(image.data), image.size),
-          kernel.entry, image.dynamic_shared_bytes, kernel.faults());
+      loaded = loaded_kernel(kernel, image);
     try {
       cuda::ContextScope scope(context);
       loaded->function_in(context);

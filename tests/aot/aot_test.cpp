@@ -373,6 +373,33 @@ TEST(AotFakeDriver, FirstLaunchLoadsTheCodeOnceAndEachLaunchIsOneCall) {
             0u);
 }
 
+// Where BLOCC_PTXAS names a PTX assembler (CTest's
+// aot_gpu_launch_with_ptx_assembler: tests/fake_cuda/fake_ptxas, which
+// rejects PTX holding a zero byte), the driver gets a cubin: one compiled
+// ahead of time as it is, else that assembler's of the kernel's PTX, the
+// PTX without the NUL its image ends with.
+TEST(AotFakeDriver, LoadsACubinWherePtxasIsNamed) {
+  const char *path = std::getenv("BLOCC_CUDA_DRIVER");
+  const char *assembler = std::getenv("BLOCC_PTXAS");
+  if (!assembler || !*assembler)
+    GTEST_SKIP() << "BLOCC_PTXAS names no PTX assembler";
+  void *library = path ? dlopen(path, RTLD_NOW) : nullptr;
+  using Query = const char *(*)();
+  auto loaded_image = library ? reinterpret_cast<Query>(dlsym(
+                                    library, "blocc_fake_cuda_loaded_image"))
+                              : nullptr;
+  ASSERT_NE(loaded_image, nullptr)
+      << "BLOCC_CUDA_DRIVER must name tests/fake_cuda's driver";
+  blocc::DeviceBuffer<float> x(std::vector<float>(64, 1)), out(64);
+  add_f32_n16::gpu({1}, x.data(), x.data(), out.data(), 64);
+  const std::string image = loaded_image();
+  EXPECT_TRUE(image.rfind("\x7f"
+                          "ELF",
+                          0) == 0 ||
+              image.rfind("FAKE CUBIN sm_", 0) == 0)
+      << image;
+}
+
 #ifdef BLOCC_AOT_TEST_TMA
 /// The f16 bits of x, a number with at most 11 significant bits in f16's
 /// normal range (exact).

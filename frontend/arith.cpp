@@ -270,8 +270,19 @@ Tensor abs(Operand x) { return unary(OpCode::Abs, x, Allowed::Any, "bl::abs"); }
 Tensor exp(Operand x) {
   return unary(OpCode::Exp, x, Allowed::Float, "bl::exp");
 }
-Tensor exp2(Operand x) {
-  return unary(OpCode::Exp2, x, Allowed::Float, "bl::exp2");
+Tensor exp2(Operand x, Subnormals results) {
+  Tensor power = unary(OpCode::Exp2, x, Allowed::Float, "bl::exp2");
+  if (results == Subnormals::Keep)
+    return power;
+  ir::Value *operand = power.value()->defining_op()->operand(0);
+  if (operand->type().element() != Scalar::F32)
+    user_error(x.loc(), "bl::exp2 with bl::Subnormals::Flush needs f32, got " +
+                            x.describe() +
+                            "; convert it with bl::cast(x, bl::float32)");
+  // An op of its own: the attribute changes what it computes.
+  return Tensor(builder_at(x).create_value(
+      OpCode::Exp2, {operand}, operand->type(),
+      {{ir::kSubnormalsAttr, std::string("flush")}}));
 }
 Tensor log(Operand x) {
   return unary(OpCode::Log, x, Allowed::Float, "bl::log");

@@ -66,6 +66,10 @@ const std::vector<int64_t> &
 Operation::ints_attr(const std::string &name) const {
   return attr_of_kind<std::vector<int64_t>>(*this, name, "a list of integers");
 }
+bool flushes_subnormals(const Operation &op) {
+  return op.string_attr_or(kSubnormalsAttr, "") == "flush";
+}
+
 std::string Operation::string_attr_or(const std::string &name,
                                       const std::string &fallback) const {
   auto it = attributes_.find(name);

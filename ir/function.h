@@ -123,6 +123,11 @@ private:
   Block *parent_ = nullptr;
 };
 
+/// exp2's attribute `subnormals = "flush"` (bl::Subnormals::Flush): f32
+/// results below 2^-126, the smallest normal f32, are +0.
+inline constexpr const char *kSubnormalsAttr = "subnormals";
+bool flushes_subnormals(const Operation &op);
+
 class Block {
 public:
   using OpList = std::list<std::unique_ptr<Operation>>;

@@ -669,6 +669,21 @@ private:
       fail(op, "is not defined on " + t.str() + "; expected integer elements");
     if (float_only && !is_computable_float(t))
       fail(op, "is not defined on " + t.str() + "; expected float elements");
+    if (op.has_attr(kSubnormalsAttr))
+      verify_subnormals(op);
+  }
+
+  /// `subnormals = "flush"`: on f32 exp2 only, the one op whose fast GPU
+  /// form flushes.
+  void verify_subnormals(const Operation &op) const {
+    const std::string &how = expect_string_attr(op, kSubnormalsAttr);
+    if (how != "flush")
+      fail(op, "has subnormals '" + how + "'; expected 'flush'");
+    if (op.code() != OpCode::Exp2)
+      fail(op, "has subnormals = \"flush\", which only exp2 takes");
+    if (op.operand(0)->type().element() != Scalar::F32)
+      fail(op, "flushes subnormals of " + op.operand(0)->type().str() +
+                   "; only f32 exp2 flushes");
   }
 
   void verify_cmp(const Operation &op) const {

@@ -88,8 +88,10 @@ KernelLowering::apply_elementwise(const ir::Operation &op,
     default:
       break;
     }
-    if (ir::is_unary_math(code))
-      return llb::emit_unary(builder, code, element, x[0]);
+    if (ir::is_unary_math(code)) {
+      llvm::Value *r = llb::emit_unary(builder, code, element, x[0]);
+      return ir::flushes_subnormals(op) ? llb::flush_subnormals(builder, r) : r;
+    }
     if (code >= OpCode::Add && code <= OpCode::Umulhi)
       return llb::emit_binary(builder, code, element, x[0], x[1]);
   } catch (const Error &e) {

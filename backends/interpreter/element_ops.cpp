@@ -229,6 +229,11 @@ uint64_t unary_element(OpCode op, Scalar s, uint64_t a) {
   return from_double(r, s);
 }
 
+uint64_t flush_subnormal_f32(uint64_t bits) {
+  const float x = std::bit_cast<float>(static_cast<uint32_t>(bits));
+  return std::fabs(x) < 0x1p-126f ? 0 : bits;
+}
+
 uint64_t fma_element(Scalar s, uint64_t a, uint64_t b, uint64_t c) {
   reject_fp8(OpCode::Fma, s);
   if (s == Scalar::Ptr)

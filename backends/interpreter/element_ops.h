@@ -40,6 +40,9 @@ uint64_t unary_element(ir::OpCode op, ir::Scalar s, uint64_t a);
 
 /// a * b + c rounded once (integers: wrapped).
 uint64_t fma_element(ir::Scalar s, uint64_t a, uint64_t b, uint64_t c);
+/// The f32 `bits` with a value below 2^-126 (a subnormal, positive: exp2's
+/// results are) made +0; everything else (NaN too) as it is.
+uint64_t flush_subnormal_f32(uint64_t bits);
 
 /// Ordered float comparisons (false on NaN) except ne (true on NaN);
 /// integers by signedness; pointers as unsigned addresses.

@@ -188,8 +188,11 @@ eval_elementwise(const ExecutionSite &site, const Memory &memory,
   if (ir::is_unary_math(op.code())) {
     check_operands(site, operands, 1, r);
     const RuntimeValue &a = *operands[0];
+    const bool flush = ir::flushes_subnormals(op);
     for_each_lane(site, r, [&](int64_t i) {
       r.bits[i] = unary_element(op.code(), element, a.at(i));
+      if (flush)
+        r.bits[i] = flush_subnormal_f32(r.bits[i]);
     });
     return r;
   }

@@ -236,6 +236,13 @@ llvm::Value *emit_binary(llvm::IRBuilderBase &b, OpCode op, Scalar s,
       float_binary(b, op, s, to_compute(b, s, lhs), to_compute(b, s, rhs)));
 }
 
+llvm::Value *flush_subnormals(llvm::IRBuilderBase &b, llvm::Value *x) {
+  llvm::Value *smallest_normal = llvm::ConstantFP::get(x->getType(), 0x1p-126);
+  llvm::Value *tiny = b.CreateFCmpOLT(
+      b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x), smallest_normal);
+  return b.CreateSelect(tiny, llvm::Constant::getNullValue(x->getType()), x);
+}
+
 llvm::Value *emit_unary(llvm::IRBuilderBase &b, OpCode op, Scalar s,
                         llvm::Value *x) {
   reject_fp8(s, std::string(ir::opcode_name(op)).c_str());

@@ -39,6 +39,10 @@ llvm::Value *emit_binary(llvm::IRBuilderBase &b, ir::OpCode op, ir::Scalar s,
 llvm::Value *emit_fold_min_max(llvm::IRBuilderBase &b, bool is_max,
                                llvm::Value *x, llvm::Value *y);
 
+/// `x` (f32, scalar or vector) with values below 2^-126 made +0, NaN kept:
+/// exp2 with subnormals = "flush" (ir/function.h).
+llvm::Value *flush_subnormals(llvm::IRBuilderBase &b, llvm::Value *x);
+
 /// neg, not, abs and the float math functions (exp .. ceil).
 llvm::Value *emit_unary(llvm::IRBuilderBase &b, ir::OpCode op, ir::Scalar s,
                         llvm::Value *x);

@@ -17,6 +17,8 @@
 //   and the result scaled back by 2^-24, one exact step then one rounding
 //   to the subnormal. Six instructions: attention's loop takes an exp2 per
 //   score, and the reduction's eight more were a third of its issue slots.
+//   An exp2 that flushes subnormal results (bl::Subnormals::Flush) is the
+//   instruction alone.
 // - f32 -> f16/bf16 casts: cvt.rn.f16.f32 / cvt.rn.bf16.f32, which round
 //   to nearest even like the interpreter, with NaN mapped to the quiet NaN
 //   the interpreter produces (0x7e00 / 0x7fc0 with the sign). f16/bf16 ->
@@ -74,8 +76,15 @@ llvm::Value *keep_nan_of(llvm::IRBuilderBase &b, llvm::Value *x,
 }
 
 /// f32 exp2 as described above: ex2.approx.ftz flushes subnormal results,
-/// so those are computed 2^24 times larger and scaled back.
-llvm::Value *fast_exp2(llvm::IRBuilderBase &b, llvm::Value *x, bool keep_nan) {
+/// so where they are kept (`flush` false) they are computed 2^24 times
+/// larger and scaled back.
+llvm::Value *fast_exp2(llvm::IRBuilderBase &b, llvm::Value *x, bool flush,
+                       bool keep_nan) {
+  if (flush)
+    return keep_nan_of(
+        b, x,
+        b.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, {}, {x}),
+        keep_nan);
   llvm::Value *subnormal = b.CreateFCmpOLT(x, f32(b, -126.0));
   llvm::Value *raised =
       b.CreateSelect(subnormal, b.CreateFAdd(x, f32(b, 24.0)), x);
@@ -201,7 +210,7 @@ KernelLowering::gpu_element_op(const ir::Operation &op,
       return op.code() == OpCode::Exp
                  ? fast_exp(builder, x[0],
                             !nan_bits_unobserved_.count(op.result()))
-                 : fast_exp2(builder, x[0],
+                 : fast_exp2(builder, x[0], ir::flushes_subnormals(op),
                              !nan_bits_unobserved_.count(op.result()));
     return nullptr;
   case OpCode::Maximum:

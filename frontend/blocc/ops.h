@@ -84,7 +84,14 @@ Tensor fma(Operand a, Operand b, Operand c);
 // ---------------------------------------------------------------- math
 Tensor abs(Operand x);
 Tensor exp(Operand x);
-Tensor exp2(Operand x);
+/// What bl::exp2 gives where 2^x is below f32's smallest normal number
+/// (x < -126): the subnormal (IEEE 754, the default), or +0. Flushing lets
+/// the GPU take its exp2 instruction as it is, without a range fix-up per
+/// element: for a softmax whose results are rounded to f16 or summed into
+/// a total of at least 1 (attention), where values below 2^-126 matter to
+/// nothing. f32 only.
+enum class Subnormals { Keep, Flush };
+Tensor exp2(Operand x, Subnormals results = Subnormals::Keep);
 Tensor log(Operand x);
 Tensor log2(Operand x);
 Tensor sqrt(Operand x);

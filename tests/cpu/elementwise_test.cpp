@@ -167,6 +167,50 @@ TEST(CpuFloatSpecials, NanZerosAndInfinitiesMatchTheInterpreter) {
   EXPECT_EQ(lo_c[0], 1.f); // NaN ignored
 }
 
+// ------------------------------------------------- exp2, flushing subnormals
+auto exp2_both = bl::kernel(
+    "exp2_both", [](bl::Ptr<float> x, bl::Ptr<float> kept,
+                    bl::Ptr<float> flushed, bl::i32 n, bl::Const<int> BLOCK) {
+      auto offs = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
+      auto mask = offs < n;
+      auto v = bl::load(x + offs, mask);
+      bl::store(kept + offs, bl::exp2(v), mask);
+      bl::store(flushed + offs, bl::exp2(v, bl::Subnormals::Flush), mask);
+    });
+
+// bl::exp2 with bl::Subnormals::Flush is bl::exp2 where 2^x is a normal
+// number (or infinite, or NaN) and +0 where it is below 2^-126, on the
+// interpreter and the CPU backend alike.
+TEST(CpuExp2, FlushingSubnormalsZeroesExactlyTheResultsBelowTwoToMinus126) {
+  BLOCC_SEED_TRACE();
+  std::vector<float> x = random_values<float>(3001, -160, 20);
+  for (float edge : {-126.f, -125.99f, -126.01f, -149.f, -150.f, 0.f, -0.f,
+                     std::numeric_limits<float>::infinity(),
+                     -std::numeric_limits<float>::infinity(),
+                     std::numeric_limits<float>::quiet_NaN()})
+    x.push_back(edge);
+  const int n = static_cast<int>(x.size());
+  for (const bl::LaunchOptions &where : {kInterpreter, kCpu}) {
+    SCOPED_TRACE(where.backend == bl::Backend::Cpu ? "cpu" : "interpreter");
+    auto kept = poisoned<float>(n), flushed = poisoned<float>(n);
+    exp2_both[{bl::cdiv(n, kBlock)}].with(where)(x, kept, flushed, n, kBlock);
+    int zeroed = 0;
+    for (int i = 0; i < n; ++i) {
+      if (kept[i] < 0x1p-126f) {
+        ASSERT_EQ(std::bit_cast<uint32_t>(flushed[i]), 0u)
+            << "exp2(" << x[i] << ") = " << kept[i] << " flushed to "
+            << flushed[i];
+        zeroed += kept[i] > 0;
+      } else {
+        ASSERT_EQ(std::bit_cast<uint32_t>(flushed[i]),
+                  std::bit_cast<uint32_t>(kept[i]))
+            << "exp2(" << x[i] << ")";
+      }
+    }
+    EXPECT_GT(zeroed, 100); // subnormal results were met and flushed
+  }
+}
+
 // ---------------------------------------------------------------- casts
 /// Every float value converted to every other type: rounding once, float to
 /// integer saturating (NaN -> 0), integer to narrow floats from the exact

@@ -103,6 +103,21 @@ TEST(DtypeErrors, ExpOnIntegers) {
   EXPECT_THAT(msg, HasSubstr("convert it with bl::cast(x, bl::float32)"));
 }
 
+TEST(DtypeErrors, Exp2FlushingSubnormalsOfF16) {
+  static int line;
+  auto k =
+      bl::kernel("exp2_flush_f16", [](bl::Ptr<float> x, bl::Ptr<float> out) {
+        auto offs = bl::arange(0, 16);
+        auto v = bl::cast(bl::load(x + offs), bl::float16);
+        auto p = (line = __LINE__, bl::exp2(v, bl::Subnormals::Flush));
+        bl::store(out + offs, p);
+      });
+  std::string msg = run(k);
+  EXPECT_THAT(msg, HasSubstr(at(line)));
+  EXPECT_THAT(msg, HasSubstr("bl::exp2 with bl::Subnormals::Flush needs f32, "
+                             "got tensor<16xf16>"));
+}
+
 TEST(DtypeErrors, SqrtOnIntegerScalar) {
   static int line;
   auto k = bl::kernel("sqrt_int", [](bl::Ptr<float> x, bl::Ptr<float> out) {

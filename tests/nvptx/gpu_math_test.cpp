@@ -87,6 +87,49 @@ TEST(GpuMath, ExpAndExp2WithinThreeUlp) {
               static_cast<long long>(worst), static_cast<long long>(worst2), n);
 }
 
+auto flushed_exp2s =
+    bl::kernel("flushed_exp2s", [](bl::Ptr<float> x, bl::Ptr<float> e2,
+                                   bl::i32 n, bl::Const<int> BLOCK) {
+      auto offs = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
+      auto mask = offs < n;
+      auto v = bl::load(x + offs, mask);
+      bl::store(e2 + offs, bl::exp2(v, bl::Subnormals::Flush), mask);
+    });
+
+// exp2 flushing subnormal results: within 3 ulp where 2^x is normal, +0
+// below, and the CPU backend's rule at the edges (infinities, NaN).
+TEST(GpuMath, Exp2FlushingSubnormalsWithinThreeUlpAndZeroBelow) {
+  BLOCC_REQUIRE_GPU();
+  BLOCC_SEED_TRACE();
+  std::vector<float> x = random_values<float>(60013, -152, 130);
+  std::vector<float> low = random_values<float>(30011, -130, -122);
+  x.insert(x.end(), low.begin(), low.end());
+  for (float edge : {0.f, -0.f, INFINITY, -INFINITY, NAN, -126.f, -125.5f,
+                     -126.5f, -149.f, -150.f, 127.99f, 128.f})
+    x.push_back(edge);
+  const int n = static_cast<int>(x.size());
+  DeviceBuffer<float> dx(x);
+  auto de2 = poisoned_on_gpu<float>(n);
+  flushed_exp2s[{bl::cdiv(n, 1024)}](dx, de2, n, 1024);
+  std::vector<float> got = de2.to_host();
+  int zeroed = 0;
+  for (int i = 0; i < n; ++i) {
+    const double want = std::exp2(double(x[i]));
+    if (std::isnan(x[i])) {
+      ASSERT_TRUE(std::isnan(got[i])) << "exp2(NaN) = " << got[i];
+    } else if (want < 0x1p-126 * (1 - 0x1p-20)) {
+      // Just below 2^-126 ex2.approx may round up to the smallest normal.
+      ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), 0u)
+          << "exp2(" << x[i] << ") = " << got[i] << ", want +0";
+      ++zeroed;
+    } else if (want >= 0x1p-126 * (1 + 0x1p-20)) {
+      ASSERT_LE(ulps(got[i], static_cast<float>(want)), 3)
+          << "exp2(" << x[i] << ") = " << got[i] << ", want " << want;
+    }
+  }
+  EXPECT_GT(zeroed, 10000);
+}
+
 auto conversions = bl::kernel(
     "conversions", [](bl::Ptr<float> x, bl::Ptr<uint16_t> h_bits,
                       bl::Ptr<uint16_t> b_bits, bl::Ptr<bl::half> h_out,
@@ -149,6 +192,21 @@ TEST(GpuMathPtx, ExpUsesTheHardwareExp2AndConversionsTheCvt) {
   std::string ptx = ptx_for(c);
   EXPECT_THAT(ptx, ::testing::HasSubstr("cvt.rn.f16.f32"));
   EXPECT_THAT(ptx, ::testing::HasSubstr("cvt.rn.bf16.f32"));
+}
+
+// The kept subnormals cost a compare against -126 and a scaling by 2^-24
+// per element; flushing them leaves the one ex2.approx.ftz.
+TEST(GpuMathPtx, Exp2FlushingSubnormalsIsTheInstructionAlone) {
+  std::vector<float> f;
+  const ir::Function &kept = specialization(exps, f, f, f, 1000, 1024);
+  const ir::Function &flushed = specialization(flushed_exp2s, f, f, 1000, 1024);
+  expect_ptx_assembles(flushed);
+  const std::string ptx = ptx_for(flushed);
+  EXPECT_THAT(ptx, ::testing::HasSubstr("ex2.approx.ftz.f32"));
+  // -126 and 2^-24 as PTX writes f32 constants.
+  EXPECT_THAT(ptx_for(kept), ::testing::HasSubstr("0fC2FC0000"));
+  EXPECT_THAT(ptx, ::testing::Not(::testing::HasSubstr("0fC2FC0000")));
+  EXPECT_THAT(ptx, ::testing::Not(::testing::HasSubstr("0f33800000")));
 }
 
 // ---- sin, cos, tanh, erf, fmod on every float type; f64 exp and log ----

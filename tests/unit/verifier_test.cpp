@@ -339,6 +339,29 @@ TEST_F(VerifierTest, MathOnIntegers) {
                "elements");
 }
 
+// exp2's subnormals = "flush": f32 exp2 only, and no other value.
+TEST_F(VerifierTest, FlushingSubnormals) {
+  Value *x = f32_block({16});
+  b.create_value(OpCode::Exp2, {x}, x->type(), {{"subnormals", "flush"}});
+  b.create_value(OpCode::Exp, {x}, x->type(), {{"subnormals", "flush"}});
+  expect_error("exp at kernel.cpp:7: has subnormals = \"flush\", which only "
+               "exp2 takes");
+}
+
+TEST_F(VerifierTest, FlushingSubnormalsOfF64) {
+  Value *x = b.float_constant(1.0, block(Scalar::F64, {16}));
+  b.create_value(OpCode::Exp2, {x}, x->type(), {{"subnormals", "flush"}});
+  expect_error("exp2 at kernel.cpp:7: flushes subnormals of tensor<16xf64>; "
+               "only f32 exp2 flushes");
+}
+
+TEST_F(VerifierTest, SubnormalsOtherThanFlush) {
+  Value *x = f32_block({16});
+  b.create_value(OpCode::Exp2, {x}, x->type(), {{"subnormals", "keep"}});
+  expect_error("exp2 at kernel.cpp:7: has subnormals 'keep'; expected "
+               "'flush'");
+}
+
 TEST_F(VerifierTest, FmaOperandTypes) {
   Value *x = f32_block({16});
   b.create(OpCode::Fma, {x, x, f32_block({32})}, {x->type()});

@@ -124,9 +124,15 @@ void attention_forward(bl::Ptr<T> q, bl::Ptr<T> k, bl::Ptr<T> v, bl::Ptr<T> out,
     }
     // Maxima of the scaled scores, as scale > 0; the scaling and the
     // subtraction of the maximum are one rounding (fma).
+    // Powers below 2^-126 are flushed to 0 (bl::Subnormals::Flush, one
+    // instruction each on the GPU): P is rounded to f16, whose smallest
+    // number is 2^-24, and l, a sum that holds the 1 of each row's
+    // maximum, cannot tell.
     auto m_new = bl::maximum(m, bl::max(qk, 1) * scale_log2);
-    auto p = bl::exp2(bl::fma(qk, scale_log2, -bl::expand_dims(m_new, 1)));
-    auto alpha = bl::exp2(m - m_new); // rescales the old sums
+    auto p = bl::exp2(bl::fma(qk, scale_log2, -bl::expand_dims(m_new, 1)),
+                      bl::Subnormals::Flush);
+    // Rescales the old sums.
+    auto alpha = bl::exp2(m - m_new, bl::Subnormals::Flush);
     l = l * alpha + bl::sum(p, 1);
     auto v_tile = load_rows(v_ptrs);
     acc = bl::dot(p.to(bl::dtype_of<T>()), v_tile,

@@ -123,7 +123,9 @@ template <typename T> auto make_attention_bwd_dkdv(const char *name) {
               visible = visible & (key_col <= query_row);
             exponent = bl::where(visible, exponent, -INFINITY);
           }
-          auto pt = bl::exp2(exponent); // [BLOCK_N, BLOCK_M]
+          // [BLOCK_N, BLOCK_M]; P^T and dS^T are rounded to f16, where
+          // powers below 2^-126 (flushed to 0) round to 0 anyway.
+          auto pt = bl::exp2(exponent, bl::Subnormals::Flush);
           auto do_tile = load_rows(dout + row_offsets);
           dv_acc = bl::dot(pt.to(bl::dtype_of<T>()), do_tile, dv_acc);
           // dP^T = V dO^T; the hidden scores have P = 0, hence dS = 0.
@@ -206,7 +208,8 @@ template <typename T> auto make_attention_bwd_dq(const char *name) {
               visible = visible & (key_row <= query_col);
             exponent = bl::where(visible, exponent, -INFINITY);
           }
-          auto p = bl::exp2(exponent); // [BLOCK_M, BLOCK_N]
+          // [BLOCK_M, BLOCK_N]; flushed as P^T above.
+          auto p = bl::exp2(exponent, bl::Subnormals::Flush);
           auto dp = bl::dot(do_tile, load_cols(v + col_offsets));
           auto ds = p * (dp - delta_col);
           auto load_rows = block_loader(key_col, seq_len, masked);

@@ -54,15 +54,6 @@ std::string why_not_on_warpgroups(const ir::Operation &dot, int num_warps,
   if (!wgmma_takes_n(n, mma->accumulator))
     return "N = " + std::to_string(n) +
            " (warpgroup MMAs take N from 8 to 256 in 8s)";
-  // A chain's links wait for their MMAs before the math between them
-  // (attention's softmax); where each warpgroup would issue two passes of
-  // 64 rows, mma.sync, whose loads and MMAs ptxas interleaves with that
-  // math, measured faster on an H100 (attention at head dimension 64,
-  // 128-row blocks on 4 warps).
-  if (in_dot_chain(dot) && m > 16 * int64_t{num_warps})
-    return "a chain of dots whose warpgroups would take " +
-           std::to_string(m / (4 * int64_t{num_warps})) +
-           " rows each (two passes: kept on mma.sync)";
   if (mma->input_bytes == 2 && n < 16)
     return "N = " + std::to_string(n) +
            " of 16-bit B (its rows of N would be under 32 bytes)";

@@ -306,7 +306,8 @@ TEST(TutorialKernelsSass, AttentionIssuesEachProductsMmasBackToBack) {
   struct Config {
     int dim, block_m, block_n, warps, stages;
   };
-  for (Config c : {Config{64, 64, 64, 4, 2}, Config{128, 128, 128, 8, 3}}) {
+  for (Config c : {Config{64, 64, 64, 4, 2}, Config{64, 128, 64, 4, 2},
+                   Config{128, 128, 128, 8, 3}}) {
     SCOPED_TRACE("head dimension " + std::to_string(c.dim) + ", " +
                  std::to_string(c.block_m) + "x" + std::to_string(c.block_n) +
                  " on " + std::to_string(c.warps) + " warps");

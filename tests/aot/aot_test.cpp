@@ -82,7 +82,7 @@ std::vector<T> random_values(size_t n, double low, double high) {
 template <typename T> class Buffer {
 public:
   Buffer(Where where, const std::vector<T> &contents)
-      : where_(where), host_(contents.size() + 16) {
+      : where_(where), host_(contents.size() + 64 / sizeof(T)) {
     size_t misalign = reinterpret_cast<uintptr_t>(host_.data()) % 64;
     offset_ = misalign ? (64 - misalign) / sizeof(T) : 0;
     std::copy(contents.begin(), contents.end(), host_.begin() + offset_);

@@ -7,7 +7,7 @@ many groups they complete in (an HGMMA marked gsb0 ends one), warpgroup
 fences (WARPGROUP.ARRIVE), barriers and copies. What it shows is where the
 instructions go, not time: ratios still come from gpu_sweep.py on a GPU.
 
-    python3 benchmarks/tutorials/sass_compare.py [--kernels attention,matmul]
+    python3 benchmarks/tutorials/sass_compare.py [--kernels attention,matmul,...]
 
 Needs the blocc Python module, triton (pip install triton: it compiles
 without a GPU), ptxas, and cuobjdump with nvdisasm (scripts/install-deps
@@ -132,6 +132,29 @@ def attention(T, dim, block_m, block_n, warps, stages):
                                  stages, aligned=(0, 1, 2, 3, 4))
 
 
+def attention_backward(kernel, T, dim, block_m, block_n, warps, stages):
+    """One of the backward kernels (dkdv or dq), whose first arguments are
+    q, k, v, dout, lse, delta and then the gradients it writes."""
+    gradients = {"dkdv": ("dk_ptr", "dv_ptr"), "dq": ("dq_ptr",)}[kernel]
+    blocc_kernel = getattr(B, "attention_bwd_" + kernel)
+    blocc_ptx = blocc_kernel.asm(
+        *([None] * (6 + len(gradients))), 4096, 0.125, HEAD_DIM=dim,
+        CAUSAL=False, BLOCK_M=block_m, BLOCK_N=block_n, num_warps=warps,
+        num_stages=stages, target="sm_90a")["ptx"]
+    pointers = ["q_ptr", "k_ptr", "v_ptr", "dout_ptr"]
+    signature = {name: "*fp16" for name in pointers}
+    signature.update({"lse_ptr": "*fp32", "delta_ptr": "*fp32"})
+    signature.update({name: "*fp16" for name in gradients})
+    signature.update({"seq_len": "i32", "scale": "fp32",
+                      "HEAD_DIM": "constexpr", "BLOCK_M": "constexpr",
+                      "BLOCK_N": "constexpr", "CAUSAL": "constexpr"})
+    constants = {"HEAD_DIM": dim, "BLOCK_M": block_m, "BLOCK_N": block_n,
+                 "CAUSAL": False}
+    return blocc_ptx, triton_ptx(
+        getattr(T, "attention_bwd_" + kernel), signature, constants, warps,
+        stages, aligned=tuple(range(6 + len(gradients))))
+
+
 def matmul(T, block_m, block_n, block_k, warps, stages):
     n = 4096
     blocc_ptx = B.matmul.asm(
@@ -157,6 +180,13 @@ KERNELS = {
     "attention": (attention, [(64, 64, 64, 4, 2), (64, 128, 64, 4, 2),
                               (128, 128, 128, 8, 3), (128, 64, 64, 4, 2)]),
     "matmul": (matmul, [(128, 256, 64, 8, 4), (128, 128, 64, 4, 3)]),
+    # The sweep's fastest backward configurations on an H100.
+    "attention_bwd_dkdv": (
+        lambda T, *c: attention_backward("dkdv", T, *c),
+        [(64, 32, 128, 4, 3), (128, 64, 128, 8, 2)]),
+    "attention_bwd_dq": (
+        lambda T, *c: attention_backward("dq", T, *c),
+        [(64, 128, 32, 4, 3), (128, 128, 64, 8, 3)]),
 }
 
 

@@ -96,6 +96,14 @@ void verify_async_copy(const ir::Operation &op) {
                 "tma) in the body of a loop of 2 stages or more");
 }
 
+void verify_prefetch(const ir::Operation &op) {
+  const ir::Operation *loop = op.parent_op();
+  if (op.code() != OpCode::Load || op.result()->type().rank() != 1 || !loop ||
+      loop->code() != OpCode::For || loop_stages(*loop) < 2)
+    invalid(op, "prefetch belongs on loads of vectors in the body of a loop "
+                "of 2 stages or more");
+}
+
 /// A TMA copy moves a 2-D tile on sm_90a.
 void verify_tma(const ir::Operation &op, const GpuArch &arch) {
   if (!ir::is_descriptor_access(op.code()))
@@ -463,6 +471,10 @@ bool copied_ahead(const ir::Operation &load) {
   return load.has_attr(gpu_attr::kAsyncCopy);
 }
 
+bool prefetched(const ir::Operation &load) {
+  return load.has_attr(gpu_attr::kPrefetch);
+}
+
 bool copied_by_tma(const ir::Operation &op) {
   return ir::is_descriptor_access(op.code()) && op.has_attr(gpu_attr::kTma);
 }
@@ -492,6 +504,8 @@ void verify_gpu_ir(const ir::Function &function, int num_warps,
       verify_stages(op);
     if (op.has_attr(gpu_attr::kAsyncCopy))
       verify_async_copy(op);
+    if (op.has_attr(gpu_attr::kPrefetch))
+      verify_prefetch(op);
     if (op.has_attr(gpu_attr::kTma))
       verify_tma(op, arch);
   });

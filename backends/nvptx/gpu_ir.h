@@ -61,6 +61,7 @@ inline constexpr const char *kMmaWarps = "mma_warps";
 inline constexpr const char *kMmaAInRegisters = "mma_a_in_registers";
 inline constexpr const char *kNumStages = "num_stages";
 inline constexpr const char *kAsyncCopy = "async_copy";
+inline constexpr const char *kPrefetch = "prefetch";
 inline constexpr const char *kTma = "tma";
 } // namespace gpu_attr
 
@@ -114,6 +115,11 @@ int loop_stages(const ir::Operation &loop);
 
 /// Whether a pipelined loop copies `load` ahead (async_copy).
 bool copied_ahead(const ir::Operation &load);
+
+/// Whether a pipelined loop copies the elements of `load`, a vector no dot
+/// reads, into its stages ahead, to be read into registers where the load
+/// stands (prefetch).
+bool prefetched(const ir::Operation &load);
 
 /// Whether `op` is a descriptor_load whose tile the Tensor Memory
 /// Accelerator copies into shared memory, or a descriptor_store whose tile

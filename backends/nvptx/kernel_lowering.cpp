@@ -286,6 +286,9 @@ void KernelLowering::lower_op(const ir::Operation &op) {
          op.code() == OpCode::DescriptorLoad) &&
         staged_operand(op.result()))
       return; // copied into shared memory by its pipelined loop
+    if (op.code() == OpCode::Load)
+      if (auto it = prefetched_.find(op.result()); it != prefetched_.end())
+        return lower_prefetched(op, it->second);
     switch (op.code()) {
     case OpCode::DescriptorLoad:
       lower_tma_load(op);

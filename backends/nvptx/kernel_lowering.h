@@ -259,6 +259,13 @@ public:
     staged_operands_[v] = staged;
   }
   void clear_staged_operand(const ir::Value *v) { staged_operands_.erase(v); }
+  /// A prefetched load (pipeline_loads.h) whose elements the current
+  /// iteration's stage holds from `first_element` (i32, in elements of its
+  /// type from the start of shared memory): lowered as reads of them.
+  void set_prefetched(const ir::Value *v, llvm::Value *first_element) {
+    prefetched_[v] = first_element;
+  }
+  void clear_prefetched(const ir::Value *v) { prefetched_.erase(v); }
   void barrier();
   /// Call before writing shared memory, and after writing it (before the
   /// reads).
@@ -450,6 +457,9 @@ private:
   int64_t dynamic_shared_bytes_ = 0;
   std::map<const ir::Operation *, PipelinedLoop> pipelined_loops_;
   std::map<const ir::Value *, StagedOperand> staged_operands_;
+  std::map<const ir::Value *, llvm::Value *> prefetched_;
+  /// The load `op` as reads of its stage's elements, from `first`.
+  void lower_prefetched(const ir::Operation &op, llvm::Value *first);
   /// Tiles written by convert_layout ops: by the op after which they are
   /// read no more; those holding their bytes (each with the bytes kept
   /// before it), the last written last; those released but not yet on top.

@@ -26,6 +26,15 @@
 // the stage read last iteration, which they go to); the loop waits for
 // the last MMAs after it.
 //
+// Such a loop, where it runs no iteration, is jumped over, prologue and
+// all, to where its values join those of its last iteration: the wait
+// after the loop is then reached from the loop alone. Where the values of
+// no iteration joined before it (as the lowering of other loops leaves
+// them, once LLVM has rotated the loop), ptxas found registers of the
+// MMAs in flight written before their wait and serialized every
+// warpgroup MMA of the kernel (its warning C7515), as block placement
+// happened to fall.
+//
 // Masked-off elements are copied as zero bytes (cp.async's source size 0),
 // which is the load's `other`.
 //
@@ -84,6 +93,12 @@ private:
                                   llvm::Value *stage, llvm::Value *valid);
   void copy_tile(const PipelinedLoad &load, llvm::Value *stage_first,
                  llvm::Value *valid);
+  /// The copies of a prefetched load's elements into stage `stage` (i32).
+  void copy_prefetched(const PrefetchedLoad &load, llvm::Value *stage,
+                       llvm::Value *valid);
+  /// Index of a prefetched load's first element in stage `stage`, in
+  /// elements of its type from the start of shared memory.
+  llvm::Value *prefetched_first(const PrefetchedLoad &load, llvm::Value *stage);
   /// Index of the first element of stage `stage` (i32) in shared memory.
   llvm::Value *stage_first(llvm::Value *stage);
   /// The address of stage `stage`'s mbarrier (i32, in the shared window).

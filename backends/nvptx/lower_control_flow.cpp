@@ -36,6 +36,43 @@ const ir::Operation *KernelLowering::lower_region(const ir::Block &block) {
   return nullptr;
 }
 
+namespace {
+
+/// After a pipelined loop that is jumped over where it runs no iteration
+/// (loop_pipeline.h): at `end`, its values join the initial ones, which
+/// the jump from `entry` brings; `current` becomes the joined values.
+void join_skipped_loop(KernelLowering &k, const ir::Operation &loop,
+                       llvm::BasicBlock *entry, llvm::BasicBlock *end,
+                       const std::vector<CarriedValue> &initial,
+                       std::vector<CarriedValue> &current) {
+  llvm::IRBuilderBase &b = k.builder;
+  llvm::BasicBlock *from_loop = b.GetInsertBlock();
+  b.CreateBr(end);
+  b.SetInsertPoint(end);
+  auto join = [&](llvm::Value *looped, llvm::Value *skipped) {
+    llvm::PHINode *phi = b.CreatePHI(looped->getType(), 2);
+    phi->addIncoming(looped, from_loop);
+    phi->addIncoming(skipped, entry);
+    return phi;
+  };
+  for (size_t i = 0; i < current.size(); ++i) {
+    if (current[i].scalar) {
+      current[i].scalar = join(current[i].scalar, initial[i].scalar);
+      continue;
+    }
+    const Layout &home = *k.layouts().home(loop.result(i));
+    const BlockedLayout &p = k.parent(home);
+    for (int64_t r = 0; r < p.num_registers(); ++r) {
+      int64_t c = canonical_register(p, home, r);
+      current[i].registers[r] =
+          c == r ? join(current[i].registers[r], initial[i].registers[r])
+                 : current[i].registers[c];
+    }
+  }
+}
+
+} // namespace
+
 void KernelLowering::lower_for(const ir::Operation &op) {
   const ir::Block &body = *op.region(0);
   const ir::Type &iv_type = op.operand(0)->type();
@@ -80,7 +117,18 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   // Loads of tiles for dots on tensor cores run stages ahead
   // (loop_pipeline.h).
   std::optional<LoopPipeline> pipeline;
+  llvm::BasicBlock *entry = builder.GetInsertBlock(), *end = nullptr;
+  const bool stored_before_guard = barrier_state().first;
   if (const PipelinedLoop *plan = pipelined_loop(op)) {
+    if (plan->mma_in_flight) {
+      // Jumped over where it runs no iteration (loop_pipeline.h).
+      auto *runs = llvm::BasicBlock::Create(context, "for.pipelined", f);
+      end = llvm::BasicBlock::Create(context, "for.end", f);
+      builder.CreateCondBr(
+          builder.CreateICmpNE(count, llvm::Constant::getNullValue(wide)), runs,
+          end);
+      builder.SetInsertPoint(runs);
+    }
     pipeline.emplace(*this, op, *plan, LoopBounds{lb, step, count, is_signed});
     pipeline->prologue(initial);
   }
@@ -166,6 +214,11 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   set_barrier_state({stored_before || body_stores, true});
   if (pipeline)
     pipeline->finish();
+  if (end) {
+    join_skipped_loop(*this, op, entry, end, initial, current);
+    set_barrier_state(
+        {stored_before_guard || stored_before || body_stores, true});
+  }
   for (size_t k = 0; k < carried; ++k) {
     if (current[k].scalar)
       set_scalar(op.result(k), current[k].scalar);

@@ -507,6 +507,20 @@ group_masks(const ir::AxisInfoAnalysis &axis_info, const ir::Value *mask,
                                     mask_registers->begin() + r + width);
 }
 
+void KernelLowering::lower_prefetched(const ir::Operation &op,
+                                      llvm::Value *first) {
+  // The stage holds every element, masked-off ones as zero bytes (the
+  // load's other); the loop's barrier made this iteration's visible.
+  const Layout &layout = *layouts().home(op.result());
+  llvm::Type *element = storage_type(op.result()->type().element());
+  define_block(op.result(), layout, per_register(layout, [&](int64_t r) {
+                 llvm::Value *at = reserved_shared_element(
+                     element,
+                     builder.CreateAdd(first, element_index(layout, r, 0)));
+                 return builder.CreateLoad(element, at);
+               }));
+}
+
 KernelLowering::Registers KernelLowering::load_block(const ir::Operation &op,
                                                      const Layout &layout) {
   const ir::Value *pointer = op.operand(0);

@@ -23,6 +23,31 @@ CarriedValue carried_now(KernelLowering &k, const ir::Operation &loop,
   return out;
 }
 
+/// The mask registers in `layout` of a load copied ahead, or nullptr where
+/// it has no mask or one known to be true.
+const KernelLowering::Registers *
+copy_masks(KernelLowering &k, const ir::Operation &load, const Layout &layout) {
+  if (load.num_operands() < 2)
+    return nullptr;
+  std::optional<int64_t> known =
+      k.axis_info.get(load.operand(1)).constant_value;
+  return known && *known != 0 ? nullptr : &k.registers(load.operand(1), layout);
+}
+
+/// One cp.async of `bytes` (4, 8 or 16) from `source` to `destination`,
+/// copying zeros where `active` is false (a source size of 0). 16-byte
+/// copies go around L1 (.cg), which only the smaller sizes may not.
+void copy_async(llvm::IRBuilderBase &b, int64_t bytes, llvm::Value *destination,
+                llvm::Value *source, llvm::Value *active) {
+  using I = llvm::Intrinsic::ID;
+  I copy = bytes == 16  ? llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s
+           : bytes == 8 ? llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8_s
+                        : llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4_s;
+  llvm::Value *size = b.CreateSelect(
+      active, b.getInt32(static_cast<uint32_t>(bytes)), b.getInt32(0));
+  b.CreateIntrinsic(copy, {}, {destination, source, size});
+}
+
 } // namespace
 
 LoopPipeline::LoopPipeline(KernelLowering &k, const ir::Operation &loop,
@@ -62,22 +87,12 @@ void LoopPipeline::copy_tile(const PipelinedLoad &load, llvm::Value *first,
   const BlockedLayout &p = k_.parent(layout);
   const KernelLowering::Registers &addresses =
       k_.registers(op.operand(0), layout);
-  const KernelLowering::Registers *masks = nullptr;
-  if (op.num_operands() > 1) {
-    std::optional<int64_t> known =
-        k_.axis_info.get(op.operand(1)).constant_value;
-    if (!known || *known == 0)
-      masks = &k_.registers(op.operand(1), layout);
-  }
+  const KernelLowering::Registers *masks = copy_masks(k_, op, layout);
   const FragmentTile &tile = load.tile;
   const int k_dim = load.operand == 0 ? 1 : 0, mn_dim = 1 - k_dim;
   const int last = p.rank() - 1;
   llvm::Type *element = k_.storage_type(op.result()->type().element());
   const int64_t bytes = load.width * tile.element_bytes;
-  using I = llvm::Intrinsic::ID;
-  I copy = bytes == 16  ? llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s
-           : bytes == 8 ? llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8_s
-                        : llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4_s;
   llvm::Value *start =
       b_.CreateAdd(first, b_.getInt32(static_cast<uint32_t>(load.offset)));
   // The thread's first element is its part of the destinations, each
@@ -98,10 +113,44 @@ void LoopPipeline::copy_tile(const PipelinedLoad &load, llvm::Value *first,
     std::vector<int64_t> offset = p.register_offset(r);
     llvm::Value *destination = destinations.at(
         offset[layout.dims[row_dim]], offset[layout.dims[1 - row_dim]]);
-    llvm::Value *active = masks ? b_.CreateAnd(valid, (*masks)[r]) : valid;
-    llvm::Value *size = b_.CreateSelect(
-        active, b_.getInt32(static_cast<uint32_t>(bytes)), b_.getInt32(0));
-    b_.CreateIntrinsic(copy, {}, {destination, addresses[r], size});
+    copy_async(b_, bytes, destination, addresses[r],
+               masks ? b_.CreateAnd(valid, (*masks)[r]) : valid);
+  }
+}
+
+llvm::Value *LoopPipeline::prefetched_first(const PrefetchedLoad &load,
+                                            llvm::Value *stage) {
+  const int64_t bytes =
+      ir::scalar_bits(load.load->result()->type().element()) / 8;
+  return b_.CreateAdd(b_.getInt32(static_cast<uint32_t>(
+                          (base_bytes_ + load.byte_offset) / bytes)),
+                      b_.CreateMul(stage, b_.getInt32(static_cast<uint32_t>(
+                                              plan_.stage_bytes / bytes))));
+}
+
+void LoopPipeline::copy_prefetched(const PrefetchedLoad &load,
+                                   llvm::Value *stage, llvm::Value *valid) {
+  const ir::Operation &op = *load.load;
+  // Each thread copies the elements its pointers address; threads holding
+  // the same element copy the same bytes.
+  const Layout &layout = *k_.layouts().home(op.operand(0));
+  const BlockedLayout &p = k_.parent(layout);
+  const KernelLowering::Registers &addresses =
+      k_.registers(op.operand(0), layout);
+  const KernelLowering::Registers *masks = copy_masks(k_, op, layout);
+  llvm::Type *element = k_.storage_type(op.result()->type().element());
+  const int64_t bytes =
+      load.width * (ir::scalar_bits(op.result()->type().element()) / 8);
+  llvm::Value *first = prefetched_first(load, stage);
+  const int dim = layout.dims[0];
+  for (int64_t r = 0; r < p.num_registers(); ++r) {
+    if (canonical_register(p, layout, r) != r ||
+        p.register_offset(r)[dim] % load.width != 0)
+      continue;
+    llvm::Value *destination = k_.reserved_shared_element(
+        element, b_.CreateAdd(first, k_.element_index(layout, r, 0)));
+    copy_async(b_, bytes, destination, addresses[r],
+               masks ? b_.CreateAnd(valid, (*masks)[r]) : valid);
   }
 }
 
@@ -129,6 +178,8 @@ LoopPipeline::issue(llvm::Value *iv, const std::vector<CarriedValue> &carried,
     for (const PipelinedLoad &load : plan_.loads)
       if (!load.tma)
         copy_tile(load, first, valid);
+    for (const PrefetchedLoad &load : plan_.prefetched)
+      copy_prefetched(load, stage, valid);
     b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
   }
   const ir::Operation *yield = body_.terminator();
@@ -228,6 +279,8 @@ void LoopPipeline::start_iteration(llvm::Value *trip) {
     if (load.bitcast)
       k_.set_staged_operand(load.bitcast->result(), staged);
   }
+  for (const PrefetchedLoad &load : plan_.prefetched)
+    k_.set_prefetched(load.load->result(), prefetched_first(load, stage_));
 }
 
 void LoopPipeline::issue_ahead(llvm::Value *trip) {
@@ -291,6 +344,8 @@ void LoopPipeline::finish() {
     if (load.bitcast)
       k_.clear_staged_operand(load.bitcast->result());
   }
+  for (const PrefetchedLoad &load : plan_.prefetched)
+    k_.clear_prefetched(load.load->result());
   k_.reserve_shared_bytes(saved_reserve_);
 }
 

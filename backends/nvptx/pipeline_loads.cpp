@@ -231,6 +231,45 @@ public:
     return p;
   }
 
+  /// A load of a vector that cp.async can copy ahead (see the file's
+  /// header), or nullopt.
+  std::optional<PrefetchedLoad>
+  prefetch_candidate(const ir::Operation &load) const {
+    if (load.code() != OpCode::Load)
+      return std::nullopt;
+    const ir::Type &type = load.result()->type();
+    if (!type.is_block() || type.rank() != 1 || load.has_attr("volatile") ||
+        (load.num_operands() > 2 && !is_positive_zero(load.operand(2))))
+      return std::nullopt;
+    const Layout *layout = layouts_.home(load.operand(0));
+    if (!layout || !layouts_.home(load.result()))
+      return std::nullopt;
+    const BlockedLayout &parent = layouts_.parent(*layout);
+    // Elements of 32 or 64 bits, which registers hold as they are stored.
+    const int64_t bytes = ir::scalar_bits(type.element()) / 8;
+    if ((bytes != 4 && bytes != 8) || type.element() == ir::Scalar::Ptr)
+      return std::nullopt;
+    PrefetchedLoad p;
+    p.load = &load;
+    // Copies of several elements where they run along the parent's
+    // fastest dimension, contiguous in memory and in the thread's
+    // registers.
+    const int fastest = parent.rank() - 1;
+    if (layout->dims[0] == fastest)
+      p.width =
+          std::min({parent.size_per_thread[fastest],
+                    access_vector_width(load, axis_info_, 0), 16 / bytes});
+    if (p.width * bytes < 4)
+      return std::nullopt; // cp.async moves 4, 8 or 16 bytes
+    if (load.num_operands() > 1) {
+      const ir::AxisInfo &mask = axis_info_.get(load.operand(1));
+      bool all_true = mask.constant_value && *mask.constant_value != 0;
+      if (!all_true && mask.constancy[0] < p.width)
+        return std::nullopt;
+    }
+    return p;
+  }
+
   /// A descriptor_load marked tma, as a pipelined tile: TMA copies it
   /// where its one reader, a dot of the body on warpgroup MMAs, reads it
   /// (A K-major, B N-major: tma.h).
@@ -300,17 +339,26 @@ public:
     std::set<const ir::Operation *> copied;
     for (const auto &op : body.ops())
       if ((op->code() == OpCode::Load || copied_by_tma(*op)) &&
-          copied_ahead(*op))
+          (copied_ahead(*op) || prefetched(*op)))
         copied.insert(op.get());
     std::optional<PipelinedLoop> plan = collect(
         body, [&](const ir::Operation &op) { return copied.erase(&op) != 0; });
-    if (!copied.empty())
-      throw Error("GPU IR: " + (*copied.begin())->describe() +
+    if (!copied.empty()) {
+      const ir::Operation &refused = **copied.begin();
+      if (prefetched(refused))
+        throw Error("GPU IR: " + refused.describe() +
+                    ": prefetch on a load that cp.async cannot copy ahead "
+                    "(it must load a vector with no other value but 0, in "
+                    "copies of 4 to 16 bytes with a mask alike over each, "
+                    "from addresses the loop can compute ahead, in a loop "
+                    "that copies tiles ahead)");
+      throw Error("GPU IR: " + refused.describe() +
                   ": async_copy on a load that cp.async cannot copy ahead "
                   "(it must feed one dot on tensor cores, along K unless it "
                   "gives 16-bit elements, with no other value but 0, a mask "
                   "alike over each copy, and addresses the loop can compute "
                   "ahead)");
+    }
     if (!plan)
       throw Error("GPU IR: " + loop.describe() +
                   ": num_stages = " + std::to_string(loop_stages(loop)) +
@@ -330,7 +378,7 @@ private:
     AddressSlice all;
     for (const auto &op : body.ops()) {
       std::optional<PipelinedLoad> load = candidate(body, *op);
-      if (!load)
+      if (!load || prefetched(*op))
         continue;
       std::optional<AddressSlice> slice =
           address_slice(body, {op->operands().begin(), op->operands().end()});
@@ -350,6 +398,22 @@ private:
     }
     if (plan.loads.empty())
       return std::nullopt;
+    for (const auto &op : body.ops()) {
+      std::optional<PrefetchedLoad> load = prefetch_candidate(*op);
+      if (!load || copied_ahead(*op) || !wanted(*op))
+        continue;
+      std::optional<AddressSlice> slice =
+          address_slice(body, {op->operands().begin(), op->operands().end()});
+      if (!slice)
+        continue;
+      all.ops.insert(slice->ops.begin(), slice->ops.end());
+      all.carried.insert(slice->carried.begin(), slice->carried.end());
+      const ir::Type &type = op->result()->type();
+      plan.stage_bytes = align_up(plan.stage_bytes, 16);
+      load->byte_offset = plan.stage_bytes;
+      plan.stage_bytes += type.dim(0) * (ir::scalar_bits(type.element()) / 8);
+      plan.prefetched.push_back(*load);
+    }
     plan.stage_bytes = align_up(plan.stage_bytes, plan.alignment);
     find_invariant_operands(body, plan);
     for (const auto &op : body.ops())

@@ -30,6 +30,14 @@
 // computed before the loop (attention's Q), is written into shared memory
 // once, before the loop, rather than at every iteration
 // (gpu-stage-dot-operands); the number of stages leaves room for it.
+//
+// In a loop pipelined for its tiles, a load of a vector (rank 1) that
+// meets the same conditions but feeds no dot is prefetched: copied ahead
+// into bytes of the same stages, in its pointers' layout (threads holding
+// the same element copy the same bytes), and read from its stage into
+// registers where the load stands, as Triton does with attention
+// backward's per-query statistics. Without it the load waits for global
+// memory in every iteration.
 #pragma once
 
 #include "backends/nvptx/assign_layouts.h"
@@ -63,6 +71,16 @@ struct PipelinedLoad {
   bool tma = false;
 };
 
+/// A load of a vector that no dot reads (attention backward's per-query
+/// log-sum-exp and delta), copied ahead like the tiles, into bytes of the
+/// same stages, and read into registers where the load stands: its global
+/// latency then hides behind the iterations between.
+struct PrefetchedLoad {
+  const ir::Operation *load = nullptr;
+  int64_t width = 1;       // elements one cp.async moves
+  int64_t byte_offset = 0; // bytes from the start of its stage
+};
+
 struct PipelinedLoop {
   int stages = 1;
   /// Bytes of the dots' inputs written before the loop
@@ -85,6 +103,7 @@ struct PipelinedLoop {
   /// to), and the loop waits for the last group after it.
   const ir::Operation *mma_in_flight = nullptr;
   std::vector<PipelinedLoad> loads;
+  std::vector<PrefetchedLoad> prefetched;
   /// Bytes the TMA copies of one stage bring (0: none): what the stage's
   /// mbarrier expects before its phase completes.
   int64_t tma_bytes() const {
@@ -96,6 +115,8 @@ struct PipelinedLoop {
   }
   /// Whether some load is copied with cp.async (the others with TMA).
   bool copies_with_cp_async() const {
+    if (!prefetched.empty())
+      return true;
     for (const PipelinedLoad &load : loads)
       if (!load.tma)
         return true;

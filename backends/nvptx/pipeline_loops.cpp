@@ -63,6 +63,9 @@ void pipeline_loops(ir::Function &function, const GpuPassOptions &options) {
     for (const PipelinedLoad &load : plan.loads)
       const_cast<ir::Operation *>(load.load)->set_attr(gpu_attr::kAsyncCopy,
                                                        int64_t{1});
+    for (const PrefetchedLoad &load : plan.prefetched)
+      const_cast<ir::Operation *>(load.load)->set_attr(gpu_attr::kPrefetch,
+                                                       int64_t{1});
   }
   read_staged_in_place(function);
 }

@@ -29,6 +29,8 @@ public:
       stages_[loop] = plan.stages;
       for (const PipelinedLoad &load : plan.loads)
         copied_ahead_[load.load] = plan.stages;
+      for (const PrefetchedLoad &load : plan.prefetched)
+        copied_ahead_[load.load] = plan.stages;
     }
   }
 

@@ -13,6 +13,7 @@
 
 #include "03-matrix-multiplication/matmul.h"
 #include "06-fused-attention/attention.h"
+#include "06-fused-attention/attention_backward.h"
 
 #include <gtest/gtest.h>
 
@@ -326,6 +327,44 @@ TEST(TutorialKernelsSass, AttentionIssuesEachProductsMmasBackToBack) {
     EXPECT_EQ(groups, 4u);
     EXPECT_EQ(blocc::gpu_testing::occurrences(sass, "WARPGROUP.ARRIVE"), 4);
     EXPECT_EQ(spill_report(ptx, "sm_90a"), "");
+  }
+}
+
+// The backward pass's dK and dV kernel for sm_90a at the sweep's
+// configurations: the per-query log-sum-exp and delta of each of its two
+// loops are prefetched (copied into the loop's stages ahead, not loaded
+// from global memory in every iteration), and nothing makes ptxas
+// serialize its warpgroup MMAs.
+TEST(TutorialKernelsPtx, AttentionBackwardPrefetchesItsPerQueryValues) {
+  const bl::half *h = nullptr;
+  const float *f = nullptr;
+  struct Config {
+    int dim, block_m, block_n, warps, stages;
+  };
+  for (Config c : {Config{64, 32, 128, 4, 3}, Config{128, 64, 128, 8, 2}}) {
+    SCOPED_TRACE("head dimension " + std::to_string(c.dim));
+    bl::Stages stages = blocc::tutorials::attention_bwd_dkdv.asm_for(
+        bl::Target::gpu("sm_90a", c.warps, c.stages), h, h, h, h, f, f,
+        const_cast<bl::half *>(h), const_cast<bl::half *>(h), 4096, 0.125f,
+        c.dim, c.block_m, c.block_n, false);
+    std::istringstream layouts(stages[bl::Stage::Layouts]);
+    const std::string vector =
+        ": tensor<" + std::to_string(c.block_m) + "xf32>";
+    int loads = 0, prefetched = 0;
+    for (std::string line; std::getline(layouts, line);)
+      if (line.find(" = load ") != std::string::npos &&
+          line.find(vector) != std::string::npos) {
+        ++loads;
+        prefetched += line.find("prefetch = 1") != std::string::npos;
+      }
+    EXPECT_EQ(loads, 4);
+    EXPECT_EQ(prefetched, 4);
+    if (blocc::gpu_testing::ptxas()) {
+      blocc::gpu_testing::PtxasResult r =
+          blocc::gpu_testing::run_ptxas(stages[bl::Stage::Ptx], "sm_90a", "-v");
+      EXPECT_TRUE(r.ok) << r.output;
+      EXPECT_EQ(r.output.find("serialized"), std::string::npos) << r.output;
+    }
   }
 }
 

@@ -140,8 +140,11 @@ void attention_forward(bl::Ptr<T> q, bl::Ptr<T> k, bl::Ptr<T> v, bl::Ptr<T> out,
     m = m_new;
   };
   for_each_key_block(first_query, seq_len, BLOCK_M, BLOCK_N, CAUSAL, fold);
+  // One reciprocal per row, then products: dividing each of the
+  // HEAD_DIM elements correctly rounded cost the GPU a division routine per
+  // element, and the f16 output cannot tell the two roundings from one.
   bl::store(out + head + query_col * HEAD_DIM + dim_row,
-            acc / bl::expand_dims(l, 1), query_col < seq_len);
+            acc * bl::expand_dims(1.0f / l, 1), query_col < seq_len);
   if (lse) {
     // m and l are in powers of two of the scaled scores: sum_j 2^(s_j
     // log2 e) = 2^m l, whose natural log is (m + log2 l) ln 2. Every

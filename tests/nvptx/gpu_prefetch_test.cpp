@@ -100,9 +100,9 @@ TEST(GpuPrefetchPtx, TheVectorIsCopiedAheadAndReadFromSharedMemory) {
   float *out = nullptr;
   for (const char *arch : {"sm_80", "sm_90a"}) {
     SCOPED_TRACE(arch);
-    bl::Stages stages = rows_beside_matmul().asm_for(
-        bl::Target::gpu(arch, 4, 3), h, h, f, out, 1024, 1024, 1024, 32, 64,
-        64, 32);
+    bl::Stages stages =
+        rows_beside_matmul().asm_for(bl::Target::gpu(arch, 4, 3), h, h, f, out,
+                                     1024, 1024, 1024, 32, 64, 64, 32);
     const std::string &layouts = stages[bl::Stage::Layouts];
     EXPECT_NE(layouts.find("pipelined in 3 stages"), std::string::npos);
     EXPECT_NE(layouts.find("prefetch = 1"), std::string::npos);

@@ -330,6 +330,61 @@ TEST(TutorialKernelsSass, AttentionIssuesEachProductsMmasBackToBack) {
   }
 }
 
+/// ptxas's report on `ptx` for sm_90a where it serializes warpgroup MMAs
+/// (its C7514/C7515: something touches registers of MMAs in flight, so
+/// every wgmma of the kernel waits for the one before), else "".
+std::string wgmma_serialization(const std::string &ptx) {
+  blocc::gpu_testing::PtxasResult r =
+      blocc::gpu_testing::run_ptxas(ptx, "sm_90a", "-v");
+  return r.ok && r.output.find("serialized") == std::string::npos ? ""
+                                                                  : r.output;
+}
+
+// The tutorials' kernels on warpgroup MMAs at the sweep's configurations:
+// ptxas serializes the MMAs of none (one stray register write before a
+// wait does it to a whole kernel, at whatever speed cost).
+TEST(TutorialKernelsPtx, PtxasSerializesNoWarpgroupMma) {
+  if (!blocc::gpu_testing::ptxas())
+    GTEST_SKIP() << "no ptxas on PATH";
+  const MatmulConfig sweep[] = {{128, 128, 64, 4, 3}, {128, 256, 64, 8, 4}};
+  for (const MatmulConfig &c : sweep) {
+    SCOPED_TRACE(c.str("sm_90a"));
+    EXPECT_EQ(wgmma_serialization(
+                  matmul_ptx<bl::half>(blocc::tutorials::matmul, c, "sm_90a")),
+              "");
+    EXPECT_EQ(wgmma_serialization(matmul_ptx<bl::half>(
+                  blocc::tutorials::matmul_tma, c, "sm_90a")),
+              "");
+  }
+  const bl::half *h = nullptr;
+  const float *f = nullptr;
+  struct Config {
+    int dim, block_m, block_n, warps, stages;
+  };
+  for (bool causal : {false, true})
+    for (Config c : {Config{64, 128, 64, 8, 3}, Config{64, 128, 64, 4, 2},
+                     Config{128, 128, 128, 8, 3}, Config{128, 128, 64, 4, 2}}) {
+      SCOPED_TRACE("forward, head dimension " + std::to_string(c.dim) + ", " +
+                   std::to_string(c.block_m) + "x" + std::to_string(c.block_n) +
+                   " on " + std::to_string(c.warps) + " warps" +
+                   (causal ? ", causal" : ""));
+      EXPECT_EQ(
+          wgmma_serialization(blocc::tutorials::attention.asm_for(
+              bl::Target::gpu("sm_90a", c.warps, c.stages), h, h, h, h, 4096,
+              0.125f, c.dim, c.block_m, c.block_n, causal)[bl::Stage::Ptx]),
+          "");
+    }
+  for (Config c : {Config{64, 128, 32, 4, 3}, Config{128, 128, 64, 8, 3}}) {
+    SCOPED_TRACE("dq, head dimension " + std::to_string(c.dim));
+    bl::half *g = nullptr;
+    EXPECT_EQ(
+        wgmma_serialization(blocc::tutorials::attention_bwd_dq.asm_for(
+            bl::Target::gpu("sm_90a", c.warps, c.stages), h, h, h, h, f, f, g,
+            4096, 0.125f, c.dim, c.block_m, c.block_n, false)[bl::Stage::Ptx]),
+        "");
+  }
+}
+
 // The backward pass's dK and dV kernel for sm_90a at the sweep's
 // configurations: the per-query log-sum-exp and delta of each of its two
 // loops are prefetched (copied into the loop's stages ahead, not loaded

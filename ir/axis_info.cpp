@@ -713,6 +713,11 @@ AxisInfoAnalysis::AxisInfoAnalysis(const Function &f) {
   AxisInfoTransfer(f, infos_).run();
 }
 
+bool provably_all_true(const AxisInfoAnalysis &axis_info, const Value *mask) {
+  const std::optional<int64_t> &value = axis_info.get(mask).constant_value;
+  return value && *value != 0;
+}
+
 const AxisInfo &AxisInfoAnalysis::get(const Value *v) const {
   auto it = infos_.find(v);
   if (it == infos_.end())

@@ -75,6 +75,10 @@ private:
   std::unordered_map<const Value *, AxisInfo> infos_;
 };
 
+/// Whether the analysis proves `mask` true in every lane (every element
+/// known and nonzero): such a mask needs no masking.
+bool provably_all_true(const AxisInfoAnalysis &axis_info, const Value *mask);
+
 /// Every value of `f` with its facts, one per line in the order the IR
 /// printer defines them, named as the printer names them:
 ///   %x: contiguity=[1] divisibility=[16] constancy=[1]

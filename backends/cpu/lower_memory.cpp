@@ -26,13 +26,6 @@ struct AccessPattern {
   llvm::Align align{1};
 };
 
-/// A mask the analysis proves true in every lane needs no masking.
-bool provably_all_true(const ir::AxisInfoAnalysis &axis_info,
-                       const ir::Value *mask) {
-  std::optional<int64_t> value = axis_info.get(mask).constant_value;
-  return value && *value != 0;
-}
-
 } // namespace
 
 /// The loads in the lazy tree of `v` (which its evaluation runs).

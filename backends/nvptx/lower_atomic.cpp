@@ -81,12 +81,6 @@ llvm::Value *emit_atom(llvm::IRBuilderBase &b, const std::string &sem,
 
 namespace {
 
-bool provably_all_true(const ir::AxisInfoAnalysis &axis_info,
-                       const ir::Value *mask) {
-  std::optional<int64_t> value = axis_info.get(mask).constant_value;
-  return value && *value != 0;
-}
-
 bool used_in(const ir::Block &block, const ir::Value *v) {
   for (const auto &op : block.ops()) {
     for (const ir::Value *operand : op->operands())

@@ -40,13 +40,6 @@ using ir::Scalar;
 
 namespace {
 
-/// A mask the analysis proves true in every lane needs no masking.
-bool provably_all_true(const ir::AxisInfoAnalysis &axis_info,
-                       const ir::Value *mask) {
-  std::optional<int64_t> value = axis_info.get(mask).constant_value;
-  return value && *value != 0;
-}
-
 /// How one group of `width` consecutive elements moves between registers
 /// and memory.
 struct Group {

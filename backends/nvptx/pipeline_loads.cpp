@@ -216,12 +216,8 @@ public:
                   access_vector_width(load, axis_info_, dim), 16 / bytes});
     if (p.width * bytes < 4)
       return std::nullopt; // cp.async moves 4, 8 or 16 bytes
-    if (load.num_operands() > 1) {
-      const ir::AxisInfo &mask = axis_info_.get(load.operand(1));
-      bool all_true = mask.constant_value && *mask.constant_value != 0;
-      if (!all_true && mask.constancy[static_cast<size_t>(dim)] < p.width)
-        return std::nullopt;
-    }
+    if (!mask_alike_per_copy(load, dim, p.width))
+      return std::nullopt;
     p.tile = operand_tile(*dot, operand, along_k);
     p.warpgroups = runs_on_warpgroups(*dot);
     if (p.warpgroups)
@@ -229,6 +225,16 @@ public:
     if (landed && !(shared_layout_of(p.tile, operand) == *landed))
       return std::nullopt;
     return p;
+  }
+
+  /// Whether `load`'s mask (if any) is true in every lane or alike over
+  /// each copy of `width` elements along dimension `dim`.
+  bool mask_alike_per_copy(const ir::Operation &load, int dim,
+                           int64_t width) const {
+    return load.num_operands() < 2 ||
+           ir::provably_all_true(axis_info_, load.operand(1)) ||
+           axis_info_.get(load.operand(1))
+                   .constancy[static_cast<size_t>(dim)] >= width;
   }
 
   /// A load of a vector that cp.async can copy ahead (see the file's
@@ -261,12 +267,8 @@ public:
                     access_vector_width(load, axis_info_, 0), 16 / bytes});
     if (p.width * bytes < 4)
       return std::nullopt; // cp.async moves 4, 8 or 16 bytes
-    if (load.num_operands() > 1) {
-      const ir::AxisInfo &mask = axis_info_.get(load.operand(1));
-      bool all_true = mask.constant_value && *mask.constant_value != 0;
-      if (!all_true && mask.constancy[0] < p.width)
-        return std::nullopt;
-    }
+    if (!mask_alike_per_copy(load, 0, p.width))
+      return std::nullopt;
     return p;
   }
 

@@ -101,6 +101,10 @@ private:
   llvm::Value *prefetched_first(const PrefetchedLoad &load, llvm::Value *stage);
   /// Index of the first element of stage `stage` (i32) in shared memory.
   llvm::Value *stage_first(llvm::Value *stage);
+  /// Index of the element `byte_offset` bytes into stage `stage` (i32), in
+  /// elements of `element_bytes` from the start of shared memory.
+  llvm::Value *stage_element(llvm::Value *stage, int64_t byte_offset,
+                             int64_t element_bytes);
   /// The address of stage `stage`'s mbarrier (i32, in the shared window).
   llvm::Value *stage_barrier(llvm::Value *stage);
   void bind(const ir::Value *argument, size_t k, const CarriedValue &v);

@@ -27,11 +27,10 @@ CarriedValue carried_now(KernelLowering &k, const ir::Operation &loop,
 /// it has no mask or one known to be true.
 const KernelLowering::Registers *
 copy_masks(KernelLowering &k, const ir::Operation &load, const Layout &layout) {
-  if (load.num_operands() < 2)
+  if (load.num_operands() < 2 ||
+      ir::provably_all_true(k.axis_info, load.operand(1)))
     return nullptr;
-  std::optional<int64_t> known =
-      k.axis_info.get(load.operand(1)).constant_value;
-  return known && *known != 0 ? nullptr : &k.registers(load.operand(1), layout);
+  return &k.registers(load.operand(1), layout);
 }
 
 /// One cp.async of `bytes` (4, 8 or 16) from `source` to `destination`,
@@ -55,12 +54,18 @@ LoopPipeline::LoopPipeline(KernelLowering &k, const ir::Operation &loop,
     : k_(k), b_(k.builder), loop_(loop), body_(*loop.region(0)), plan_(plan),
       bounds_(bounds) {}
 
-llvm::Value *LoopPipeline::stage_first(llvm::Value *stage) {
-  int64_t element_bytes = plan_.loads.front().tile.element_bytes;
+llvm::Value *LoopPipeline::stage_element(llvm::Value *stage,
+                                         int64_t byte_offset,
+                                         int64_t element_bytes) {
   return b_.CreateAdd(
-      b_.getInt32(static_cast<uint32_t>(base_bytes_ / element_bytes)),
+      b_.getInt32(
+          static_cast<uint32_t>((base_bytes_ + byte_offset) / element_bytes)),
       b_.CreateMul(stage, b_.getInt32(static_cast<uint32_t>(plan_.stage_bytes /
                                                             element_bytes))));
+}
+
+llvm::Value *LoopPipeline::stage_first(llvm::Value *stage) {
+  return stage_element(stage, 0, plan_.loads.front().tile.element_bytes);
 }
 
 llvm::Value *LoopPipeline::stage_barrier(llvm::Value *stage) {
@@ -120,12 +125,9 @@ void LoopPipeline::copy_tile(const PipelinedLoad &load, llvm::Value *first,
 
 llvm::Value *LoopPipeline::prefetched_first(const PrefetchedLoad &load,
                                             llvm::Value *stage) {
-  const int64_t bytes =
-      ir::scalar_bits(load.load->result()->type().element()) / 8;
-  return b_.CreateAdd(b_.getInt32(static_cast<uint32_t>(
-                          (base_bytes_ + load.byte_offset) / bytes)),
-                      b_.CreateMul(stage, b_.getInt32(static_cast<uint32_t>(
-                                              plan_.stage_bytes / bytes))));
+  return stage_element(stage, load.byte_offset,
+                       ir::scalar_bits(load.load->result()->type().element()) /
+                           8);
 }
 
 void LoopPipeline::copy_prefetched(const PrefetchedLoad &load,

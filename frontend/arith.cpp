@@ -98,7 +98,8 @@ Tensor compare(const char *predicate, const Operand &a, const Operand &b,
   return Tensor(builder_at(a).cmp(predicate, v[0], v[1]));
 }
 
-Tensor unary(OpCode code, const Operand &x, Allowed allowed, const char *name) {
+Tensor unary(OpCode code, const Operand &x, Allowed allowed, const char *name,
+             ir::Attributes attributes = {}) {
   Scalar dtype = detail::natural_dtype(x);
   if (x.is_value() && x.value()->type().is_pointer())
     user_error(x.loc(), std::string(name) + " is not defined for pointers");
@@ -112,7 +113,8 @@ Tensor unary(OpCode code, const Operand &x, Allowed allowed, const char *name) {
                             x.describe());
   reject_fp8(dtype, name, x);
   ir::Value *v = detail::as_dtype(x, dtype);
-  return Tensor(builder_at(x).unary(code, v));
+  return Tensor(
+      builder_at(x).create_value(code, {v}, v->type(), std::move(attributes)));
 }
 
 } // namespace
@@ -271,18 +273,19 @@ Tensor exp(Operand x) {
   return unary(OpCode::Exp, x, Allowed::Float, "bl::exp");
 }
 Tensor exp2(Operand x, Subnormals results) {
-  Tensor power = unary(OpCode::Exp2, x, Allowed::Float, "bl::exp2");
-  if (results == Subnormals::Keep)
-    return power;
-  ir::Value *operand = power.value()->defining_op()->operand(0);
-  if (operand->type().element() != Scalar::F32)
-    user_error(x.loc(), "bl::exp2 with bl::Subnormals::Flush needs f32, got " +
-                            x.describe() +
-                            "; convert it with bl::cast(x, bl::float32)");
-  // An op of its own: the attribute changes what it computes.
-  return Tensor(builder_at(x).create_value(
-      OpCode::Exp2, {operand}, operand->type(),
-      {{ir::kSubnormalsAttr, std::string("flush")}}));
+  ir::Attributes attributes;
+  if (results == Subnormals::Flush) {
+    // Operands that are no computable float at all get unary's message.
+    Scalar dtype = detail::natural_dtype(x);
+    if (ir::is_float(dtype) && !ir::is_fp8(dtype) && dtype != Scalar::F32)
+      user_error(x.loc(),
+                 "bl::exp2 with bl::Subnormals::Flush needs f32, got " +
+                     x.describe() +
+                     "; convert it with bl::cast(x, bl::float32)");
+    attributes[ir::kSubnormalsAttr] = std::string("flush");
+  }
+  return unary(OpCode::Exp2, x, Allowed::Float, "bl::exp2",
+               std::move(attributes));
 }
 Tensor log(Operand x) {
   return unary(OpCode::Log, x, Allowed::Float, "bl::log");

@@ -132,8 +132,11 @@ llvm::Function *KernelLowering::lower(const std::string &symbol) {
     lower_op(*op);
     release_tiles_after(*op);
   }
-  if (!builder.GetInsertBlock()->getTerminator())
+  if (!builder.GetInsertBlock()->getTerminator()) {
+    if (!mma_groups_in_flight_.empty())
+      wait_for_warpgroup_mmas(0);
     builder.CreateRetVoid();
+  }
   if (shared_)
     define_shared_buffer();
   return f;
@@ -282,6 +285,7 @@ llvm::Value *KernelLowering::owns_elements(const BlockedLayout &p) {
 
 void KernelLowering::lower_op(const ir::Operation &op) {
   try {
+    wait_for_mmas_before(op);
     if ((op.code() == OpCode::Load || op.code() == OpCode::Bitcast ||
          op.code() == OpCode::DescriptorLoad) &&
         staged_operand(op.result()))

@@ -313,9 +313,23 @@ public:
   /// Orders this thread's writes of shared memory before the reads of the
   /// async proxy (warpgroup MMAs) that follow the next barrier.
   void fence_async_proxy();
+  // Waits for warpgroup MMAs (lower_wgmma_waits.cpp).
   /// Waits until at most `pending` groups of this warpgroup's MMAs are in
-  /// flight (wgmma.wait_group).
-  void wait_for_warpgroup_mmas(int pending);
+  /// flight (wgmma.wait_group), the newest `untracked` of them committed
+  /// by a dot that keeps its own group in flight (a pipelined loop's
+  /// accumulator); the results of the groups it completes are read after
+  /// it from here on.
+  void wait_for_warpgroup_mmas(int pending, int untracked = 0);
+  /// Leaves the group of MMAs just committed for `result` (in `home`, its
+  /// only layout, as `values`) in flight until an op reads the result or
+  /// might disturb the MMAs (wait_for_mmas_before).
+  void leave_mma_group_in_flight(const ir::Value *result, const Layout &home,
+                                 Registers values);
+  /// Before `op` is lowered: waits for the groups in flight whose results
+  /// it reads (and those committed before them), or for every group where
+  /// lowering `op` might write shared memory, synchronize, branch or leave
+  /// its block.
+  void wait_for_mmas_before(const ir::Operation &op);
   /// Whether nothing observes the sign of a zero in `v` (an f32 maximum,
   /// minimum or dot into +0: unobserved_zero_signs.h).
   bool zero_sign_unobserved(const ir::Value *v) const {
@@ -433,6 +447,14 @@ private:
 
   std::vector<Layout> layout_ids_;
   std::map<std::pair<const ir::Value *, int>, Registers> blocks_;
+  /// Groups of warpgroup MMAs committed and not yet waited for, oldest
+  /// first: the dots' results, read only after the wait that completes
+  /// them (lower_wgmma_waits.cpp).
+  struct MmaGroupInFlight {
+    const ir::Value *result;
+    int home; // layout_id of its only layout
+  };
+  std::vector<MmaGroupInFlight> mma_groups_in_flight_;
   /// The values of the GPU IR in shared memory (`#sharedN`): what was
   /// written, from which layout, so that a read after something else used
   /// the buffer can write it again.

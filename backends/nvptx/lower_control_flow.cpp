@@ -28,8 +28,10 @@ namespace {} // namespace
 
 const ir::Operation *KernelLowering::lower_region(const ir::Block &block) {
   for (const auto &op : block.ops()) {
-    if (ir::is_terminator(op->code()) && op->code() != ir::OpCode::Return)
+    if (ir::is_terminator(op->code()) && op->code() != ir::OpCode::Return) {
+      wait_for_mmas_before(*op);
       return op.get();
+    }
     lower_op(*op);
     release_tiles_after(*op);
   }

@@ -149,11 +149,6 @@ void KernelLowering::fence_async_proxy() {
   ordering_ptx("fence.proxy.async.shared::cta;");
 }
 
-void KernelLowering::wait_for_warpgroup_mmas(int pending) {
-  ordering_ptx("wgmma.wait_group.sync.aligned " + std::to_string(pending) +
-               ";");
-}
-
 void KernelLowering::ordering_ptx(const std::string &text) {
   auto *type = llvm::FunctionType::get(builder.getVoidTy(), false);
   builder.CreateCall(llvm::InlineAsm::get(type, text, "~{memory}",

@@ -16,11 +16,11 @@
 //
 // The MMAs run asynchronously in the tensor cores: wgmma.fence orders the
 // accumulator's registers (written by ordinary instructions before) ahead
-// of the first MMA, the MMAs are committed as one group, and the dot
-// waits for it before its result is read; a pipelined loop's accumulator
-// waits only for the previous iteration's group, its own staying in
-// flight (loop_pipeline.h). The tiles were written through
-// the generic proxy (cp.async or stores); their writers fenced them for
+// of the first MMA, the MMAs are committed as one group, and the group is
+// waited for before the result is first read (lower_wgmma_waits.cpp); a
+// pipelined loop's accumulator waits only for the previous iteration's
+// group, its own staying in flight (loop_pipeline.h). The tiles were written
+// through the generic proxy (cp.async or stores); their writers fenced them for
 // the async proxy before the barrier that precedes the MMAs
 // (fence_async_proxy: the pipelined loop's stage wait, fence_tile_writes).
 #include "backends/nvptx/a_fragment_registers.h"
@@ -87,17 +87,26 @@ public:
       }
     }
     k_.ordering_ptx("wgmma.commit_group.sync.aligned;");
-    // The loop's accumulator stays in flight into the next iteration
-    // (loop_pipeline.h); any other result is waited for here.
-    k_.wait_for_warpgroup_mmas(in_flight() ? 1 : 0);
     std::vector<llvm::Value *> by_register(parent_.num_registers());
     for (int64_t r = 0; r < parent_.num_registers(); ++r) {
       auto [pass, slot] = slot_of(r);
       by_register[r] = acc[size_t(pass)][size_t(slot)];
     }
-    k_.define_block(op_.result(), home_, k_.per_register(home_, [&](int64_t r) {
-      return by_register[r];
-    }));
+    KernelLowering::Registers result =
+        k_.per_register(home_, [&](int64_t r) { return by_register[r]; });
+    // The loop's accumulator stays in flight into the next iteration
+    // (loop_pipeline.h), waiting only for the groups before it; any other
+    // result is waited for where it is first read (lower_wgmma_waits.cpp),
+    // unless it takes other layouts, converted from it here.
+    if (in_flight()) {
+      k_.wait_for_warpgroup_mmas(1, /*untracked=*/1);
+    } else if (k_.layouts().layouts_of(op_.result()).size() == 1) {
+      k_.leave_mma_group_in_flight(op_.result(), home_, std::move(result));
+      return;
+    } else {
+      k_.wait_for_warpgroup_mmas(0);
+    }
+    k_.define_block(op_.result(), home_, std::move(result));
   }
 
 private:

@@ -4,6 +4,7 @@ configuration to run (and autotune over), measured rather than guessed.
 
     python3 benchmarks/tutorials/attention_configs.py [--seq 4096]
         [--batch 4] [--out attention-configs.json] [--backward]
+        [--configs 64x64x4,32x128x4x3] [--dims 64,128] [--causal false]
 
 Prints TFLOP/s per configuration, head dimensions 64 and 128, causal and
 not, beside torch's scaled_dot_product_attention in the same run. With
@@ -49,10 +50,22 @@ DQ_CONFIGS = [c for c in BWD_BLOCKS if c["BLOCK_M"] % (16 * c["num_warps"]) == 0
               and c["BLOCK_N"] <= 64]
 
 
-def backward(args, dims):
+def chosen(configs, wanted):
+    """The configurations named by --configs (BLOCK_MxBLOCK_NxWARPS, or
+    with xSTAGES after it), all where it names none."""
+    if not wanted:
+        return configs
+    named = [tuple(int(x) for x in c.split("x")) for c in wanted.split(",")]
+    return [c for c in configs
+            if (c["BLOCK_M"], c["BLOCK_N"], c["num_warps"]) in named
+            or (c["BLOCK_M"], c["BLOCK_N"], c["num_warps"],
+                c["num_stages"]) in named]
+
+
+def backward(args, dims, causal_cases):
     """The backward kernels' configurations; returns the JSON rows."""
     n, seq, rows = args.batch * args.heads, args.seq, []
-    for dim, causal in itertools.product(dims, (False, True)):
+    for dim, causal in itertools.product(dims, causal_cases):
         q, k, v, dout = (torch.rand(n, seq, dim, device="cuda",
                                     dtype=torch.float16) - 0.5
                          for _ in range(4))
@@ -80,11 +93,11 @@ def backward(args, dims):
         grads = torch.empty((3,) + tuple(q.shape), device="cuda",
                             dtype=torch.float16)
         launches = {
-            "dkdv": (DKDV_CONFIGS, "BLOCK_N", lambda c: B.attention_bwd_dkdv[
+            "dkdv": (chosen(DKDV_CONFIGS, args.configs), "BLOCK_N", lambda c: B.attention_bwd_dkdv[
                 (triton.cdiv(seq, c["BLOCK_N"]), n)](
                     q, k, v, dout, lse, delta, grads[1], grads[2], seq, scale,
                     HEAD_DIM=dim, CAUSAL=causal, **c), (1, 3)),
-            "dq": (DQ_CONFIGS, "BLOCK_M", lambda c: B.attention_bwd_dq[
+            "dq": (chosen(DQ_CONFIGS, args.configs), "BLOCK_M", lambda c: B.attention_bwd_dq[
                 (triton.cdiv(seq, c["BLOCK_M"]), n)](
                     q, k, v, dout, lse, delta, grads[0], seq, scale,
                     HEAD_DIM=dim, CAUSAL=causal, **c), (0, 1)),
@@ -129,14 +142,19 @@ def main():
     parser.add_argument("--batch", type=int, default=4)
     parser.add_argument("--heads", type=int, default=32)
     parser.add_argument("--configs",
-                        help="only these, as BLOCK_MxBLOCK_NxWARPS,...")
+                        help="only these, as BLOCK_MxBLOCK_NxWARPS[xSTAGES]"
+                             ",...")
+    parser.add_argument("--causal", default="false,true",
+                        help="the cases to run: false, true or both")
     parser.add_argument("--dims", default="64,128")
     parser.add_argument("--out")
     parser.add_argument("--backward", action="store_true",
                         help="the backward kernels' configurations")
     args = parser.parse_args()
+    causal_cases = [c == "true" for c in args.causal.split(",")]
     if args.backward:
-        rows = backward(args, [int(d) for d in args.dims.split(",")])
+        rows = backward(args, [int(d) for d in args.dims.split(",")],
+                        causal_cases)
         if args.out:
             with open(args.out, "w") as f:
                 json.dump(dict(device=torch.cuda.get_device_name(),
@@ -144,16 +162,11 @@ def main():
                                heads=args.batch * args.heads, backward=True,
                                rows=rows), f, indent=1)
         return
-    configs = CONFIGS
-    if args.configs:
-        wanted = {tuple(int(x) for x in c.split("x"))
-                  for c in args.configs.split(",")}
-        configs = [c for c in CONFIGS if (c["BLOCK_M"], c["BLOCK_N"],
-                                          c["num_warps"]) in wanted]
+    configs = chosen(CONFIGS, args.configs)
     n, seq = args.batch * args.heads, args.seq
     rows = []
     dims = [int(d) for d in args.dims.split(",")]
-    for dim, causal in itertools.product(dims, (False, True)):
+    for dim, causal in itertools.product(dims, causal_cases):
         q, k, v = (torch.rand(n, seq, dim, device="cuda", dtype=torch.float16)
                    - 0.5 for _ in range(3))
         scale = 1 / math.sqrt(dim)

@@ -112,10 +112,15 @@ template <typename T> auto make_attention_bwd_dkdv(const char *name) {
                                      queries < seq_len, 0.f)
                           : bl::load(values + head_row + queries);
           };
+          // S^T = K Q^T, and dP^T = V dO^T right after it: on Hopper's
+          // warpgroup MMAs the second product runs while P^T is computed
+          // from the first (each is waited for where it is first read).
+          // The hidden scores have P = 0, hence dS = 0.
+          auto st = bl::dot(k_tile, load_cols(q + col_offsets));
+          auto dpt = bl::dot(v_tile, load_cols(dout + col_offsets));
           // S^T * log2(e) - L, so that P^T is one exp2 (L in log2 units).
-          auto qt_tile = load_cols(q + col_offsets);
           auto exponent = bl::fma(
-              bl::dot(k_tile, qt_tile), scale_log2,
+              st, scale_log2,
               -bl::expand_dims(per_query(lse) * 1.4426950408889634f, 0));
           if (masked) {
             auto visible = query_row < seq_len;
@@ -128,8 +133,6 @@ template <typename T> auto make_attention_bwd_dkdv(const char *name) {
           auto pt = bl::exp2(exponent, bl::Subnormals::Flush);
           auto do_tile = load_rows(dout + row_offsets);
           dv_acc = bl::dot(pt.to(bl::dtype_of<T>()), do_tile, dv_acc);
-          // dP^T = V dO^T; the hidden scores have P = 0, hence dS = 0.
-          auto dpt = bl::dot(v_tile, load_cols(dout + col_offsets));
           auto dst = pt * (dpt - bl::expand_dims(per_query(delta), 0));
           dk_acc = bl::dot(dst.to(bl::dtype_of<T>()),
                            load_rows(q + row_offsets), dk_acc);
@@ -200,8 +203,10 @@ template <typename T> auto make_attention_bwd_dq(const char *name) {
           // K^T's and V^T's tiles, [HEAD_DIM, BLOCK_N], from their rows.
           auto col_offsets = head + key_row * HEAD_DIM + dim_col;
           auto load_cols = block_loader(key_row, seq_len, masked);
-          auto exponent = bl::fma(bl::dot(q_tile, load_cols(k + col_offsets)),
-                                  scale_log2, -bl::expand_dims(lse_log2, 1));
+          // S and dP issued together, as in attention_bwd_dkdv.
+          auto s = bl::dot(q_tile, load_cols(k + col_offsets));
+          auto dp = bl::dot(do_tile, load_cols(v + col_offsets));
+          auto exponent = bl::fma(s, scale_log2, -bl::expand_dims(lse_log2, 1));
           if (masked) {
             auto visible = key_row < seq_len;
             if (CAUSAL)
@@ -210,7 +215,6 @@ template <typename T> auto make_attention_bwd_dq(const char *name) {
           }
           // [BLOCK_M, BLOCK_N]; flushed as P^T above.
           auto p = bl::exp2(exponent, bl::Subnormals::Flush);
-          auto dp = bl::dot(do_tile, load_cols(v + col_offsets));
           auto ds = p * (dp - delta_col);
           auto load_rows = block_loader(key_col, seq_len, masked);
           auto k_tile = load_rows(k + head + key_col * HEAD_DIM + dim_row);

@@ -1,0 +1,179 @@
+// When a dot on warpgroup MMAs is waited for. Its MMAs run in the tensor
+// cores while the warpgroup goes on (lower_wgmma.cpp), and groups of them
+// complete in the order they were committed: wgmma.wait_group N returns
+// once at most the N groups committed last are still in flight. A dot's
+// group is therefore waited for right before the first op that reads its
+// result, not right after it is committed: what comes between, another
+// dot's MMAs or arithmetic that does not need the result, overlaps with
+// it. Attention's backward pass, for one, issues dV += P^T dO and goes on
+// to dP^T = V dO^T while the first product runs, and waits for dP^T only
+// where dS reads it, with dV's group still in flight.
+//
+// Only ops whose lowering writes registers alone, in straight-line code,
+// may come between an MMA and its wait: shared memory written meanwhile
+// (a conversion's scratch over a tile whose last reader was the dot)
+// would change the MMA's operands under it, and a branch or a call
+// between them makes ptxas serialize every warpgroup MMA of the kernel.
+// Before any other op, and at the end of a block, every group is waited
+// for: none stays in flight across control flow but a pipelined loop's
+// accumulator, which its loop keeps in flight itself (loop_pipeline.h).
+//
+// A wait takes the registers of the groups it completes in and out (tied
+// operands of its inline PTX), so that LLVM cannot read them before it.
+#include "backends/nvptx/gpu_ir.h"
+#include "backends/nvptx/kernel_lowering.h"
+
+#include "ir/error.h"
+
+#include <llvm/IR/InlineAsm.h>
+
+namespace blocc::nvptx {
+
+namespace {
+
+using ir::OpCode;
+
+/// Whether lowering an op of this code writes registers alone, in
+/// straight-line code, given that its results take one layout each (more
+/// would convert between them, maybe through shared memory). A load
+/// counts where its loop copied it into a stage ahead (`copied_ahead`):
+/// it then reads the stage, or nothing at all.
+bool writes_registers_only(OpCode code, bool copied_ahead) {
+  switch (code) {
+  case OpCode::Constant:
+  case OpCode::ProgramId:
+  case OpCode::NumPrograms:
+  case OpCode::Arange:
+  case OpCode::Splat:
+  case OpCode::Broadcast:
+  case OpCode::ExpandDims:
+  case OpCode::MultipleOf:
+  case OpCode::MaxContiguous:
+  case OpCode::MaxConstancy:
+  case OpCode::Cast:
+  case OpCode::Bitcast:
+  case OpCode::PtrToInt:
+  case OpCode::IntToPtr:
+  case OpCode::Add:
+  case OpCode::Sub:
+  case OpCode::Mul:
+  case OpCode::Fma:
+  case OpCode::Neg:
+  case OpCode::Abs:
+  case OpCode::Minimum:
+  case OpCode::Maximum:
+  case OpCode::Umulhi:
+  case OpCode::And:
+  case OpCode::Or:
+  case OpCode::Xor:
+  case OpCode::Not:
+  case OpCode::Shl:
+  case OpCode::Shr:
+  case OpCode::Cmp:
+  case OpCode::Select:
+  case OpCode::AddPtr:
+  case OpCode::Exp:
+  case OpCode::Exp2:
+  case OpCode::Floor:
+  case OpCode::Ceil:
+    return true;
+  case OpCode::Load:
+    return copied_ahead;
+  default:
+    // Division, remainder, square roots, sines and cosines have slow
+    // paths behind branches or calls; the rest touch memory, threads or
+    // control flow.
+    return false;
+  }
+}
+
+/// The inline-asm constraint of a register of `type`.
+const char *register_constraint(llvm::Type *type) {
+  if (type->isFloatTy())
+    return "f";
+  if (type->isIntegerTy(32))
+    return "r";
+  if (type->isDoubleTy())
+    return "d";
+  if (type->isIntegerTy(64))
+    return "l";
+  throw Error("internal: a warpgroup MMA's result has registers of no "
+              "type a wait can take");
+}
+
+} // namespace
+
+void KernelLowering::leave_mma_group_in_flight(const ir::Value *result,
+                                               const Layout &home,
+                                               Registers values) {
+  const int id = layout_id(home);
+  blocks_[{result, id}] = std::move(values);
+  mma_groups_in_flight_.push_back({result, id});
+}
+
+void KernelLowering::wait_for_mmas_before(const ir::Operation &op) {
+  if (mma_groups_in_flight_.empty())
+    return;
+  const bool copied_ahead =
+      op.code() == OpCode::Load &&
+      (staged_operand(op.result()) || prefetched_.count(op.result()));
+  bool quiet = writes_registers_only(op.code(), copied_ahead) ||
+               (op.code() == OpCode::Dot && runs_on_warpgroups(op));
+  for (const ir::Value *result : op.results())
+    quiet = quiet && layouts_->layouts_of(result).size() <= 1;
+  if (!quiet)
+    return wait_for_warpgroup_mmas(0);
+  // The groups up to the newest whose result `op` reads.
+  size_t needed = 0;
+  for (size_t i = 0; i < mma_groups_in_flight_.size(); ++i)
+    for (const ir::Value *operand : op.operands())
+      if (operand == mma_groups_in_flight_[i].result)
+        needed = i + 1;
+  if (needed)
+    wait_for_warpgroup_mmas(
+        static_cast<int>(mma_groups_in_flight_.size() - needed));
+}
+
+void KernelLowering::wait_for_warpgroup_mmas(int pending, int untracked) {
+  const std::string text =
+      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";";
+  const size_t kept = static_cast<size_t>(std::max(0, pending - untracked));
+  const size_t completed = mma_groups_in_flight_.size() > kept
+                               ? mma_groups_in_flight_.size() - kept
+                               : 0;
+  std::vector<Registers *> blocks;
+  std::vector<llvm::Value *> tied;
+  for (size_t i = 0; i < completed; ++i) {
+    const MmaGroupInFlight &group = mma_groups_in_flight_[i];
+    blocks.push_back(&blocks_.at({group.result, group.home}));
+    tied.insert(tied.end(), blocks.back()->begin(), blocks.back()->end());
+  }
+  mma_groups_in_flight_.erase(mma_groups_in_flight_.begin(),
+                              mma_groups_in_flight_.begin() +
+                                  static_cast<std::ptrdiff_t>(completed));
+  if (tied.empty())
+    return ordering_ptx(text);
+  std::string constraints;
+  std::vector<llvm::Type *> types;
+  for (size_t i = 0; i < tied.size(); ++i) {
+    constraints += std::string(i ? ",=" : "=") +
+                   register_constraint(tied[i]->getType());
+    types.push_back(tied[i]->getType());
+  }
+  for (size_t i = 0; i < tied.size(); ++i)
+    constraints += "," + std::to_string(i);
+  constraints += ",~{memory}";
+  llvm::Type *result_type =
+      tied.size() == 1 ? types[0] : llvm::StructType::get(context, types);
+  auto *signature = llvm::FunctionType::get(result_type, types, false);
+  llvm::Value *out = builder.CreateCall(
+      llvm::InlineAsm::get(signature, text, constraints,
+                           /*hasSideEffects=*/true),
+      tied);
+  unsigned next = 0;
+  for (Registers *block : blocks)
+    for (llvm::Value *&r : *block)
+      r = tied.size() == 1 ? out : builder.CreateExtractValue(out, next++);
+}
+
+} // namespace blocc::nvptx

@@ -24,6 +24,7 @@
 #include "backends/nvptx/kernel_lowering.h"
 
 #include "ir/error.h"
+#include "ir/opcode.h"
 
 #include <llvm/IR/InlineAsm.h>
 
@@ -50,40 +51,18 @@ bool writes_registers_only(OpCode code, bool copied_ahead) {
   case OpCode::MultipleOf:
   case OpCode::MaxContiguous:
   case OpCode::MaxConstancy:
-  case OpCode::Cast:
-  case OpCode::Bitcast:
-  case OpCode::PtrToInt:
-  case OpCode::IntToPtr:
-  case OpCode::Add:
-  case OpCode::Sub:
-  case OpCode::Mul:
-  case OpCode::Fma:
-  case OpCode::Neg:
-  case OpCode::Abs:
-  case OpCode::Minimum:
-  case OpCode::Maximum:
-  case OpCode::Umulhi:
-  case OpCode::And:
-  case OpCode::Or:
-  case OpCode::Xor:
-  case OpCode::Not:
-  case OpCode::Shl:
-  case OpCode::Shr:
-  case OpCode::Cmp:
-  case OpCode::Select:
-  case OpCode::AddPtr:
-  case OpCode::Exp:
-  case OpCode::Exp2:
-  case OpCode::Floor:
-  case OpCode::Ceil:
     return true;
+  case OpCode::Div:
+  case OpCode::Rem:
+  case OpCode::Sqrt:
+  case OpCode::Sin:
+  case OpCode::Cos:
+    return false; // slow paths behind branches or calls
   case OpCode::Load:
     return copied_ahead;
   default:
-    // Division, remainder, square roots, sines and cosines have slow
-    // paths behind branches or calls; the rest touch memory, threads or
-    // control flow.
-    return false;
+    // The rest touch memory, threads or control flow.
+    return ir::is_elementwise(code);
   }
 }
 
@@ -156,8 +135,8 @@ void KernelLowering::wait_for_warpgroup_mmas(int pending, int untracked) {
   std::string constraints;
   std::vector<llvm::Type *> types;
   for (size_t i = 0; i < tied.size(); ++i) {
-    constraints += std::string(i ? ",=" : "=") +
-                   register_constraint(tied[i]->getType());
+    constraints +=
+        std::string(i ? ",=" : "=") + register_constraint(tied[i]->getType());
     types.push_back(tied[i]->getType());
   }
   for (size_t i = 0; i < tied.size(); ++i)
@@ -166,10 +145,10 @@ void KernelLowering::wait_for_warpgroup_mmas(int pending, int untracked) {
   llvm::Type *result_type =
       tied.size() == 1 ? types[0] : llvm::StructType::get(context, types);
   auto *signature = llvm::FunctionType::get(result_type, types, false);
-  llvm::Value *out = builder.CreateCall(
-      llvm::InlineAsm::get(signature, text, constraints,
-                           /*hasSideEffects=*/true),
-      tied);
+  llvm::Value *out =
+      builder.CreateCall(llvm::InlineAsm::get(signature, text, constraints,
+                                              /*hasSideEffects=*/true),
+                         tied);
   unsigned next = 0;
   for (Registers *block : blocks)
     for (llvm::Value *&r : *block)

@@ -19,12 +19,11 @@ auto &overlapped_products() {
       "gpu_overlapped_products",
       [](bl::Ptr<bl::half> a, bl::Ptr<bl::half> b, bl::Ptr<bl::half> c,
          bl::Ptr<bl::half> d, bl::Ptr<float> out, bl::i32 M, bl::i32 N,
-         bl::i32 K, bl::Const<int> BM, bl::Const<int> BN,
-         bl::Const<int> BK) {
-        auto rows = bl::expand_dims(bl::program_id(0) * BM + bl::arange(0, BM),
-                                    1);
-        auto cols = bl::expand_dims(bl::program_id(1) * BN + bl::arange(0, BN),
-                                    0);
+         bl::i32 K, bl::Const<int> BM, bl::Const<int> BN, bl::Const<int> BK) {
+        auto rows =
+            bl::expand_dims(bl::program_id(0) * BM + bl::arange(0, BM), 1);
+        auto cols =
+            bl::expand_dims(bl::program_id(1) * BN + bl::arange(0, BN), 0);
         auto k_row = bl::expand_dims(bl::arange(0, BK), 0);
         auto k_col = bl::expand_dims(bl::arange(0, BK), 1);
         auto acc = bl::zeros({BM, BN}, bl::float32);
@@ -54,9 +53,7 @@ TEST(GpuMmaWaits, OverlappedProductsMatchFloat64) {
   const int bm = 64, bn = 64, bk = 32;
   for (Shape s : {Shape{130, 200, 48}, Shape{64, 64, 256}, Shape{70, 33, 0},
                   Shape{97, 50, 177}}) {
-    auto inputs = [&](size_t n) {
-      return random_values<bl::half>(n, -2, 2);
-    };
+    auto inputs = [&](size_t n) { return random_values<bl::half>(n, -2, 2); };
     auto a = inputs(size_t(s.m) * s.k), c = inputs(size_t(s.m) * s.k);
     auto b = inputs(size_t(s.k) * s.n), d = inputs(size_t(s.k) * s.n);
     DeviceBuffer<bl::half> da(a), db(b), dc(c), dd(d);
@@ -96,9 +93,9 @@ TEST(GpuMmaWaitsPtx, TheSecondProductStaysInFlightPastTheFirstWait) {
   using ::testing::Not;
   const bl::half *h = nullptr;
   float *out = nullptr;
-  bl::Stages stages = overlapped_products().asm_for(
-      bl::Target::gpu("sm_90a", 4, 3), h, h, h, h, out, 1024, 1024, 1024, 64,
-      64, 32);
+  bl::Stages stages =
+      overlapped_products().asm_for(bl::Target::gpu("sm_90a", 4, 3), h, h, h, h,
+                                    out, 1024, 1024, 1024, 64, 64, 32);
   const std::string &ptx = stages[bl::Stage::Ptx];
   const std::string commit = "wgmma.commit_group.sync.aligned;";
   const std::string wait = "wgmma.wait_group.sync.aligned";

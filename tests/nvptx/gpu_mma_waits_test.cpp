@@ -6,7 +6,9 @@
 // sums 2 A_k B_k - C_k D_k over blocks of K, with tails of M, N and K and
 // a loop of no iteration; results against float64, outputs poisoned
 // first. The PTX keeps the second group in flight past the first wait and
-// assembles without ptxas serializing the MMAs.
+// assembles without ptxas serializing the MMAs; and where an op other than
+// straight-line register code (a store) comes between a product and its
+// reader, the product is waited for before that op.
 #include "nvptx/support.h"
 
 namespace bl = blocc;
@@ -39,6 +41,31 @@ auto &overlapped_products() {
           acc = acc + ab * 2.f - cd;
         }
         bl::store(out + rows * N + cols, acc, (rows < M) & (cols < N));
+      });
+  return k;
+}
+
+/// A product, then a store that does not read it (the running sum before
+/// the block, for one), then the product read.
+auto &product_beside_a_store() {
+  static auto k = bl::kernel(
+      "gpu_product_beside_a_store",
+      [](bl::Ptr<bl::half> a, bl::Ptr<bl::half> b, bl::Ptr<float> partial,
+         bl::Ptr<float> out, bl::i32 K, bl::i32 KB, bl::Const<int> BM,
+         bl::Const<int> BN, bl::Const<int> BK) {
+        auto rows = bl::expand_dims(bl::arange(0, BM), 1);
+        auto cols = bl::expand_dims(bl::arange(0, BN), 0);
+        auto k_row = bl::expand_dims(bl::arange(0, BK), 0);
+        auto k_col = bl::expand_dims(bl::arange(0, BK), 1);
+        auto acc = bl::zeros({BM, BN}, bl::float32);
+        for (auto kb : bl::range(0, KB, 1)) {
+          auto k = kb * BK;
+          auto ab = bl::dot(bl::load(a + rows * K + k + k_row),
+                            bl::load(b + (k + k_col) * BN + cols));
+          bl::store(partial + (kb * BM + rows) * BN + cols, acc);
+          acc = acc + ab;
+        }
+        bl::store(out + rows * BN + cols, acc);
       });
   return k;
 }
@@ -117,6 +144,27 @@ TEST(GpuMmaWaitsPtx, TheSecondProductStaysInFlightPastTheFirstWait) {
     EXPECT_TRUE(r.ok) << r.output;
     EXPECT_THAT(r.output, Not(HasSubstr("serialized"))) << r.output;
   }
+}
+
+} // namespace
+
+namespace {
+
+TEST(GpuMmaWaitsPtx, AnOpOutsideStraightLineRegisterCodeWaitsFirst) {
+  const bl::half *h = nullptr;
+  float *out = nullptr;
+  bl::Stages stages = product_beside_a_store().asm_for(
+      bl::Target::gpu("sm_90a", 4, 3), h, h, out, out, 1024, 32, 64, 64, 32);
+  const std::string &ptx = stages[bl::Stage::Ptx];
+  const size_t commit = ptx.find("wgmma.commit_group.sync.aligned;");
+  ASSERT_NE(commit, std::string::npos) << ptx;
+  // A store may synchronize and write memory: the product's group is
+  // waited for before it, though the store does not read the product.
+  const size_t wait = ptx.find("wgmma.wait_group.sync.aligned", commit);
+  const size_t store = ptx.find("st.global", commit);
+  ASSERT_NE(wait, std::string::npos) << ptx.substr(commit);
+  ASSERT_NE(store, std::string::npos) << ptx.substr(commit);
+  EXPECT_LT(wait, store) << ptx.substr(commit, store + 40 - commit);
 }
 
 } // namespace

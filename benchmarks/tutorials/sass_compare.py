@@ -8,6 +8,10 @@ fences (WARPGROUP.ARRIVE), barriers and copies. What it shows is where the
 instructions go, not time: ratios still come from gpu_sweep.py on a GPU.
 
     python3 benchmarks/tutorials/sass_compare.py [--kernels attention,matmul,...]
+        [--events]
+
+With --events, each loop's MMAs, fences, waits, barriers and copies in
+order instead, the other instructions between two of them counted.
 
 Needs the blocc Python module, triton (pip install triton: it compiles
 without a GPU), ptxas, and cuobjdump with nvdisasm (scripts/install-deps
@@ -117,6 +121,33 @@ def summary(ptx):
     return "\n".join(lines)
 
 
+# The instructions that order a loop's work: tensor-core MMAs and their
+# fences and waits, barriers, copies into shared memory and their waits.
+EVENTS = ("HGMMA", "WARPGROUP", "BAR", "LDGSTS", "LDGDEPBAR", "DEPBAR",
+          "MEMBAR", "FENCE", "SYNCS", "UTMALDG")
+
+
+def events(ptx):
+    """Each loop's ordering instructions in order, the other instructions
+    between two of them counted by opcode: where the MMAs wait, and what
+    runs while they are in flight."""
+    _, sass = machine_code(ptx)
+    lines = []
+    for body in loops(instructions(sass)):
+        lines.append(f"  loop of {len(body)} instructions:")
+        between = collections.Counter()
+        for _, op, text in body:
+            if op.split(".")[0] not in EVENTS:
+                between[op.split(".")[0]] += 1
+                continue
+            if between:
+                lines.append("      (" + ", ".join(
+                    f"{n} {name}" for name, n in between.most_common()) + ")")
+                between.clear()
+            lines.append("    " + text)
+    return "\n".join(lines)
+
+
 def attention(T, dim, block_m, block_n, warps, stages):
     blocc_ptx = B.attention.asm(
         None, None, None, None, 4096, 0.125, HEAD_DIM=dim, CAUSAL=False,
@@ -193,7 +224,11 @@ KERNELS = {
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--kernels", default=",".join(KERNELS))
+    parser.add_argument("--events", action="store_true",
+                        help="each loop's MMAs, waits, barriers and copies "
+                             "in order instead of the counts")
     args = parser.parse_args()
+    report = events if args.events else summary
     missing = [t for t in ("ptxas", "cuobjdump", "nvdisasm")
                if not shutil.which(t)]
     if missing:
@@ -206,8 +241,8 @@ def main():
         for config in configs:
             blocc_ptx, peer_ptx = build(T, *config)
             print(f"{name} {config}")
-            print(" blocc\n" + summary(blocc_ptx))
-            print(" triton\n" + summary(peer_ptx))
+            print(" blocc\n" + report(blocc_ptx))
+            print(" triton\n" + report(peer_ptx))
 
 
 if __name__ == "__main__":

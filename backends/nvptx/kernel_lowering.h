@@ -223,6 +223,11 @@ public:
   /// write_shared put it as `shared` places it.
   Registers read_shared(const ir::Value *v, const SharedLayout &shared,
                         const Layout &to);
+  /// How many consecutive registers of `layout` a write or read of `v`
+  /// through `shared` moves as one vector: vector_run, shortened to stay
+  /// within the stretches between pads and aligned in the buffer.
+  int64_t shared_run(const ir::Value *v, const SharedLayout &shared,
+                     const Layout &layout);
   /// The shared address of register `r` of v held in `layout`, as
   /// `shared` places it.
   llvm::Value *shared_value_address(const ir::Value *v,
@@ -278,11 +283,6 @@ public:
   /// Register r's offset from the thread's first element along value
   /// dimension `dim`.
   int64_t register_offset_along(const Layout &layout, int64_t r, int dim) const;
-  /// How many consecutive registers of `layout` hold consecutive elements
-  /// along value dimension `dim` (the parent's last, at its extent), at
-  /// most one 16-byte store of `element_bytes` elements; 1 elsewhere.
-  int64_t register_run(const Layout &layout, int dim,
-                       int64_t element_bytes) const;
   /// Stores the canonical registers of `values` (held in `layout`) as
   /// vectors of `run` registers of `type`, each run at address_of(its
   /// first register); `stored` makes a register's value what is stored.

@@ -140,6 +140,17 @@ bool same_linear_layout(const BlockedLayout &pa, const Layout &a,
          linear_layout_of(pa, a) == linear_layout_of(pb, b);
 }
 
+int64_t vector_run(const BlockedLayout &parent, const Layout &layout, int dim,
+                   int64_t element_bytes) {
+  const int last = parent.rank() - 1;
+  if (layout.shape[size_t(dim)] <= 1 || layout.dims[size_t(dim)] != last ||
+      parent.shape[last] != layout.shape[size_t(dim)])
+    return 1;
+  constexpr int64_t kMaxVectorBytes = 16;
+  return std::min(parent.size_per_thread[last],
+                  std::max<int64_t>(1, kMaxVectorBytes / element_bytes));
+}
+
 bool is_full(const BlockedLayout &parent, const Layout &layout) {
   if (layout.shape != parent.shape)
     return false;

@@ -121,6 +121,14 @@ bool same_linear_layout(const BlockedLayout &pa, const Layout &a,
 /// replicated lane and warp bits are 0), which stores and prints rely on.
 bool is_full(const BlockedLayout &parent, const Layout &layout);
 
+/// How many consecutive registers of `layout` hold consecutive elements
+/// along value dimension `dim` (the parent's last, at its extent), at most
+/// one 16-byte vector of `element_bytes` elements; 1 elsewhere. Registers
+/// r .. r + run - 1 are such a run where r's offset along `dim` is a
+/// multiple of it.
+int64_t vector_run(const BlockedLayout &parent, const Layout &layout, int dim,
+                   int64_t element_bytes);
+
 /// The first register of `parent` holding the same element of a value in
 /// `layout` as register r.
 int64_t canonical_register(const BlockedLayout &parent, const Layout &layout,

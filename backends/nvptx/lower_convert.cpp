@@ -7,10 +7,13 @@
 // (conversion_path.h: warp_route, read off the two linear layouts), is a
 // renumbering of registers and one shuffle a register that changes lanes.
 // Any other conversion writes each element the thread holds in the source
-// layout at its row-major position, padded by one element every 32 so that
+// layout at its row-major position, padded after every 32 elements so that
 // the threads of a warp, which own runs of 1 to 8 consecutive elements,
 // write different banks; then each thread reads the elements of the target
-// layout. Threads holding replicas write the same value to the same place.
+// layout. Where both layouts hold runs of consecutive elements, the pad is
+// the shorter run (SharedLayout::for_conversion) and each such run moves
+// as one vector of up to 16 bytes, written and read alike. Threads holding
+// replicas write the same value to the same place.
 // In the GPU IR such a conversion is two convert_layout ops
 // (gpu-stage-conversions): the write to a value in shared memory, whose
 // shared layout (SharedLayout) says where each element goes, and its read;
@@ -19,6 +22,8 @@
 
 #include "backends/nvptx/conversion_path.h"
 #include "backends/nvptx/shared_layouts.h"
+
+#include "backends/llvm/llvm_types.h"
 
 #include "ir/error.h"
 
@@ -75,18 +80,6 @@ int64_t KernelLowering::register_offset_along(const Layout &layout, int64_t r,
   if (layout.shape[size_t(dim)] == 1)
     return 0;
   return parent(layout).register_offset(r)[layout.dims[size_t(dim)]];
-}
-
-int64_t KernelLowering::register_run(const Layout &layout, int dim,
-                                     int64_t element_bytes) const {
-  const BlockedLayout &p = parent(layout);
-  const int last = p.rank() - 1;
-  if (layout.shape[size_t(dim)] <= 1 || layout.dims[size_t(dim)] != last ||
-      p.shape[last] != layout.shape[size_t(dim)])
-    return 1;
-  constexpr int64_t kMaxStoreBytes = 16;
-  return std::min(p.size_per_thread[last],
-                  std::max<int64_t>(1, kMaxStoreBytes / element_bytes));
 }
 
 void KernelLowering::store_register_runs(
@@ -290,7 +283,9 @@ KernelLowering::convert_layout(const ir::Value *v, const Layout &from,
             warp_route(linear_layout_of(parent(from), from),
                        linear_layout_of(parent(to), to)))
       return convert_within_warps(*route, values, to);
-  SharedLayout shared = SharedLayout::padded_row_major(v->type().shape());
+  SharedLayout shared = SharedLayout::for_conversion(
+      parent(from), from, parent(to), to,
+      llvm_backend::storage_bytes(v->type().element()));
   write_shared(v, shared, from, values);
   return read_shared(v, shared, to);
 }
@@ -302,28 +297,46 @@ llvm::Value *KernelLowering::shared_value_address(const ir::Value *v,
   // The row-major index, then its pads. (A reshape writes and reads in
   // layouts of two shapes with the row-major index in common.)
   if (shared.kind != SharedLayout::Kind::Padded ||
-      shared.order != SharedLayout::padded_row_major(shared.shape).order ||
-      shared.pad != 1)
+      shared.order != SharedLayout::padded_row_major(shared.shape).order)
     throw Error("GPU IR: " + shared.str() +
-                ": the lowering holds values in shared memory row by row, "
-                "one pad element at a time");
+                ": the lowering holds values in shared memory row by row");
   llvm::Type *type = shared_type(builder, value_type(v->type()));
   llvm::Value *index = linear_index(layout, r);
   const int shift = ir::LinearLayout::bits_of(shared.pad_every, "pad_every");
   index = builder.CreateAdd(
-      index, builder.CreateLShr(index, static_cast<uint64_t>(shift)));
+      index,
+      builder.CreateMul(builder.CreateLShr(index, static_cast<uint64_t>(shift)),
+                        builder.getInt32(static_cast<uint32_t>(shared.pad))));
   return shared_element(0, shared.buffer_elements(), type, index);
+}
+
+int64_t KernelLowering::shared_run(const ir::Value *v,
+                                   const SharedLayout &shared,
+                                   const Layout &layout) {
+  const int last = static_cast<int>(layout.shape.size()) - 1;
+  if (last < 0)
+    return 1;
+  const int64_t bytes = llvm_backend::storage_bytes(v->type().element());
+  int64_t run = vector_run(parent(layout), layout, last, bytes);
+  // A run stays within a stretch between pads, and starts where the
+  // buffer's own alignment keeps its address a multiple of its bytes.
+  while (run > 1 && (shared.pad_every % run != 0 || shared.pad % run != 0 ||
+                     shared_reserved_ % (run * bytes) != 0 ||
+                     layout.shape[size_t(last)] % run != 0))
+    run /= 2;
+  return run;
 }
 
 void KernelLowering::write_shared(const ir::Value *v,
                                   const SharedLayout &shared,
                                   const Layout &from, const Registers &values) {
   before_shared_write();
-  const BlockedLayout &source = parent(from);
-  for (int64_t r = 0; r < source.num_registers(); ++r)
-    if (canonical_register(source, from, r) == r)
-      builder.CreateStore(to_shared(builder, values[r]),
-                          shared_value_address(v, shared, from, r));
+  llvm::Type *type = shared_type(builder, value_type(v->type()));
+  store_register_runs(
+      from, values, shared_run(v, shared, from), type,
+      llvm_backend::storage_bytes(v->type().element()),
+      [&](int64_t r) { return shared_value_address(v, shared, from, r); },
+      [&](llvm::Value *x) { return to_shared(builder, x); });
   after_shared_write();
 }
 
@@ -332,11 +345,27 @@ KernelLowering::read_shared(const ir::Value *v, const SharedLayout &shared,
                             const Layout &to) {
   llvm::Type *type = shared_type(builder, value_type(v->type()));
   llvm::Type *register_type = value_type(v->type());
+  const int64_t run = shared_run(v, shared, to);
+  const int64_t bytes = llvm_backend::storage_bytes(v->type().element());
+  const BlockedLayout &p = parent(to);
+  const int last = p.rank() - 1;
+  // Each run of registers read as one vector, at its first register.
+  std::map<int64_t, llvm::Value *> vectors;
   return per_register(to, [&](int64_t r) {
-    return from_shared(
-        builder,
-        builder.CreateLoad(type, shared_value_address(v, shared, to, r)),
-        register_type);
+    if (run == 1)
+      return from_shared(
+          builder,
+          builder.CreateLoad(type, shared_value_address(v, shared, to, r)),
+          register_type);
+    const int64_t lane = p.register_offset(r)[last] % run;
+    llvm::Value *&vector = vectors[r - lane];
+    if (!vector)
+      vector = builder.CreateAlignedLoad(
+          llvm::FixedVectorType::get(type, static_cast<unsigned>(run)),
+          shared_value_address(v, shared, to, r - lane),
+          llvm::Align(run * bytes));
+    return from_shared(builder, builder.CreateExtractElement(vector, lane),
+                       register_type);
   });
 }
 

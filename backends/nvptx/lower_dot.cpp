@@ -326,7 +326,8 @@ private:
     const int fast = s.k_fastest ? k_dim(operand) : mn_dim(operand);
     // Registers r .. r + run - 1 hold consecutive elements along the row,
     // as long as the row pitch keeps the run's alignment.
-    int64_t run = k_.register_run(layout, fast, s.element_bytes());
+    int64_t run =
+        vector_run(k_.parent(layout), layout, fast, s.element_bytes());
     while (run > 1 && (s.pitch % run != 0 || s.batch_stride % run != 0))
       run /= 2;
     llvm::Type *type = k_.storage_type(s.element);

@@ -122,7 +122,7 @@ void KernelLowering::store_tile(const Layout &from, const Registers &values,
   const int64_t element_bytes = llvm_backend::storage_bytes(element);
   llvm::Type *type = storage_type(element);
   // A swizzled tile keeps 16-byte vectors whole: every run stays one.
-  const int64_t run = register_run(from, column_dim, element_bytes);
+  const int64_t run = vector_run(parent(from), from, column_dim, element_bytes);
   TileAddresses addresses(builder, tile,
                           thread_part_of(linear_layout_of(parent(from), from),
                                          row_dim, first_index(from, row_dim),

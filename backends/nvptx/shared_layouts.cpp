@@ -93,12 +93,29 @@ bool power_of_two(int64_t v) { return v >= 1 && (v & (v - 1)) == 0; }
 
 } // namespace
 
-SharedLayout SharedLayout::padded_row_major(const std::vector<int64_t> &shape) {
+SharedLayout SharedLayout::padded_row_major(const std::vector<int64_t> &shape,
+                                            int64_t pad) {
   SharedLayout layout;
   layout.shape = shape;
   for (size_t k = shape.size(); k-- > 0;)
     layout.order.push_back(static_cast<int64_t>(k));
+  layout.pad = pad;
   return layout;
+}
+
+SharedLayout SharedLayout::for_conversion(const BlockedLayout &from_parent,
+                                          const Layout &from,
+                                          const BlockedLayout &to_parent,
+                                          const Layout &to,
+                                          int64_t element_bytes) {
+  // (A reshape writes and reads layouts of two shapes: each runs along
+  // its own last dimension, the row-major index in common.)
+  auto run = [&](const BlockedLayout &parent, const Layout &layout) {
+    const int last = static_cast<int>(layout.shape.size()) - 1;
+    return last < 0 ? 1 : vector_run(parent, layout, last, element_bytes);
+  };
+  return padded_row_major(from.shape,
+                          std::min(run(from_parent, from), run(to_parent, to)));
 }
 
 std::string SharedLayout::str() const {

@@ -21,6 +21,7 @@
 //       the rows into atoms of 64 columns (Swizzle)
 #pragma once
 
+#include "backends/nvptx/layout.h"
 #include "ir/linear_layout.h"
 
 #include <cstdint>
@@ -106,9 +107,23 @@ struct SharedLayout {
   /// vectors are permuted.
   Swizzle swizzle;
 
-  /// The layout layout conversions write through: row by row (the last
-  /// dimension fastest), one pad element every 32.
-  static SharedLayout padded_row_major(const std::vector<int64_t> &shape);
+  /// Row by row (the last dimension fastest), `pad` elements after every
+  /// 32.
+  static SharedLayout padded_row_major(const std::vector<int64_t> &shape,
+                                       int64_t pad = 1);
+  /// The layout a conversion from `from` to `to` (over their parents)
+  /// writes through: row by row, padded after every 32 elements by the
+  /// shorter of the runs that the writer and the reader hold (vector_run),
+  /// which both then move as aligned vectors. A row of 32 elements then
+  /// starts that many banks further than the row before, as one element
+  /// does for scalar accesses: the threads of a warp, which hold runs
+  /// along rows and step across rows, reach different banks. (Padding by
+  /// the longer run would make the side that reads single elements down
+  /// columns meet itself in every 32 / run rows.)
+  static SharedLayout for_conversion(const BlockedLayout &from_parent,
+                                     const Layout &from,
+                                     const BlockedLayout &to_parent,
+                                     const Layout &to, int64_t element_bytes);
 
   /// What the GPU IR spells: "padded<shape=[..] order=[..] pad_every=N
   /// pad=N>" or "swizzled<shape=[..] order=[..] vector=N per_phase=N

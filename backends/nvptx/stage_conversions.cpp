@@ -8,8 +8,9 @@
 //   %w = convert_layout %s {layout = "#blocked1"} // read back in #blocked1
 //
 // #shared0 is the function's shared layout (layout_attrs.h) that the
-// lowering writes conversions through: row by row, one pad element every
-// 32 (SharedLayout::padded_row_major), one per shape. The write takes the
+// lowering writes conversions through: row by row, padded after every 32
+// elements by the longest vector the write or the read moves
+// (SharedLayout::for_conversion), one per shape and pad. The write takes the
 // conversion's place, right before its read, so that nothing else uses
 // the kernel's shared buffer between them. Conversions within registers
 // or warps stay single ops.
@@ -20,6 +21,8 @@
 #include "backends/nvptx/gpu_ir.h"
 #include "backends/nvptx/layout_attrs.h"
 #include "backends/nvptx/shared_layouts.h"
+
+#include "backends/llvm/llvm_types.h"
 
 #include <memory>
 
@@ -52,8 +55,11 @@ void stage_conversions(ir::Function &function, const GpuPassOptions &options) {
       continue;
     auto write = make_convert_layout(
         v,
-        shared_layout_name(function, known,
-                           SharedLayout::padded_row_major(v->type().shape())),
+        shared_layout_name(
+            function, known,
+            SharedLayout::for_conversion(
+                layouts->parent(*from), *from, layouts->parent(*to), *to,
+                llvm_backend::storage_bytes(v->type().element()))),
         convert->loc());
     ir::Value *shared = write->result();
     ir::Block *block = convert->parent_block();

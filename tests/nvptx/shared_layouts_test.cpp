@@ -148,4 +148,34 @@ TEST(SharedLayouts, ASwizzledLayoutColumnByColumnIsTheTransposedTile) {
   }
 }
 
+// A conversion through shared memory pads by the shorter of the runs of
+// consecutive elements the two layouts hold along their last dimension,
+// so that both move them as aligned vectors; one element where either
+// holds single elements there (a column, say), or the value's last
+// dimension is another of the parent's.
+TEST(SharedLayouts, AConversionPadsByTheShorterVectorRun) {
+  const BlockedLayout fours{{128, 128}, {1, 4}, {4, 8}, {4, 1}};
+  const BlockedLayout pairs{{128, 128}, {1, 2}, {8, 4}, {4, 1}, {2, 1}};
+  const BlockedLayout singles{{128, 128}, {4, 1}, {8, 4}, {1, 4}};
+  const Layout whole{0, {0, 1}, {128, 128}};
+  auto pad = [&](const BlockedLayout &a, const BlockedLayout &b,
+                 int64_t bytes) {
+    return SharedLayout::for_conversion(a, whole, b, whole, bytes).pad;
+  };
+  EXPECT_EQ(pad(fours, pairs, 4), 2);
+  EXPECT_EQ(pad(pairs, fours, 4), 2);
+  EXPECT_EQ(pad(fours, fours, 4), 4);
+  EXPECT_EQ(pad(fours, singles, 4), 1);
+  // At most 16 bytes a vector: two doubles.
+  EXPECT_EQ(pad(fours, fours, 8), 2);
+  // The value's last dimension along the parent's first (a transposed
+  // read): single elements there.
+  const Layout transposed{0, {1, 0}, {128, 128}};
+  EXPECT_EQ(
+      SharedLayout::for_conversion(fours, whole, fours, transposed, 4).pad, 1);
+  SharedLayout l = SharedLayout::for_conversion(fours, whole, pairs, whole, 4);
+  EXPECT_EQ(l.str(), "padded<shape=[128,128] order=[1,0] pad_every=32 pad=2>");
+  EXPECT_EQ(l.buffer_elements(), 128 * 128 + 128 * 128 / 32 * 2);
+}
+
 } // namespace

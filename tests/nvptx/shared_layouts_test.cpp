@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 namespace {
@@ -176,6 +177,63 @@ TEST(SharedLayouts, AConversionPadsByTheShorterVectorRun) {
   SharedLayout l = SharedLayout::for_conversion(fours, whole, pairs, whole, 4);
   EXPECT_EQ(l.str(), "padded<shape=[128,128] order=[1,0] pad_every=32 pad=2>");
   EXPECT_EQ(l.buffer_elements(), 128 * 128 + 128 * 128 / 32 * 2);
+}
+
+/// The most distinct 4-byte words one bank serves in one pass of a warp's
+/// accesses of the elements of `layout` (4-byte elements) through `shared`,
+/// each thread moving runs of `run` registers as one vector: lanes go in
+/// groups that move 128 bytes together (32 lanes of 4 bytes, 16 of 8, 8
+/// of 16), and a bank serves one word per pass.
+int64_t worst_bank_conflict(const BlockedLayout &parent, const Layout &layout,
+                            const SharedLayout &shared, int64_t run) {
+  const LinearLayout l = linear_layout_of(parent, layout);
+  const int64_t registers = int64_t(1) << l.input_bits("register");
+  const int64_t warps = int64_t(1) << l.input_bits("warp");
+  const int64_t group = 32 / run;
+  int64_t worst = 0;
+  for (int64_t warp = 0; warp < warps; ++warp)
+    for (int64_t r = 0; r < registers; r += run)
+      for (int64_t first = 0; first < 32; first += group) {
+        std::map<int64_t, std::set<int64_t>> words_of_bank;
+        for (int64_t lane = first; lane < first + group; ++lane) {
+          LinearLayout::Point at =
+              l.apply({{"register", r}, {"lane", lane}, {"warp", warp}});
+          const int64_t index = at.at("dim0") * layout.shape[1] + at.at("dim1");
+          const int64_t word = index + index / shared.pad_every * shared.pad;
+          for (int64_t i = 0; i < run; ++i)
+            words_of_bank[(word + i) % 32].insert(word + i);
+        }
+        for (const auto &[bank, words] : words_of_bank)
+          worst = std::max<int64_t>(worst, int64_t(words.size()));
+      }
+  return worst;
+}
+
+// Attention's epilogue converts its accumulator, held in pairs of columns
+// by the MMAs' fragments, to rows of 8 for 16-byte stores: padded by the
+// shorter run (2), both sides move pairs without two lanes of a pass on
+// one bank. Padded by the longer run (4), the pairs' rows 8 apart meet.
+TEST(SharedLayouts, TheConversionsPadKeepsVectorsOffEachOthersBanks) {
+  const BlockedLayout fragments{{128, 128}, {1, 2}, {8, 4}, {4, 1}, {2, 1}};
+  const BlockedLayout rows{{128, 128}, {1, 8}, {2, 16}, {4, 1}};
+  const Layout whole{0, {0, 1}, {128, 128}};
+  SharedLayout shared =
+      SharedLayout::for_conversion(fragments, whole, rows, whole, 4);
+  ASSERT_EQ(shared.pad, 2);
+  EXPECT_EQ(worst_bank_conflict(fragments, whole, shared, 2), 1);
+  EXPECT_EQ(worst_bank_conflict(rows, whole, shared, 2), 1);
+  SharedLayout longer = SharedLayout::padded_row_major({128, 128}, 4);
+  EXPECT_GT(worst_bank_conflict(fragments, whole, longer, 2), 1);
+  // A transposed read of single elements, a lane a row, in rows of 32:
+  // one pad element keeps a column on 32 banks.
+  const BlockedLayout square_rows{{32, 32}, {1, 4}, {4, 8}, {4, 1}};
+  const BlockedLayout columns{{32, 32}, {1, 1}, {32, 1}, {1, 4}};
+  const Layout square{0, {0, 1}, {32, 32}};
+  SharedLayout one =
+      SharedLayout::for_conversion(square_rows, square, columns, square, 4);
+  ASSERT_EQ(one.pad, 1);
+  EXPECT_EQ(worst_bank_conflict(square_rows, square, one, 1), 1);
+  EXPECT_EQ(worst_bank_conflict(columns, square, one, 1), 1);
 }
 
 } // namespace

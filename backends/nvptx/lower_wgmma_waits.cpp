@@ -61,7 +61,8 @@ bool writes_registers_only(OpCode code, bool copied_ahead) {
   case OpCode::Load:
     return copied_ahead;
   default:
-    // The rest touch memory, threads or control flow.
+    // Elementwise ops compute in registers; the rest touch memory, threads
+    // or control flow.
     return ir::is_elementwise(code);
   }
 }

@@ -9,11 +9,11 @@
 //
 // #shared0 is the function's shared layout (layout_attrs.h) that the
 // lowering writes conversions through: row by row, padded after every 32
-// elements by the longest vector the write or the read moves
-// (SharedLayout::for_conversion), one per shape and pad. The write takes the
-// conversion's place, right before its read, so that nothing else uses
-// the kernel's shared buffer between them. Conversions within registers
-// or warps stay single ops.
+// elements by the shorter of the runs the write and the read move as
+// vectors (SharedLayout::for_conversion), one per shape and pad. The write
+// takes the conversion's place, right before its read, so that nothing
+// else uses the kernel's shared buffer between them. Conversions within
+// registers or warps stay single ops.
 #include "backends/nvptx/gpu_passes.h"
 
 #include "backends/nvptx/assign_layouts.h"

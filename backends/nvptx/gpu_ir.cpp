@@ -265,7 +265,9 @@ private:
   /// value is read by convert_layout ops of its block, into registers:
   /// the kernel's shared buffer holds it from its write to the reads that
   /// follow. A tile is read by dots on tensor cores, as the tile of the
-  /// operand it is (mma_layouts.h: fragment_tile_of).
+  /// operand it is (mma_layouts.h: fragment_tile_of), or, written by a
+  /// convert_layout, read back by convert_layout ops as a padded value is
+  /// (a conversion through a swizzled tile), never both.
   void shared_values(const ir::Operation &op) const {
     for (size_t i = 0; i < op.num_operands(); ++i) {
       const ir::Value *v = op.operand(i);
@@ -275,8 +277,23 @@ private:
       std::string shared =
           "#shared" + std::to_string(layouts_.shared_number(v));
       if (layout->kind == SharedLayout::Kind::Swizzled) {
-        tile_reader(op, i, *layout, shared);
-        continue;
+        const bool into_registers = op.code() == OpCode::ConvertLayout;
+        auto [it, first] = tile_read_into_registers_.emplace(v, into_registers);
+        if (!first && it->second != into_registers)
+          invalid(op, "operand " + std::to_string(i) +
+                          " is in a tile of shared memory (" + shared +
+                          ") that dots read in place and a convert_layout "
+                          "reads back into registers: one or the other");
+        if (!into_registers) {
+          tile_reader(op, i, *layout, shared);
+          continue;
+        }
+        // A conversion through a swizzled tile: written by a convert_layout.
+        const ir::Operation *producer = v->defining_op();
+        if (!producer || producer->code() != OpCode::ConvertLayout)
+          invalid(op, "operand " + std::to_string(i) +
+                          " is in a tile of shared memory (" + shared +
+                          ") that only dots read in place (a copy ahead)");
       }
       if (op.code() != OpCode::ConvertLayout)
         invalid(op, "operand " + std::to_string(i) + " is in shared memory (" +
@@ -372,6 +389,8 @@ private:
   }
 
   const LayoutAssignment &layouts_;
+  /// Each tile read so far: whether back into registers (or by dots).
+  mutable std::map<const ir::Value *, bool> tile_read_into_registers_;
 };
 
 void verify_explicit_layouts(const ir::Function &function,

@@ -228,8 +228,15 @@ public:
   /// within the stretches between pads and aligned in the buffer.
   int64_t shared_run(const ir::Value *v, const SharedLayout &shared,
                      const Layout &layout);
-  /// The shared address of register `r` of v held in `layout`, as
-  /// `shared` places it.
+  /// The shared address of each register of v held in `layout`, as
+  /// `shared` places it (padded row by row, or a swizzled tile).
+  std::function<llvm::Value *(int64_t)>
+  shared_value_addresses(const ir::Value *v, const SharedLayout &shared,
+                         const Layout &layout);
+  /// Whether a convert_layout reads `in_shared`, a value in shared memory,
+  /// back into registers (a conversion's write), not a dot in place.
+  bool read_into_registers(const ir::Value *in_shared);
+  /// The shared address of register `r` of v held in a padded `shared`.
   llvm::Value *shared_value_address(const ir::Value *v,
                                     const SharedLayout &shared,
                                     const Layout &layout, int64_t r);
@@ -463,6 +470,8 @@ private:
     Registers values;
   };
   std::map<const ir::Value *, SharedValue> shared_values_;
+  /// The values in shared memory read back into registers (lazily).
+  std::optional<std::set<const ir::Value *>> read_from_shared_;
   /// The shared value the buffer holds now (nullptr: none, or another
   /// user's data).
   const ir::Value *shared_holder_ = nullptr;

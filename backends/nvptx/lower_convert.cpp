@@ -12,8 +12,11 @@
 // write different banks; then each thread reads the elements of the target
 // layout. Where both layouts hold runs of consecutive elements, the pad is
 // the shorter run (SharedLayout::for_conversion) and each such run moves
-// as one vector of up to 16 bytes, written and read alike. Threads holding
-// replicas write the same value to the same place.
+// as one vector of up to 16 bytes, written and read alike. Where the two
+// runs differ and a swizzled tile keeps both sides off each other's banks,
+// the value goes through that tile instead, each side moving its own runs
+// at the addresses TileAddresses gives. Threads holding replicas write the
+// same value to the same place.
 // In the GPU IR such a conversion is two convert_layout ops
 // (gpu-stage-conversions): the write to a value in shared memory, whose
 // shared layout (SharedLayout) says where each element goes, and its read;
@@ -22,6 +25,7 @@
 
 #include "backends/nvptx/conversion_path.h"
 #include "backends/nvptx/shared_layouts.h"
+#include "backends/nvptx/tile_addresses.h"
 
 #include "backends/llvm/llvm_types.h"
 
@@ -226,8 +230,9 @@ KernelLowering::Registers KernelLowering::convert_within_warps(
 void KernelLowering::lower_convert_layout(const ir::Operation &op) {
   const ir::Value *source = op.operand(0);
   if (const SharedLayout *shared = layouts_->shared_layout(op.result())) {
-    if (shared->kind == SharedLayout::Kind::Swizzled) {
-      write_tile(op, *shared);
+    if (shared->kind == SharedLayout::Kind::Swizzled &&
+        !read_into_registers(op.result())) {
+      write_tile(op, *shared); // a dot's operand, read in place
       return;
     }
     const Layout *home = layouts_->home(source);
@@ -290,6 +295,46 @@ KernelLowering::convert_layout(const ir::Value *v, const Layout &from,
   return read_shared(v, shared, to);
 }
 
+bool KernelLowering::read_into_registers(const ir::Value *in_shared) {
+  if (!read_from_shared_) {
+    read_from_shared_.emplace();
+    kernel.walk([&](const ir::Operation &op) {
+      if (op.code() == ir::OpCode::ConvertLayout &&
+          layouts_->shared_layout(op.operand(0)) && layouts_->home(op.result()))
+        read_from_shared_->insert(op.operand(0));
+    });
+  }
+  return read_from_shared_->count(in_shared) > 0;
+}
+
+std::function<llvm::Value *(int64_t)> KernelLowering::shared_value_addresses(
+    const ir::Value *v, const SharedLayout &shared, const Layout &layout) {
+  if (shared.kind == SharedLayout::Kind::Padded)
+    return [this, v, &shared, &layout](int64_t r) {
+      return shared_value_address(v, shared, layout, r);
+    };
+  // A swizzled tile: each register's address is the thread's first
+  // element's plus the register's offset (tile_addresses.h).
+  if (shared.order != std::vector<int64_t>{1, 0})
+    throw Error("GPU IR: " + shared.str() +
+                ": the lowering reads swizzled values back row by row");
+  llvm::Type *type = shared_type(builder, value_type(v->type()));
+  const auto bytes = static_cast<int64_t>(
+      module.getDataLayout().getTypeAllocSize(type).getFixedValue());
+  const int64_t count = shared.buffer_elements();
+  auto addresses = std::make_shared<TileAddresses>(
+      builder, shared.tile(bytes),
+      thread_part_of(linear_layout_of(parent(layout), layout), 0,
+                     first_index(layout, 0), first_index(layout, 1)),
+      type, [this, count, type](llvm::Value *index) {
+        return shared_element(0, count, type, index);
+      });
+  return [this, addresses, &layout](int64_t r) {
+    return addresses->at(register_offset_along(layout, r, 0),
+                         register_offset_along(layout, r, 1));
+  };
+}
+
 llvm::Value *KernelLowering::shared_value_address(const ir::Value *v,
                                                   const SharedLayout &shared,
                                                   const Layout &layout,
@@ -318,11 +363,15 @@ int64_t KernelLowering::shared_run(const ir::Value *v,
     return 1;
   const int64_t bytes = llvm_backend::storage_bytes(v->type().element());
   int64_t run = vector_run(parent(layout), layout, last, bytes);
-  // A run stays within a stretch between pads, and starts where the
-  // buffer's own alignment keeps its address a multiple of its bytes.
-  while (run > 1 && (shared.pad_every % run != 0 || shared.pad % run != 0 ||
-                     shared_reserved_ % (run * bytes) != 0 ||
-                     layout.shape[size_t(last)] % run != 0))
+  // A run stays within a stretch between pads (a swizzled tile's vector),
+  // and starts where the buffer's own alignment keeps its address a
+  // multiple of its bytes.
+  const bool padded = shared.kind == SharedLayout::Kind::Padded;
+  while (run > 1 &&
+         ((padded && (shared.pad_every % run != 0 || shared.pad % run != 0)) ||
+          (!padded && shared.swizzle.vector % run != 0) ||
+          shared_reserved_ % (run * bytes) != 0 ||
+          layout.shape[size_t(last)] % run != 0))
     run /= 2;
   return run;
 }
@@ -332,11 +381,10 @@ void KernelLowering::write_shared(const ir::Value *v,
                                   const Layout &from, const Registers &values) {
   before_shared_write();
   llvm::Type *type = shared_type(builder, value_type(v->type()));
-  store_register_runs(
-      from, values, shared_run(v, shared, from), type,
-      llvm_backend::storage_bytes(v->type().element()),
-      [&](int64_t r) { return shared_value_address(v, shared, from, r); },
-      [&](llvm::Value *x) { return to_shared(builder, x); });
+  store_register_runs(from, values, shared_run(v, shared, from), type,
+                      llvm_backend::storage_bytes(v->type().element()),
+                      shared_value_addresses(v, shared, from),
+                      [&](llvm::Value *x) { return to_shared(builder, x); });
   after_shared_write();
 }
 
@@ -349,21 +397,20 @@ KernelLowering::read_shared(const ir::Value *v, const SharedLayout &shared,
   const int64_t bytes = llvm_backend::storage_bytes(v->type().element());
   const BlockedLayout &p = parent(to);
   const int last = p.rank() - 1;
+  const std::function<llvm::Value *(int64_t)> address =
+      shared_value_addresses(v, shared, to);
   // Each run of registers read as one vector, at its first register.
   std::map<int64_t, llvm::Value *> vectors;
   return per_register(to, [&](int64_t r) {
     if (run == 1)
-      return from_shared(
-          builder,
-          builder.CreateLoad(type, shared_value_address(v, shared, to, r)),
-          register_type);
+      return from_shared(builder, builder.CreateLoad(type, address(r)),
+                         register_type);
     const int64_t lane = p.register_offset(r)[last] % run;
     llvm::Value *&vector = vectors[r - lane];
     if (!vector)
       vector = builder.CreateAlignedLoad(
           llvm::FixedVectorType::get(type, static_cast<unsigned>(run)),
-          shared_value_address(v, shared, to, r - lane),
-          llvm::Align(run * bytes));
+          address(r - lane), llvm::Align(run * bytes));
     return from_shared(builder, builder.CreateExtractElement(vector, lane),
                        register_type);
   });

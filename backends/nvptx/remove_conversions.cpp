@@ -26,7 +26,13 @@
 //     remainders (each checks its divisor for zero and may stop the
 //     program) or float remainders (a long subroutine). A value from
 //     another block (outside a loop, in a branch) is only read, never
-//     computed again here, so nothing runs more often than it did.
+//     computed again here, so nothing runs more often than it did;
+//   - sinking into a narrowing cast: a conversion whose value cheap ops of
+//     its block carry into a cast to narrower elements (an accumulator
+//     scaled and cast to half precision for its store) moves past them:
+//     they run in the conversion's source layout (their other leaves
+//     converted there within warps) and the narrow value is converted,
+//     half the bytes or fewer, where that costs less.
 //
 // Whether to rematerialize is a cost in instructions per thread, read off
 // the two linear layouts (conversion_path.h):
@@ -38,11 +44,13 @@
 //     element it needs, the addresses of both, and a barrier that stops
 //     the whole CTA (and usually one more before the next write): counted
 //     as kBarrierCost instructions.
-// Recomputing costs one instruction per element each cloned elementwise op
-// (or arange) computes in the target layout, kMathCost for math functions
-// and divisions; splat, broadcast, expand_dims, constants and hints move
-// nothing. The originals that no longer have users go, and their cost is
-// subtracted. The conversion is replaced when recomputing costs less.
+// A sinking counts the conversions through shared memory by the vectors
+// each side moves (SharedLayout::for_conversion: narrower elements make
+// longer runs). Recomputing costs one instruction per element each cloned
+// elementwise op (or arange) computes in the target layout, kMathCost for
+// math functions and divisions; splat, broadcast, expand_dims, constants and
+// hints move nothing. The originals that no longer have users go, and their
+// cost is subtracted. The conversion is replaced when recomputing costs less.
 #include "backends/nvptx/assign_layouts.h"
 #include "backends/nvptx/conversion_path.h"
 #include "backends/nvptx/gpu_ir.h"
@@ -148,7 +156,7 @@ private:
         continue;
       if (erase_if_unused(*convert) || remove_if_same(*convert) ||
           fold_chain(*convert) || merge_duplicate(*convert) ||
-          rematerialize(*convert))
+          rematerialize(*convert) || sink_into_narrowing(*convert))
         return true;
     }
     return false;
@@ -244,6 +252,9 @@ private:
     std::vector<std::pair<ir::Operation *, Layout>> ops;
     std::set<Key> computed;
     std::map<Key, ir::Value *> held;
+    /// Sinking only: values converted within warps to the layout a leaf
+    /// is read in (the value to convert, by the leaf it stands for).
+    std::map<Key, ir::Value *> converted;
   };
 
   /// `v` as held in `layout` (or a layout equal to it as a linear layout)
@@ -255,6 +266,13 @@ private:
     if (const Layout *carried = layouts_->home(v);
         carried && same_linear(*carried, layout))
       return v;
+    // A conversion's value is its source's, in the source's layout.
+    if (const ir::Operation *convert = v->defining_op();
+        convert && convert->code() == OpCode::ConvertLayout)
+      if (const Layout *source = layouts_->home(convert->operand(0));
+          source && same_linear(*source, layout) &&
+          !is_staged(convert->operand(0)))
+        return convert->operand(0);
     for (ir::Operation *user : uses(v))
       if (user->code() == OpCode::ConvertLayout && user != &at &&
           layouts_->home(user->result()) &&
@@ -290,8 +308,13 @@ private:
     ir::Operation *op = v->defining_op();
     if (!op || !is_rematerializable(*op) ||
         op->parent_block() != at.parent_block() ||
-        slice.ops.size() >= kMaxRematerialized)
+        slice.ops.size() >= kMaxRematerialized) {
+      if (ir::Value *within = sinking_ ? within_warps(v, layout) : nullptr) {
+        slice.converted[key] = within;
+        return true;
+      }
       return false;
+    }
     for (size_t i = 0; i < op->num_operands(); ++i)
       if (!collect(op->operand(i), operand_layout(*op, i, layout), at, slice))
         return false;
@@ -423,20 +446,9 @@ private:
     std::map<Key, ir::Value *> versions = slice.held;
     ir::Block &block = *convert.parent_block();
     ir::Block::iterator at = block.find(&convert);
-    for (const auto &[op, layout] : slice.ops) {
-      auto copy = std::make_unique<ir::Operation>(
-          op->code(), op->operands(),
-          std::vector<ir::Type>{op->result()->type()}, op->attributes(),
-          op->loc());
-      for (size_t i = 0; i < copy->num_operands(); ++i)
-        if (copy->operand(i)->type().is_block())
-          copy->set_operand(i, versions.at({copy->operand(i),
-                                            operand_layout(*op, i, layout)}));
-      copy->set_attr(result_layout_key(*copy, 0),
-                     layout_text(layouts_->parent(layout), layout));
-      versions[{op->result(), layout}] = copy->result();
-      block.insert(at, std::move(copy));
-    }
+    for (const auto &[op, layout] : slice.ops)
+      versions[{op->result(), layout}] =
+          clone_in(*op, layout, versions, block, at);
     replace(convert, versions.at({source, target}));
     // The originals that died, users first.
     for (auto it = slice.ops.rbegin(); it != slice.ops.rend(); ++it)
@@ -447,8 +459,175 @@ private:
     return true;
   }
 
+  // ---- Sinking into a narrowing cast. -----------------------------------
+
+  /// `v`, or the source of the conversion that defines it, where a
+  /// conversion within warps (shuffles) takes it to `layout`.
+  ir::Value *within_warps(ir::Value *v, const Layout &layout) const {
+    const ir::Operation *op = v->defining_op();
+    for (ir::Value *candidate :
+         {op && op->code() == OpCode::ConvertLayout ? op->operand(0) : v, v}) {
+      const Layout *home = layouts_->home(candidate);
+      if (home && !is_staged(candidate) && home->shape == layout.shape &&
+          warp_route(linear_layout_of(layouts_->parent(*home), *home),
+                     linear_layout_of(layouts_->parent(layout), layout)))
+        return candidate;
+    }
+    return nullptr;
+  }
+
+  /// What moving a value of `bytes`-byte elements from `from` to `to`
+  /// costs with the vectors it moves (shared memory: a store per run the
+  /// writer holds, a load per run the reader needs, at the runs
+  /// SharedLayout::for_conversion lets each move, and a barrier).
+  int64_t vector_conversion_cost(const Layout &from, const Layout &to,
+                                 int64_t bytes) const {
+    const BlockedLayout &pf = layouts_->parent(from);
+    const BlockedLayout &pt = layouts_->parent(to);
+    if (warp_route(linear_layout_of(pf, from), linear_layout_of(pt, to)))
+      return conversion_cost(from, to);
+    const SharedLayout shared =
+        SharedLayout::for_conversion(pf, from, pt, to, bytes);
+    auto moves = [&](const BlockedLayout &p, const Layout &l) {
+      const int last = static_cast<int>(l.shape.size()) - 1;
+      int64_t run = last < 0 ? 1 : vector_run(p, l, last, bytes);
+      if (shared.kind == SharedLayout::Kind::Padded)
+        run = std::min(run, std::max<int64_t>(shared.pad, 1));
+      return 2 * elements(l) / run;
+    };
+    return moves(pf, from) + moves(pt, to) + kBarrierCost;
+  }
+
+  static int64_t element_bytes(const ir::Value *v) {
+    return std::max(1, ir::scalar_bits(v->type().element()) / 8);
+  }
+
+  /// A conversion whose value cheap ops of its block carry into a cast to
+  /// narrower elements (an accumulator scaled and cast to half precision
+  /// for its store) is moved past them: they run in the source layout,
+  /// where the conversion's source is, leaves they read from elsewhere
+  /// converted there within warps, and the narrow value is converted,
+  /// moving half the bytes or fewer. Done where that costs less
+  /// (vector_conversion_cost and the ops computed again, less those that
+  /// die).
+  bool sink_into_narrowing(ir::Operation &convert) {
+    const Layout source = layout_of(convert.operand(0));
+    const Layout target = layout_of(convert.result());
+    ir::Block &block = *convert.parent_block();
+    bool after = false;
+    for (const auto &candidate : block.ops()) {
+      ir::Operation &cast = *candidate;
+      after = after || &cast == &convert;
+      if (!after || cast.code() != OpCode::Cast ||
+          !cast.result()->type().is_block() || !layouts_->home(cast.result()) ||
+          !same_linear(layout_of(cast.result()), target) ||
+          element_bytes(cast.result()) >= element_bytes(cast.operand(0)))
+        continue;
+      Slice slice;
+      sinking_ = &convert;
+      const bool collected = collect(cast.result(), source, cast, slice);
+      sinking_ = nullptr;
+      if (!collected || slice.ops.empty() || slice.ops.back().first != &cast ||
+          !reads_conversion(slice, convert))
+        continue;
+      if (sink_cost(slice, convert, cast, source, target) >= 0)
+        continue;
+      sink(slice, cast, source, target);
+      return true;
+    }
+    return false;
+  }
+
+  /// Whether the slice reads `convert`'s value (as its source).
+  bool reads_conversion(const Slice &slice,
+                        const ir::Operation &convert) const {
+    for (const auto &[op, layout] : slice.ops)
+      for (const ir::Value *operand : op->operands())
+        if (operand == convert.result())
+          return true;
+    return false;
+  }
+
+  /// The sinking's cost less what it saves (negative: it pays).
+  int64_t sink_cost(const Slice &slice, const ir::Operation &convert,
+                    const ir::Operation &cast, const Layout &source,
+                    const Layout &target) const {
+    std::set<ir::Operation *> dead = dying(slice, cast);
+    dead.insert(const_cast<ir::Operation *>(&cast));
+    int64_t cost =
+        vector_conversion_cost(source, target, element_bytes(cast.result()));
+    for (const auto &[op, layout] : slice.ops)
+      cost += op_cost(*op, layout);
+    for (const auto &[key, v] : slice.converted)
+      cost += conversion_cost(layout_of(v), key.second);
+    for (ir::Operation *op : dead)
+      if (const Layout *carried = layouts_->home(op->result()))
+        cost -= op_cost(*op, *carried);
+    // The wide conversion goes where the slice was its only reader.
+    bool others = false;
+    for (const ir::Operation *user : uses(convert.result()))
+      others = others || !dead.count(const_cast<ir::Operation *>(user));
+    if (!others)
+      cost -= vector_conversion_cost(source, target,
+                                     element_bytes(convert.result()));
+    return cost;
+  }
+
+  /// The slice computed again before `cast` in `source`, its narrow value
+  /// converted to `target` in place of the cast's result.
+  void sink(const Slice &slice, ir::Operation &cast, const Layout &source,
+            const Layout &target) {
+    ir::Block &block = *cast.parent_block();
+    ir::Block::iterator at = block.find(&cast);
+    std::map<Key, ir::Value *> versions = slice.held;
+    for (const auto &[key, v] : slice.converted) {
+      auto convert = make_convert_layout(
+          v, layout_text(layouts_->parent(key.second), key.second), cast.loc());
+      versions[key] = convert->result();
+      block.insert(at, std::move(convert));
+    }
+    for (const auto &[op, layout] : slice.ops)
+      versions[{op->result(), layout}] =
+          clone_in(*op, layout, versions, block, at);
+    auto narrow = make_convert_layout(
+        versions.at({cast.result(), source}),
+        layout_text(layouts_->parent(target), target), cast.loc());
+    ir::Value *converted = narrow->result();
+    block.insert(at, std::move(narrow));
+    function_.replace_all_uses(cast.result(), converted);
+    erase_unused(slice);
+  }
+
+  /// `op` computed again in `layout` before `at` in `block`, reading
+  /// `versions`.
+  ir::Value *clone_in(const ir::Operation &op, const Layout &layout,
+                      const std::map<Key, ir::Value *> &versions,
+                      ir::Block &block, ir::Block::iterator at) {
+    auto copy = std::make_unique<ir::Operation>(
+        op.code(), op.operands(), std::vector<ir::Type>{op.result()->type()},
+        op.attributes(), op.loc());
+    for (size_t i = 0; i < copy->num_operands(); ++i)
+      if (copy->operand(i)->type().is_block())
+        copy->set_operand(
+            i, versions.at({copy->operand(i), operand_layout(op, i, layout)}));
+    copy->set_attr(result_layout_key(*copy, 0),
+                   layout_text(layouts_->parent(layout), layout));
+    ir::Value *result = copy->result();
+    block.insert(at, std::move(copy));
+    return result;
+  }
+
+  /// The slice's originals that nothing uses any more, users first.
+  void erase_unused(const Slice &slice) {
+    for (auto it = slice.ops.rbegin(); it != slice.ops.rend(); ++it)
+      if (!function_.has_uses(it->first->result()))
+        it->first->parent_block()->erase(it->first);
+  }
+
   ir::Function &function_;
   const GpuPassOptions &options_;
+  /// The conversion being sunk, while its slice is collected.
+  const ir::Operation *sinking_ = nullptr;
   std::unique_ptr<LayoutAssignment> layouts_;
   std::map<const ir::Value *, std::vector<ir::Operation *>> uses_;
 };

@@ -1,5 +1,8 @@
 #include "backends/nvptx/shared_layouts.h"
 
+#include <map>
+#include <set>
+
 #include "backends/nvptx/layout.h"
 
 #include "ir/error.h"
@@ -114,8 +117,68 @@ SharedLayout SharedLayout::for_conversion(const BlockedLayout &from_parent,
     const int last = static_cast<int>(layout.shape.size()) - 1;
     return last < 0 ? 1 : vector_run(parent, layout, last, element_bytes);
   };
-  return padded_row_major(from.shape,
-                          std::min(run(from_parent, from), run(to_parent, to)));
+  const int64_t from_run = run(from_parent, from), to_run = run(to_parent, to);
+  const int64_t shorter = std::min(from_run, to_run);
+  // Where both move vectors of different lengths, a swizzled tile lets
+  // each move its own, where neither side then meets itself on a bank:
+  // padding by the shorter run cuts the longer.
+  if (from.shape.size() == 2 && from.shape == to.shape && shorter >= 2 &&
+      from_run != to_run) {
+    const int64_t row_bytes = from.shape[1] * element_bytes;
+    if (power_of_two(row_bytes) && row_bytes >= 16 && element_bytes <= 8) {
+      SharedLayout s;
+      s.kind = Kind::Swizzled;
+      s.shape = from.shape;
+      s.order = {1, 0};
+      s.swizzle = swizzle_for_rows(row_bytes, element_bytes);
+      if (worst_bank_conflict(from_parent, from, s, from_run, element_bytes) ==
+              1 &&
+          worst_bank_conflict(to_parent, to, s, to_run, element_bytes) == 1)
+        return s;
+    }
+  }
+  return padded_row_major(from.shape, shorter);
+}
+
+int64_t worst_bank_conflict(const BlockedLayout &parent, const Layout &layout,
+                            const SharedLayout &shared, int64_t run,
+                            int64_t element_bytes) {
+  const ir::LinearLayout l = linear_layout_of(parent, layout);
+  const ir::LinearLayout offsets = shared.kind == SharedLayout::Kind::Swizzled
+                                       ? shared.tile(element_bytes).offsets()
+                                       : ir::LinearLayout();
+  auto word_of = [&](const ir::LinearLayout::Point &at) {
+    int64_t offset = 0;
+    if (shared.kind == SharedLayout::Kind::Swizzled) {
+      offset = offsets.apply({{"dim0", at.at("dim0")}, {"dim1", at.at("dim1")}})
+                   .at("offset");
+    } else {
+      for (size_t d = 0; d < layout.shape.size(); ++d)
+        offset = offset * layout.shape[d] + at.at("dim" + std::to_string(d));
+      offset += offset / shared.pad_every * shared.pad;
+    }
+    return offset * element_bytes / 4;
+  };
+  const int64_t access_bytes = run * element_bytes;
+  const int64_t words = std::max<int64_t>(1, access_bytes / 4);
+  const int64_t group = std::min<int64_t>(32, 128 / access_bytes);
+  const int64_t registers = int64_t(1) << l.input_bits("register");
+  const int64_t warps = int64_t(1) << l.input_bits("warp");
+  int64_t worst = 1;
+  for (int64_t warp = 0; warp < warps; ++warp)
+    for (int64_t r = 0; r < registers; r += run)
+      for (int64_t first = 0; first < 32; first += group) {
+        std::map<int64_t, std::set<int64_t>> words_of_bank;
+        for (int64_t lane = first; lane < first + group; ++lane) {
+          const int64_t word = word_of(
+              l.apply({{"register", r}, {"lane", lane}, {"warp", warp}}));
+          for (int64_t i = 0; i < words; ++i)
+            words_of_bank[(word + i) % 32].insert(word + i);
+        }
+        for (const auto &[bank, in_bank] : words_of_bank)
+          worst = std::max<int64_t>(worst, int64_t(in_bank.size()));
+      }
+  return worst;
 }
 
 std::string SharedLayout::str() const {

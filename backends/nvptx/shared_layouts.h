@@ -120,6 +120,12 @@ struct SharedLayout {
   /// along rows and step across rows, reach different banks. (Padding by
   /// the longer run would make the side that reads single elements down
   /// columns meet itself in every 32 / run rows.)
+  /// Where both hold runs, of two lengths (an MMA's pairs of columns read
+  /// back as 16-byte rows), a 2-D value whose rows are whole 16-byte
+  /// vectors goes through a swizzled tile instead (swizzle_for_rows),
+  /// where neither side's accesses then meet on a bank
+  /// (worst_bank_conflict): each moves its own runs, the longer ones
+  /// whole.
   static SharedLayout for_conversion(const BlockedLayout &from_parent,
                                      const Layout &from,
                                      const BlockedLayout &to_parent,
@@ -144,5 +150,15 @@ struct SharedLayout {
   std::string problem() const;
   bool operator==(const SharedLayout &other) const;
 };
+
+/// The most distinct 4-byte words one bank serves in one pass of a warp's
+/// accesses of the elements of `layout` (over `parent`) through `shared`,
+/// each thread moving runs of `run` registers of `element_bytes` as one
+/// vector: lanes go in groups that move 128 bytes together (32 lanes of 4
+/// bytes, 16 of 8, 8 of 16), and a bank serves one word per pass; 1 where
+/// no two lanes of a pass meet on a bank.
+int64_t worst_bank_conflict(const BlockedLayout &parent, const Layout &layout,
+                            const SharedLayout &shared, int64_t run,
+                            int64_t element_bytes);
 
 } // namespace blocc::nvptx

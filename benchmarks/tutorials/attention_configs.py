@@ -43,7 +43,7 @@ CONFIGS = [dict(BLOCK_M=m, BLOCK_N=n, num_warps=w, num_stages=s)
 BWD_BLOCKS = [dict(BLOCK_M=m, BLOCK_N=n, num_warps=w, num_stages=s)
               for m, n, w, s in itertools.product((16, 32, 64, 128),
                                                   (16, 32, 64, 128), (4, 8),
-                                                  (1, 2, 3))]
+                                                  (1, 2, 3, 4))]
 DKDV_CONFIGS = [c for c in BWD_BLOCKS if c["BLOCK_N"] % (16 * c["num_warps"]) == 0
                 and c["BLOCK_M"] <= 64]
 DQ_CONFIGS = [c for c in BWD_BLOCKS if c["BLOCK_M"] % (16 * c["num_warps"]) == 0

@@ -156,15 +156,14 @@ TEST(SharedLayouts, ASwizzledLayoutColumnByColumnIsTheTransposedTile) {
 // dimension is another of the parent's.
 TEST(SharedLayouts, AConversionPadsByTheShorterVectorRun) {
   const BlockedLayout fours{{128, 128}, {1, 4}, {4, 8}, {4, 1}};
-  const BlockedLayout pairs{{128, 128}, {1, 2}, {8, 4}, {4, 1}, {2, 1}};
   const BlockedLayout singles{{128, 128}, {4, 1}, {8, 4}, {1, 4}};
   const Layout whole{0, {0, 1}, {128, 128}};
   auto pad = [&](const BlockedLayout &a, const BlockedLayout &b,
                  int64_t bytes) {
-    return SharedLayout::for_conversion(a, whole, b, whole, bytes).pad;
+    SharedLayout l = SharedLayout::for_conversion(a, whole, b, whole, bytes);
+    EXPECT_EQ(l.kind, SharedLayout::Kind::Padded);
+    return l.pad;
   };
-  EXPECT_EQ(pad(fours, pairs, 4), 2);
-  EXPECT_EQ(pad(pairs, fours, 4), 2);
   EXPECT_EQ(pad(fours, fours, 4), 4);
   EXPECT_EQ(pad(fours, singles, 4), 1);
   // At most 16 bytes a vector: two doubles.
@@ -174,56 +173,77 @@ TEST(SharedLayouts, AConversionPadsByTheShorterVectorRun) {
   const Layout transposed{0, {1, 0}, {128, 128}};
   EXPECT_EQ(
       SharedLayout::for_conversion(fours, whole, fours, transposed, 4).pad, 1);
-  SharedLayout l = SharedLayout::for_conversion(fours, whole, pairs, whole, 4);
-  EXPECT_EQ(l.str(), "padded<shape=[128,128] order=[1,0] pad_every=32 pad=2>");
-  EXPECT_EQ(l.buffer_elements(), 128 * 128 + 128 * 128 / 32 * 2);
+  SharedLayout l = SharedLayout::for_conversion(fours, whole, fours, whole, 4);
+  EXPECT_EQ(l.str(), "padded<shape=[128,128] order=[1,0] pad_every=32 pad=4>");
+  EXPECT_EQ(l.buffer_elements(), 128 * 128 + 128 * 128 / 32 * 4);
 }
 
-/// The most distinct 4-byte words one bank serves in one pass of a warp's
-/// accesses of the elements of `layout` (4-byte elements) through `shared`,
-/// each thread moving runs of `run` registers as one vector: lanes go in
-/// groups that move 128 bytes together (32 lanes of 4 bytes, 16 of 8, 8
-/// of 16), and a bank serves one word per pass.
-int64_t worst_bank_conflict(const BlockedLayout &parent, const Layout &layout,
-                            const SharedLayout &shared, int64_t run) {
-  const LinearLayout l = linear_layout_of(parent, layout);
-  const int64_t registers = int64_t(1) << l.input_bits("register");
-  const int64_t warps = int64_t(1) << l.input_bits("warp");
-  const int64_t group = 32 / run;
-  int64_t worst = 0;
-  for (int64_t warp = 0; warp < warps; ++warp)
-    for (int64_t r = 0; r < registers; r += run)
-      for (int64_t first = 0; first < 32; first += group) {
-        std::map<int64_t, std::set<int64_t>> words_of_bank;
-        for (int64_t lane = first; lane < first + group; ++lane) {
-          LinearLayout::Point at =
-              l.apply({{"register", r}, {"lane", lane}, {"warp", warp}});
-          const int64_t index = at.at("dim0") * layout.shape[1] + at.at("dim1");
-          const int64_t word = index + index / shared.pad_every * shared.pad;
-          for (int64_t i = 0; i < run; ++i)
-            words_of_bank[(word + i) % 32].insert(word + i);
-        }
-        for (const auto &[bank, words] : words_of_bank)
-          worst = std::max<int64_t>(worst, int64_t(words.size()));
-      }
-  return worst;
+// Runs of two lengths (an MMA's pairs read back as rows) go through a
+// swizzled tile of 16-byte vectors, where each side moves its own runs,
+// where neither side meets itself on a bank there: half-precision pairs
+// written 8 rows a pass and rows of eight read 16 bytes a lane. Rows of
+// eight floats read 16 bytes a lane 32 bytes apart, two lanes on one bank
+// of the tile's row: padded by the shorter run instead. A value of other
+// than two dimensions, or whose rows are no whole vectors, stays padded.
+TEST(SharedLayouts, RunsOfTwoLengthsMeetInASwizzledTileOffEachOthersBanks) {
+  const BlockedLayout fragments{{128, 128}, {1, 2}, {8, 4}, {4, 1}, {2, 1}};
+  const BlockedLayout rows{{128, 128}, {1, 8}, {2, 16}, {4, 1}};
+  const Layout whole{0, {0, 1}, {128, 128}};
+  SharedLayout halves =
+      SharedLayout::for_conversion(fragments, whole, rows, whole, 2);
+  EXPECT_EQ(halves.str(), "swizzled<shape=[128,128] order=[1,0] vector=8 "
+                          "per_phase=1 max_phase=8>");
+  EXPECT_EQ(halves.problem(), "");
+  EXPECT_EQ(halves.buffer_elements(), 128 * 128);
+  EXPECT_EQ(SharedLayout::for_conversion(rows, whole, fragments, whole, 2),
+            halves);
+  EXPECT_EQ(worst_bank_conflict(fragments, whole, halves, 2, 2), 1);
+  EXPECT_EQ(worst_bank_conflict(rows, whole, halves, 8, 2), 1);
+  // Padded by the shorter run, the rows would read pairs; padded by the
+  // longer, the fragments' rows 8 apart meet.
+  EXPECT_GT(worst_bank_conflict(fragments, whole,
+                                SharedLayout::padded_row_major({128, 128}, 8),
+                                2, 2),
+            1);
+
+  SharedLayout floats =
+      SharedLayout::for_conversion(fragments, whole, rows, whole, 4);
+  EXPECT_EQ(floats.str(),
+            "padded<shape=[128,128] order=[1,0] pad_every=32 pad=2>");
+  EXPECT_EQ(worst_bank_conflict(fragments, whole, floats, 2, 4), 1);
+  EXPECT_EQ(worst_bank_conflict(rows, whole, floats, 2, 4), 1);
+  SharedLayout tile = halves;
+  tile.swizzle = swizzle_for_rows(128 * 4, 4);
+  EXPECT_EQ(worst_bank_conflict(rows, whole, tile, 4, 4), 2);
+
+  // Rows of 4 elements of 2 bytes: no whole 16-byte vector.
+  const BlockedLayout narrow{{256, 4}, {1, 4}, {32, 1}, {4, 1}};
+  const BlockedLayout narrow_pairs{{256, 4}, {1, 2}, {16, 2}, {4, 1}};
+  const Layout thin{0, {0, 1}, {256, 4}};
+  EXPECT_EQ(
+      SharedLayout::for_conversion(narrow, thin, narrow_pairs, thin, 2).kind,
+      SharedLayout::Kind::Padded);
+  // One dimension: padded.
+  const BlockedLayout line{{512}, {4}, {32}, {4}};
+  const BlockedLayout line_pairs{{512}, {2}, {32}, {4}};
+  const Layout flat{0, {0}, {512}};
+  EXPECT_EQ(SharedLayout::for_conversion(line, flat, line_pairs, flat, 4).str(),
+            "padded<shape=[512] order=[0] pad_every=32 pad=2>");
 }
 
 // Attention's epilogue converts its accumulator, held in pairs of columns
-// by the MMAs' fragments, to rows of 8 for 16-byte stores: padded by the
+// by the MMAs' fragments, to rows for 16-byte stores: padded by the
 // shorter run (2), both sides move pairs without two lanes of a pass on
 // one bank. Padded by the longer run (4), the pairs' rows 8 apart meet.
 TEST(SharedLayouts, TheConversionsPadKeepsVectorsOffEachOthersBanks) {
   const BlockedLayout fragments{{128, 128}, {1, 2}, {8, 4}, {4, 1}, {2, 1}};
   const BlockedLayout rows{{128, 128}, {1, 8}, {2, 16}, {4, 1}};
   const Layout whole{0, {0, 1}, {128, 128}};
-  SharedLayout shared =
-      SharedLayout::for_conversion(fragments, whole, rows, whole, 4);
-  ASSERT_EQ(shared.pad, 2);
-  EXPECT_EQ(worst_bank_conflict(fragments, whole, shared, 2), 1);
-  EXPECT_EQ(worst_bank_conflict(rows, whole, shared, 2), 1);
+  SharedLayout shorter = SharedLayout::padded_row_major({128, 128}, 2);
+  EXPECT_EQ(worst_bank_conflict(fragments, whole, shorter, 2, 4), 1);
+  EXPECT_EQ(worst_bank_conflict(rows, whole, shorter, 2, 4), 1);
   SharedLayout longer = SharedLayout::padded_row_major({128, 128}, 4);
-  EXPECT_GT(worst_bank_conflict(fragments, whole, longer, 2), 1);
+  EXPECT_GT(worst_bank_conflict(fragments, whole, longer, 2, 4), 1);
   // A transposed read of single elements, a lane a row, in rows of 32:
   // one pad element keeps a column on 32 banks.
   const BlockedLayout square_rows{{32, 32}, {1, 4}, {4, 8}, {4, 1}};
@@ -232,8 +252,8 @@ TEST(SharedLayouts, TheConversionsPadKeepsVectorsOffEachOthersBanks) {
   SharedLayout one =
       SharedLayout::for_conversion(square_rows, square, columns, square, 4);
   ASSERT_EQ(one.pad, 1);
-  EXPECT_EQ(worst_bank_conflict(square_rows, square, one, 1), 1);
-  EXPECT_EQ(worst_bank_conflict(columns, square, one, 1), 1);
+  EXPECT_EQ(worst_bank_conflict(square_rows, square, one, 1, 4), 1);
+  EXPECT_EQ(worst_bank_conflict(columns, square, one, 1, 4), 1);
 }
 
 } // namespace

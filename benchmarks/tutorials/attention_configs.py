@@ -9,7 +9,8 @@ configuration to run (and autotune over), measured rather than guessed.
 Prints TFLOP/s per configuration, head dimensions 64 and 128, causal and
 not, beside torch's scaled_dot_product_attention in the same run. With
 --backward, the backward kernels instead: attention_bwd_dkdv's and
-attention_bwd_dq's configurations each timed alone (ms), then the best
+attention_bwd_dq's configurations each timed alone (ms), beside Triton's
+kernels of the same algorithm at the same configuration, then the best
 of each with the preprocess kernel as one backward pass, beside SDPA's
 backward.
 """
@@ -32,6 +33,7 @@ from blocc import kernels as B
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from gpu_sweep import attention_backward_reference, attention_reference  # noqa: E402
+import triton_kernels as T  # noqa: E402
 
 CONFIGS = [dict(BLOCK_M=m, BLOCK_N=n, num_warps=w, num_stages=s)
            for m, n, w, s in itertools.product((64, 128), (32, 64, 128), (4, 8),
@@ -60,6 +62,29 @@ def chosen(configs, wanted):
             if (c["BLOCK_M"], c["BLOCK_N"], c["num_warps"]) in named
             or (c["BLOCK_M"], c["BLOCK_N"], c["num_warps"],
                 c["num_stages"]) in named]
+
+
+# Each backward configuration runs in blocc and in Triton's kernels of the
+# same algorithm (triton_kernels.py): which kernel trails Triton, and by
+# how much.
+IMPLEMENTATIONS = (("blocc", B), ("triton", T))
+
+
+def timed_launch(launch, out, want, written):
+    """(within bounds, median ms) of `launch`, which writes `written()`
+    into `out` (poisoned first), checked as gpu_sweep.py checks the
+    gradients (within 2^-8 of each one's largest element); None where it
+    does not compile."""
+    out.fill_(float("nan"))
+    try:
+        launch()
+        torch.cuda.synchronize()
+        got = written().float()
+        atol = want.abs().amax(dim=(1, 2, 3), keepdim=True)
+        ok = bool(((got - want).abs() <= 2**-8 * (atol + want.abs())).all())
+        return ok, triton.testing.do_bench(launch, return_mode="median")
+    except Exception:  # noqa: BLE001 (a config may not compile)
+        return None
 
 
 def backward(args, dims, causal_cases):
@@ -92,38 +117,38 @@ def backward(args, dims, causal_cases):
               f"({flops / sdpa / 1e9:.1f} TFLOP/s)")
         grads = torch.empty((3,) + tuple(q.shape), device="cuda",
                             dtype=torch.float16)
-        launches = {
-            "dkdv": (chosen(DKDV_CONFIGS, args.configs), "BLOCK_N", lambda c: B.attention_bwd_dkdv[
-                (triton.cdiv(seq, c["BLOCK_N"]), n)](
-                    q, k, v, dout, lse, delta, grads[1], grads[2], seq, scale,
-                    HEAD_DIM=dim, CAUSAL=causal, **c), (1, 3)),
-            "dq": (chosen(DQ_CONFIGS, args.configs), "BLOCK_M", lambda c: B.attention_bwd_dq[
-                (triton.cdiv(seq, c["BLOCK_M"]), n)](
-                    q, k, v, dout, lse, delta, grads[0], seq, scale,
-                    HEAD_DIM=dim, CAUSAL=causal, **c), (0, 1)),
-        }
+
+        def dkdv(kernels, c):
+            kernels.attention_bwd_dkdv[(triton.cdiv(seq, c["BLOCK_N"]), n)](
+                q, k, v, dout, lse, delta, grads[1], grads[2], seq, scale,
+                HEAD_DIM=dim, CAUSAL=causal, **c)
+
+        def dq(kernels, c):
+            kernels.attention_bwd_dq[(triton.cdiv(seq, c["BLOCK_M"]), n)](
+                q, k, v, dout, lse, delta, grads[0], seq, scale,
+                HEAD_DIM=dim, CAUSAL=causal, **c)
+        # kernel: (its configurations, its launch, the gradients it writes)
+        launches = {"dkdv": (chosen(DKDV_CONFIGS, args.configs), dkdv, (1, 3)),
+                    "dq": (chosen(DQ_CONFIGS, args.configs), dq, (0, 1))}
         best = {}
-        for kernel, (configs, _, launch, (lo, hi)) in launches.items():
+        for kernel, (configs, launch, (lo, hi)) in launches.items():
             for config in configs:
-                grads.fill_(float("nan"))
-                try:
-                    launch(config)
-                    torch.cuda.synchronize()
-                    # As gpu_sweep.py: within 2^-8 of each gradient's
-                    # largest element.
-                    got, expected = grads[lo:hi].float(), want[lo:hi]
-                    atol = expected.abs().amax(dim=(1, 2, 3), keepdim=True)
-                    ok = bool(((got - expected).abs() <= 2**-8 * (
-                        atol + expected.abs())).all())
-                    ms = triton.testing.do_bench(lambda: launch(config),
-                                                 return_mode="median")
-                except Exception as e:  # noqa: BLE001 (a config may not compile)
-                    print(f"  {kernel} {config}: {str(e).splitlines()[0]}")
+                timed = {name: timed_launch(
+                    lambda: launch(kernels, config), grads, want[lo:hi],
+                    lambda: grads[lo:hi]) for name, kernels in IMPLEMENTATIONS}
+                if timed["blocc"] is None:
+                    print(f"  {kernel} {config}: does not compile")
                     continue
+                ok, ms = timed["blocc"]
+                theirs = timed["triton"]
                 print(f"  {kernel} {config}: {ms:.3f} ms"
-                      + ("" if ok else "  WRONG"))
+                      + ("" if ok else "  WRONG")
+                      + (f", Triton {theirs[1]:.3f} ms ({theirs[1] / ms:.2f}x)"
+                         if theirs and theirs[0] else ""))
                 rows.append(dict(dim=dim, causal=causal, kernel=kernel,
-                                 **config, ok=ok, ms=ms, sdpa_ms=sdpa))
+                                 **config, ok=ok, ms=ms, sdpa_ms=sdpa,
+                                 triton_ms=theirs[1] if theirs and theirs[0]
+                                 else None))
                 if ok and (kernel not in best or ms < best[kernel][1]):
                     best[kernel] = (config, ms)
         if len(best) == 2:

@@ -293,7 +293,8 @@ private:
         if (!producer || producer->code() != OpCode::ConvertLayout)
           invalid(op, "operand " + std::to_string(i) +
                           " is in a tile of shared memory (" + shared +
-                          ") that only dots read in place (a copy ahead)");
+                          ") that no convert_layout wrote (a copy ahead or "
+                          "a bitcast of a tile): only dots read it, in place");
       }
       if (op.code() != OpCode::ConvertLayout)
         invalid(op, "operand " + std::to_string(i) + " is in shared memory (" +

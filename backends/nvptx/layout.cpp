@@ -151,6 +151,12 @@ int64_t vector_run(const BlockedLayout &parent, const Layout &layout, int dim,
                   std::max<int64_t>(1, kMaxVectorBytes / element_bytes));
 }
 
+int64_t row_run(const BlockedLayout &parent, const Layout &layout,
+                int64_t element_bytes) {
+  const int last = static_cast<int>(layout.shape.size()) - 1;
+  return last < 0 ? 1 : vector_run(parent, layout, last, element_bytes);
+}
+
 bool is_full(const BlockedLayout &parent, const Layout &layout) {
   if (layout.shape != parent.shape)
     return false;

@@ -128,6 +128,10 @@ bool is_full(const BlockedLayout &parent, const Layout &layout);
 /// multiple of it.
 int64_t vector_run(const BlockedLayout &parent, const Layout &layout, int dim,
                    int64_t element_bytes);
+/// vector_run along the value's last dimension, along which shared
+/// memory holds it row by row; 1 for a value of no dimension.
+int64_t row_run(const BlockedLayout &parent, const Layout &layout,
+                int64_t element_bytes);
 
 /// The first register of `parent` holding the same element of a value in
 /// `layout` as register r.

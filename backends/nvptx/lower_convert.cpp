@@ -359,10 +359,8 @@ int64_t KernelLowering::shared_run(const ir::Value *v,
                                    const SharedLayout &shared,
                                    const Layout &layout) {
   const int last = static_cast<int>(layout.shape.size()) - 1;
-  if (last < 0)
-    return 1;
   const int64_t bytes = llvm_backend::storage_bytes(v->type().element());
-  int64_t run = vector_run(parent(layout), layout, last, bytes);
+  int64_t run = row_run(parent(layout), layout, bytes);
   // A run stays within a stretch between pads (a swizzled tile's vector),
   // and starts where the buffer's own alignment keeps its address a
   // multiple of its bytes.

@@ -57,6 +57,8 @@
 #include "backends/nvptx/gpu_passes.h"
 #include "backends/nvptx/layout_attrs.h"
 
+#include "backends/llvm/llvm_types.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -252,8 +254,10 @@ private:
     std::vector<std::pair<ir::Operation *, Layout>> ops;
     std::set<Key> computed;
     std::map<Key, ir::Value *> held;
-    /// Sinking only: values converted within warps to the layout a leaf
-    /// is read in (the value to convert, by the leaf it stands for).
+    /// Sinking: a leaf that is neither held nor computed again may be a
+    /// value converted within warps to the layout it is read in
+    /// (`converted`: the value to convert, by the leaf it stands for).
+    bool converts_leaves = false;
     std::map<Key, ir::Value *> converted;
   };
 
@@ -309,7 +313,8 @@ private:
     if (!op || !is_rematerializable(*op) ||
         op->parent_block() != at.parent_block() ||
         slice.ops.size() >= kMaxRematerialized) {
-      if (ir::Value *within = sinking_ ? within_warps(v, layout) : nullptr) {
+      if (ir::Value *within =
+              slice.converts_leaves ? within_warps(v, layout) : nullptr) {
         slice.converted[key] = within;
         return true;
       }
@@ -464,9 +469,11 @@ private:
   /// `v`, or the source of the conversion that defines it, where a
   /// conversion within warps (shuffles) takes it to `layout`.
   ir::Value *within_warps(ir::Value *v, const Layout &layout) const {
-    const ir::Operation *op = v->defining_op();
-    for (ir::Value *candidate :
-         {op && op->code() == OpCode::ConvertLayout ? op->operand(0) : v, v}) {
+    std::vector<ir::Value *> candidates{v};
+    if (const ir::Operation *op = v->defining_op();
+        op && op->code() == OpCode::ConvertLayout)
+      candidates.insert(candidates.begin(), op->operand(0));
+    for (ir::Value *candidate : candidates) {
       const Layout *home = layouts_->home(candidate);
       if (home && !is_staged(candidate) && home->shape == layout.shape &&
           warp_route(linear_layout_of(layouts_->parent(*home), *home),
@@ -489,8 +496,7 @@ private:
     const SharedLayout shared =
         SharedLayout::for_conversion(pf, from, pt, to, bytes);
     auto moves = [&](const BlockedLayout &p, const Layout &l) {
-      const int last = static_cast<int>(l.shape.size()) - 1;
-      int64_t run = last < 0 ? 1 : vector_run(p, l, last, bytes);
+      int64_t run = row_run(p, l, bytes);
       if (shared.kind == SharedLayout::Kind::Padded)
         run = std::min(run, std::max<int64_t>(shared.pad, 1));
       return 2 * elements(l) / run;
@@ -499,7 +505,7 @@ private:
   }
 
   static int64_t element_bytes(const ir::Value *v) {
-    return std::max(1, ir::scalar_bits(v->type().element()) / 8);
+    return llvm_backend::storage_bytes(v->type().element());
   }
 
   /// A conversion whose value cheap ops of its block carry into a cast to
@@ -524,11 +530,9 @@ private:
           element_bytes(cast.result()) >= element_bytes(cast.operand(0)))
         continue;
       Slice slice;
-      sinking_ = &convert;
-      const bool collected = collect(cast.result(), source, cast, slice);
-      sinking_ = nullptr;
-      if (!collected || slice.ops.empty() || slice.ops.back().first != &cast ||
-          !reads_conversion(slice, convert))
+      slice.converts_leaves = true;
+      if (!collect(cast.result(), source, cast, slice) || slice.ops.empty() ||
+          slice.ops.back().first != &cast || !reads_conversion(slice, convert))
         continue;
       if (sink_cost(slice, convert, cast, source, target) >= 0)
         continue;
@@ -626,8 +630,6 @@ private:
 
   ir::Function &function_;
   const GpuPassOptions &options_;
-  /// The conversion being sunk, while its slice is collected.
-  const ir::Operation *sinking_ = nullptr;
   std::unique_ptr<LayoutAssignment> layouts_;
   std::map<const ir::Value *, std::vector<ir::Operation *>> uses_;
 };

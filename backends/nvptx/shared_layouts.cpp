@@ -113,11 +113,8 @@ SharedLayout SharedLayout::for_conversion(const BlockedLayout &from_parent,
                                           int64_t element_bytes) {
   // (A reshape writes and reads layouts of two shapes: each runs along
   // its own last dimension, the row-major index in common.)
-  auto run = [&](const BlockedLayout &parent, const Layout &layout) {
-    const int last = static_cast<int>(layout.shape.size()) - 1;
-    return last < 0 ? 1 : vector_run(parent, layout, last, element_bytes);
-  };
-  const int64_t from_run = run(from_parent, from), to_run = run(to_parent, to);
+  const int64_t from_run = row_run(from_parent, from, element_bytes);
+  const int64_t to_run = row_run(to_parent, to, element_bytes);
   const int64_t shorter = std::min(from_run, to_run);
   // Where both move vectors of different lengths, a swizzled tile lets
   // each move its own, where neither side then meets itself on a bank:
@@ -144,19 +141,12 @@ int64_t worst_bank_conflict(const BlockedLayout &parent, const Layout &layout,
                             const SharedLayout &shared, int64_t run,
                             int64_t element_bytes) {
   const ir::LinearLayout l = linear_layout_of(parent, layout);
-  const ir::LinearLayout offsets = shared.kind == SharedLayout::Kind::Swizzled
-                                       ? shared.tile(element_bytes).offsets()
-                                       : ir::LinearLayout();
+  // (dim0, dim1, ...) -> offset, pads not counted.
+  const ir::LinearLayout offsets = shared.linear_layout().invert();
   auto word_of = [&](const ir::LinearLayout::Point &at) {
-    int64_t offset = 0;
-    if (shared.kind == SharedLayout::Kind::Swizzled) {
-      offset = offsets.apply({{"dim0", at.at("dim0")}, {"dim1", at.at("dim1")}})
-                   .at("offset");
-    } else {
-      for (size_t d = 0; d < layout.shape.size(); ++d)
-        offset = offset * layout.shape[d] + at.at("dim" + std::to_string(d));
+    int64_t offset = offsets.apply(at).at("offset");
+    if (shared.kind == SharedLayout::Kind::Padded)
       offset += offset / shared.pad_every * shared.pad;
-    }
     return offset * element_bytes / 4;
   };
   const int64_t access_bytes = run * element_bytes;

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -25,6 +26,21 @@ using blocc::KernelArg;
 using cuda::TensorMapValue;
 using ::testing::HasSubstr;
 
+/// Where the fake driver is: its path in the build, else beside this
+/// program (a test binary carried to another machine with the library).
+std::string fake_driver_path() {
+  const std::string built = BLOCC_FAKE_CUDA_DRIVER;
+  if (::access(built.c_str(), R_OK) == 0)
+    return built;
+  std::string program(4096, '\0');
+  ssize_t length = ::readlink("/proc/self/exe", program.data(), program.size());
+  if (length <= 0)
+    return built;
+  program.resize(length);
+  return program.substr(0, program.rfind('/') + 1) +
+         built.substr(built.rfind('/') + 1);
+}
+
 /// tests/fake_cuda's driver, loaded once, and the entry points read here.
 struct FakeDriver {
   void *library = nullptr;
@@ -34,7 +50,7 @@ struct FakeDriver {
   static const FakeDriver &get() {
     static const FakeDriver fake = [] {
       FakeDriver f;
-      f.library = dlopen(BLOCC_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_LOCAL);
+      f.library = dlopen(fake_driver_path().c_str(), RTLD_NOW | RTLD_LOCAL);
       if (!f.library)
         return f;
       f.encode = reinterpret_cast<driver::CuTensorMapEncodeTiled>(
@@ -55,7 +71,7 @@ struct FakeDriver {
 const FakeDriver &fake_driver() {
   const FakeDriver &f = FakeDriver::get();
   EXPECT_TRUE(f.encode && f.last_encode)
-      << "the fake driver " << BLOCC_FAKE_CUDA_DRIVER << " did not load";
+      << "the fake driver " << fake_driver_path() << " did not load";
   return f;
 }
 

@@ -261,7 +261,8 @@ private:
   /// A value in shared memory (`#sharedN`) is written by a convert_layout
   /// from registers, or, in a swizzled tile, copied there by a load of a
   /// pipelined loop (async_copy) or by the Tensor Memory Accelerator (a
-  /// descriptor_load marked tma; a bitcast of either stays there). A padded
+  /// descriptor_load marked tma; a view of either, is_tile_view, stays
+  /// there). A padded
   /// value is read by convert_layout ops of its block, into registers:
   /// the kernel's shared buffer holds it from its write to the reads that
   /// follow. A tile is read by dots on tensor cores, as the tile of the
@@ -294,7 +295,7 @@ private:
           invalid(op, "operand " + std::to_string(i) +
                           " is in a tile of shared memory (" + shared +
                           ") that no convert_layout wrote (a copy ahead or "
-                          "a bitcast of a tile): only dots read it, in place");
+                          "a view of a tile): only dots read it, in place");
       }
       if (op.code() != OpCode::ConvertLayout)
         invalid(op, "operand " + std::to_string(i) + " is in shared memory (" +
@@ -318,7 +319,7 @@ private:
                           const SharedLayout &layout,
                           const std::string &shared) {
     const ir::Value *v = op.operand(i);
-    if (op.code() == OpCode::Bitcast)
+    if (is_tile_view(op))
       return; // a tile itself (shared_writer)
     if (!runs_on_tensor_cores(op) || i > 1)
       invalid(op, "operand " + std::to_string(i) +
@@ -348,12 +349,13 @@ private:
     const bool tile = layout.kind == SharedLayout::Kind::Swizzled;
     if (tile && lands_in_tile(op))
       return;
-    if (tile && op.code() == OpCode::Bitcast &&
-        layouts_.shared_layout(op.operand(0)) &&
-        *layouts_.shared_layout(op.operand(0)) == layout)
+    const SharedLayout *viewed =
+        is_tile_view(op) ? layouts_.shared_layout(op.operand(0)) : nullptr;
+    if (tile && viewed && view_layout(op, *viewed) == layout)
       return;
     invalid(op, "only a convert_layout writes a value in shared memory (a "
-                "load copied ahead, or a bitcast of one, a swizzled tile)");
+                "load copied ahead, or a view of a tile: a bitcast to the "
+                "same width, or a permute, in the tile's layout permuted)");
   }
 
   static bool copied_ahead_load(const ir::Value *v) {
@@ -504,11 +506,33 @@ bool lands_in_tile(const ir::Operation &op) {
          (op.code() == OpCode::DescriptorLoad && copied_by_tma(op));
 }
 
-bool is_landed_tile(const ir::Value *v) {
+bool is_tile_view(const ir::Operation &op) {
+  if ((op.code() != OpCode::Bitcast && op.code() != OpCode::Permute) ||
+      !op.result()->type().is_block())
+    return false;
+  const ir::Type &type = op.result()->type();
+  if (op.code() == OpCode::Bitcast)
+    return ir::scalar_bits(type.element()) ==
+           ir::scalar_bits(op.operand(0)->type().element());
+  return op.code() == OpCode::Permute && type.rank() == 2;
+}
+
+SharedLayout view_layout(const ir::Operation &view,
+                         const SharedLayout &shared) {
+  return view.code() == OpCode::Permute
+             ? shared.permuted(view.ints_attr("order"))
+             : shared;
+}
+
+const ir::Operation *landed_tile_source(const ir::Value *v) {
   const ir::Operation *op = v->defining_op();
-  if (op && op->code() == OpCode::Bitcast)
+  while (op && is_tile_view(*op))
     op = op->operand(0)->defining_op();
-  return op && lands_in_tile(*op);
+  return op && lands_in_tile(*op) ? op : nullptr;
+}
+
+bool is_landed_tile(const ir::Value *v) {
+  return landed_tile_source(v) != nullptr;
 }
 
 void verify_gpu_ir(const ir::Function &function, int num_warps,

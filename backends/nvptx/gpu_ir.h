@@ -46,6 +46,7 @@
 #include "backends/nvptx/gpu_arch.h"
 #include "backends/nvptx/layout.h"
 #include "backends/nvptx/mma_layouts.h"
+#include "backends/nvptx/shared_layouts.h"
 #include "ir/function.h"
 
 #include <optional>
@@ -131,8 +132,23 @@ bool copied_by_tma(const ir::Operation &op);
 /// copied by the Tensor Memory Accelerator.
 bool lands_in_tile(const ir::Operation &op);
 
-/// Whether `v` is the result of such an op (lands_in_tile), or of a
-/// bitcast of one, which moves nothing.
+/// Whether `op`, reading a tile in shared memory, is a view of that tile
+/// (its result the same bytes, which it moves nowhere): a bitcast to
+/// elements of the same width (fp8 loaded as bytes), or a permute of a
+/// 2-D value, which a dot then reads with the other dimension fastest
+/// (attention backward's Q^T for S^T = K Q^T, from the tile of Q that
+/// dK = dS^T Q reads).
+bool is_tile_view(const ir::Operation &op);
+
+/// The layout in shared memory of a view's result (is_tile_view) whose
+/// operand is in `shared`.
+SharedLayout view_layout(const ir::Operation &view, const SharedLayout &shared);
+
+/// The op whose result lands in a tile (lands_in_tile) that `v` is, or is
+/// a view of (through views alone); nullptr where none.
+const ir::Operation *landed_tile_source(const ir::Value *v);
+
+/// Whether `v` is such a tile or a view of one (landed_tile_source).
 bool is_landed_tile(const ir::Value *v);
 
 /// Checks the GPU attributes of `function` for `num_warps` warps on `arch`:

@@ -286,10 +286,10 @@ llvm::Value *KernelLowering::owns_elements(const BlockedLayout &p) {
 void KernelLowering::lower_op(const ir::Operation &op) {
   try {
     wait_for_mmas_before(op);
-    if ((op.code() == OpCode::Load || op.code() == OpCode::Bitcast ||
-         op.code() == OpCode::DescriptorLoad) &&
+    if ((op.code() == OpCode::Load || op.code() == OpCode::DescriptorLoad ||
+         is_tile_view(op)) &&
         staged_operand(op.result()))
-      return; // copied into shared memory by its pipelined loop
+      return; // copied into shared memory by its pipelined loop, or a view
     if (op.code() == OpCode::Load)
       if (auto it = prefetched_.find(op.result()); it != prefetched_.end())
         return lower_prefetched(op, it->second);

@@ -157,6 +157,15 @@ int64_t row_run(const BlockedLayout &parent, const Layout &layout,
   return last < 0 ? 1 : vector_run(parent, layout, last, element_bytes);
 }
 
+Layout permuted(const Layout &layout, const std::vector<int64_t> &order) {
+  Layout result = layout;
+  for (size_t i = 0; i < order.size(); ++i) {
+    result.dims[i] = layout.dims[static_cast<size_t>(order[i])];
+    result.shape[i] = layout.shape[static_cast<size_t>(order[i])];
+  }
+  return result;
+}
+
 bool is_full(const BlockedLayout &parent, const Layout &layout) {
   if (layout.shape != parent.shape)
     return false;

@@ -102,6 +102,11 @@ struct Layout {
   friend auto operator<=>(const Layout &, const Layout &) = default;
 };
 
+/// The layout of a permute's result (its dimension i is the operand's
+/// dimension order[i]) whose operand is in `layout`: the same registers
+/// of the same threads, each element under its new index.
+Layout permuted(const Layout &layout, const std::vector<int64_t> &order);
+
 /// A value in `layout` over `parent` as a linear layout: (register, lane,
 /// warp) -> the value's dimensions. Parent dimensions the value slices
 /// away, and the value's dimensions of size 1, have image 0: the bits that

@@ -561,8 +561,8 @@ private:
       layouts_.store_layouts_.emplace(&op, carried(op, 1));
     if (op.code() == OpCode::Reduce && op.operand(0)->type().is_block())
       layouts_.reduce_layouts_.emplace(&op, carried(op, 0));
-    if (!reads_shape_operands(op))
-      return;
+    if (!reads_shape_operands(op) || layouts_.shared_number(op.result()) >= 0)
+      return; // no shape op, or a view of a tile in shared memory
     for (const auto &[result, layout] : shape_keys(op, layouts_)) {
       std::vector<Layout> operands;
       for (size_t i = 0; i < op.num_operands(); ++i)

@@ -93,8 +93,7 @@ void LoopPipeline::copy_tile(const PipelinedLoad &load, llvm::Value *first,
   const KernelLowering::Registers &addresses =
       k_.registers(op.operand(0), layout);
   const KernelLowering::Registers *masks = copy_masks(k_, op, layout);
-  const FragmentTile &tile = load.tile;
-  const int k_dim = load.operand == 0 ? 1 : 0, mn_dim = 1 - k_dim;
+  const SharedTile &tile = load.tile;
   const int last = p.rank() - 1;
   llvm::Type *element = k_.storage_type(op.result()->type().element());
   const int64_t bytes = load.width * tile.element_bytes;
@@ -102,7 +101,7 @@ void LoopPipeline::copy_tile(const PipelinedLoad &load, llvm::Value *first,
       b_.CreateAdd(first, b_.getInt32(static_cast<uint32_t>(load.offset)));
   // The thread's first element is its part of the destinations, each
   // register's offset a constant (tile_addresses.h).
-  const int row_dim = tile.k_fastest ? mn_dim : k_dim;
+  const int row_dim = static_cast<int>(load.layout.order[1]);
   TileAddresses destinations(
       b_, tile,
       thread_part_of(linear_layout_of(p, layout), row_dim,
@@ -278,8 +277,8 @@ void LoopPipeline::start_iteration(llvm::Value *trip) {
     KernelLowering::StagedOperand staged{
         b_.CreateAdd(first, b_.getInt32(static_cast<uint32_t>(load.offset)))};
     k_.set_staged_operand(load.load->result(), staged);
-    if (load.bitcast)
-      k_.set_staged_operand(load.bitcast->result(), staged);
+    for (const ir::Operation *view : load.views)
+      k_.set_staged_operand(view->result(), staged);
   }
   for (const PrefetchedLoad &load : plan_.prefetched)
     k_.set_prefetched(load.load->result(), prefetched_first(load, stage_));
@@ -343,8 +342,8 @@ void LoopPipeline::finish() {
     k_.invalidate_mbarriers(stage_barrier(b_.getInt32(0)), plan_.stages);
   for (const PipelinedLoad &load : plan_.loads) {
     k_.clear_staged_operand(load.load->result());
-    if (load.bitcast)
-      k_.clear_staged_operand(load.bitcast->result());
+    for (const ir::Operation *view : load.views)
+      k_.clear_staged_operand(view->result());
   }
   for (const PrefetchedLoad &load : plan_.prefetched)
     k_.clear_prefetched(load.load->result());

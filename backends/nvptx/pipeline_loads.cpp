@@ -112,22 +112,130 @@ std::pair<int, const ir::Operation *> users(const ir::Block &body,
   return {count, user};
 }
 
-/// What reads `v` in `body`, through the convert_layout ops that are its
-/// only use (the explicit form converts a load to the layout its dot reads
-/// it in; a copy ahead makes that moot, since the dot reads the stage in
-/// place): the value that op reads, how many ops read it, and the one.
-struct Reader {
-  const ir::Value *read;
-  int count;
-  const ir::Operation *user;
+/// A dot of a loop's body that reads a tile as operand `operand`, through
+/// `views` of it (is_tile_view), in order from the tile.
+struct TileRead {
+  const ir::Operation *dot;
+  int operand;
+  std::vector<const ir::Operation *> views;
 };
-Reader reader_through_conversions(const ir::Block &body, const ir::Value *v) {
-  auto [count, user] = users(body, v);
-  while (count == 1 && user->code() == OpCode::ConvertLayout) {
-    v = user->result();
-    std::tie(count, user) = users(body, v);
+
+/// The ops of `body` (its own and nested) that read `v`, once each.
+std::vector<const ir::Operation *> user_ops(const ir::Block &body,
+                                            const ir::Value *v) {
+  std::vector<const ir::Operation *> found;
+  std::function<void(const ir::Block &)> visit = [&](const ir::Block &b) {
+    for (const auto &op : b.ops()) {
+      if (std::find(op->operands().begin(), op->operands().end(), v) !=
+          op->operands().end())
+        found.push_back(op.get());
+      for (size_t i = 0; i < op->num_regions(); ++i)
+        visit(*op->region(i));
+    }
+  };
+  visit(body);
+  return found;
+}
+
+/// Every read of `v` by a dot of `body` on tensor cores (per
+/// `on_tensor_cores`), through convert_layout ops (the explicit form
+/// converts a load to the layout its dot reads it in; a copy ahead makes
+/// them moot, since the dot reads the stage in place) and views; nullopt
+/// where anything else reads it, a dot nested deeper does, or a dot reads
+/// it as both operands.
+template <typename OnTensorCores>
+std::optional<std::vector<TileRead>>
+tile_reads(const ir::Block &body, const ir::Value *v,
+           const OnTensorCores &on_tensor_cores,
+           const std::vector<const ir::Operation *> &views = {}) {
+  std::vector<TileRead> reads;
+  for (const ir::Operation *user : user_ops(body, v)) {
+    if (user->code() == OpCode::ConvertLayout || is_tile_view(*user)) {
+      std::vector<const ir::Operation *> further = views;
+      if (user->code() != OpCode::ConvertLayout)
+        further.push_back(user);
+      auto more = tile_reads(body, user->result(), on_tensor_cores, further);
+      if (!more)
+        return std::nullopt;
+      reads.insert(reads.end(), more->begin(), more->end());
+      continue;
+    }
+    if (user->code() != OpCode::Dot || !on_tensor_cores(*user) ||
+        user->operand(0) == user->operand(1) ||
+        user->result()->owner_block() != &body ||
+        (user->operand(0) != v && user->operand(1) != v))
+      return std::nullopt;
+    reads.push_back({user, user->operand(0) == v ? 0 : 1, views});
   }
-  return {v, count, user};
+  return reads;
+}
+
+} // namespace
+
+std::vector<const ir::Operation *> views_from_source(const ir::Value *tile) {
+  std::vector<const ir::Operation *> views;
+  for (const ir::Operation *op = tile->defining_op(); op && is_tile_view(*op);
+       op = op->operand(0)->defining_op())
+    views.insert(views.begin(), op);
+  return views;
+}
+
+namespace {
+
+/// The layout of the tile whose view through `views` is in `shared`.
+SharedLayout before_views(const std::vector<const ir::Operation *> &views,
+                          SharedLayout shared) {
+  for (auto it = views.rbegin(); it != views.rend(); ++it)
+    if ((*it)->code() == OpCode::Permute) {
+      const std::vector<int64_t> &order = (*it)->ints_attr("order");
+      std::vector<int64_t> inverse(order.size());
+      for (size_t i = 0; i < order.size(); ++i)
+        inverse[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
+      shared = shared.permuted(inverse);
+    }
+  return shared;
+}
+
+/// The register layout of `layout`'s value seen through `views`.
+Layout through_views(const std::vector<const ir::Operation *> &views,
+                     Layout layout) {
+  for (const ir::Operation *view : views)
+    if (view->code() == OpCode::Permute)
+      layout = permuted(layout, view->ints_attr("order"));
+  return layout;
+}
+
+} // namespace
+
+SharedLayout landed_tile_layout(const ir::Operation &dot, int operand,
+                                const std::vector<const ir::Operation *> &views,
+                                const BlockedLayout &parent,
+                                const Layout &layout) {
+  const bool along_k =
+      operand_runs_along_k(parent, through_views(views, layout), operand);
+  return before_views(
+      views, shared_layout_of(operand_tile(dot, operand, along_k), operand));
+}
+
+namespace {
+
+/// The views of `reads`, each once, in program order.
+std::vector<const ir::Operation *>
+views_of(const ir::Block &body, const std::vector<TileRead> &reads) {
+  std::set<const ir::Operation *> all;
+  for (const TileRead &read : reads)
+    all.insert(read.views.begin(), read.views.end());
+  std::vector<const ir::Operation *> ordered;
+  std::function<void(const ir::Block &)> visit = [&](const ir::Block &b) {
+    for (const auto &op : b.ops()) {
+      if (all.count(op.get()))
+        ordered.push_back(op.get());
+      for (size_t i = 0; i < op->num_regions(); ++i)
+        visit(*op->region(i));
+    }
+  };
+  visit(body);
+  return ordered;
 }
 
 } // namespace
@@ -159,25 +267,11 @@ public:
       return std::nullopt;
     if (load.num_operands() > 2 && !is_positive_zero(load.operand(2)))
       return std::nullopt;
-    auto [read, count, dot] = reader_through_conversions(body, load.result());
-    // fp8 arrives as bytes: a bitcast to the same width between the load
-    // and the dot moves no data, and the copy lands as the dot reads it.
-    const ir::Operation *bitcast = nullptr;
-    if (count == 1 && dot->code() == OpCode::Bitcast &&
-        ir::scalar_bits(dot->result()->type().element()) ==
-            ir::scalar_bits(type.element())) {
-      bitcast = dot;
-      Reader next = reader_through_conversions(body, bitcast->result());
-      read = next.read;
-      count = next.count;
-      dot = next.user;
-    }
-    if (count != 1 || dot->code() != OpCode::Dot ||
-        dot->operand(0) == dot->operand(1) || !layouts_.on_tensor_cores(*dot) ||
-        dot->result()->owner_block() != &body)
-      return std::nullopt;
-    int operand = dot->operand(0) == read ? 0 : 1;
-    if (dot->operand(static_cast<size_t>(operand)) != read)
+    std::optional<std::vector<TileRead>> reads =
+        tile_reads(body, load.result(), [&](const ir::Operation &dot) {
+          return layouts_.on_tensor_cores(dot);
+        });
+    if (!reads || reads->empty())
       return std::nullopt;
     // A load in its tile already (gpu-stage-dot-operands) copies in the
     // layout of its pointers.
@@ -195,22 +289,10 @@ public:
         dim = static_cast<int>(k);
     if (dim < 0)
       return std::nullopt;
-    const bool along_k = operand_runs_along_k(parent, *layout, operand);
     const int64_t bytes = ir::scalar_bits(type.element()) / 8;
-    // ldmatrix transposes 16-bit elements only, so a tile of 32- or 8-bit
-    // elements (tf32, int8, fp8) is kept with K fastest; a load whose
-    // global rows run along M or N (B [K, N] row-major) would have to
-    // transpose on its way, which 16-byte copies cannot (an int8 or fp8
-    // copy moves 4 elements of N at least), and one copy of 4 bytes an
-    // f32 would take four times the copies, on conflicting banks. Such a
-    // load stays a load that the dot stages; its loop still copies the
-    // other input ahead.
-    if (bytes != 2 && !along_k)
-      return std::nullopt;
     PipelinedLoad p;
     p.load = &load;
-    p.bitcast = bitcast;
-    p.operand = operand;
+    p.views = views_of(body, *reads);
     p.width =
         std::min({parent.size_per_thread[fastest],
                   access_vector_width(load, axis_info_, dim), 16 / bytes});
@@ -218,11 +300,34 @@ public:
       return std::nullopt; // cp.async moves 4, 8 or 16 bytes
     if (!mask_alike_per_copy(load, dim, p.width))
       return std::nullopt;
-    p.tile = operand_tile(*dot, operand, along_k);
-    p.warpgroups = runs_on_warpgroups(*dot);
+    // The copies land as the load's registers run: each dot must read the
+    // tile so.
+    for (size_t i = 0; i < reads->size(); ++i) {
+      const TileRead &read = (*reads)[i];
+      const bool along_k = operand_runs_along_k(
+          parent, through_views(read.views, *layout), read.operand);
+      // ldmatrix transposes 16-bit elements only, so a tile of 32- or
+      // 8-bit elements (tf32, int8, fp8) is kept with K fastest; a load
+      // whose global rows run along M or N (B [K, N] row-major) would
+      // have to transpose on its way, which 16-byte copies cannot (an
+      // int8 or fp8 copy moves 4 elements of N at least), and one copy of
+      // 4 bytes an f32 would take four times the copies, on conflicting
+      // banks. Such a load stays a load that the dot stages; its loop
+      // still copies the other input ahead.
+      if (bytes != 2 && !along_k)
+        return std::nullopt;
+      const SharedLayout shared = landed_tile_layout(
+          *read.dot, read.operand, read.views, parent, *layout);
+      if (i == 0)
+        p.layout = shared;
+      else if (!(shared == p.layout))
+        return std::nullopt;
+      p.warpgroups = p.warpgroups || runs_on_warpgroups(*read.dot);
+    }
+    p.tile = p.layout.tile(bytes);
     if (p.warpgroups)
       p.alignment = wgmma_tile_alignment(p.tile);
-    if (landed && !(shared_layout_of(p.tile, operand) == *landed))
+    if (landed && !(p.layout == *landed))
       return std::nullopt;
     return p;
   }
@@ -279,22 +384,22 @@ public:
                                              const ir::Operation &load) const {
     if (!copied_by_tma(load))
       return std::nullopt;
-    auto [count, dot] = users(body, load.result());
-    if (count != 1 || dot->code() != OpCode::Dot || !runs_on_warpgroups(*dot) ||
-        dot->operand(0) == dot->operand(1) ||
-        dot->result()->owner_block() != &body)
+    std::optional<std::vector<TileRead>> reads =
+        tile_reads(body, load.result(), runs_on_warpgroups);
+    if (!reads || reads->size() != 1 || !reads->front().views.empty())
       return std::nullopt;
+    const TileRead &read = reads->front();
     PipelinedLoad p;
     p.load = &load;
-    p.operand = dot->operand(0) == load.result() ? 0 : 1;
-    if (dot->operand(static_cast<size_t>(p.operand)) != load.result())
-      return std::nullopt;
-    p.tile = operand_tile(*dot, p.operand, /*k_fastest=*/p.operand == 0);
+    const FragmentTile tile =
+        operand_tile(*read.dot, read.operand, /*k_fastest=*/read.operand == 0);
+    p.layout = shared_layout_of(tile, read.operand);
+    p.tile = tile;
     p.warpgroups = true;
     p.tma = true;
     p.alignment = wgmma_tile_alignment(p.tile);
     const SharedLayout *landed = layouts_.shared_layout(load.result());
-    if (landed && !(shared_layout_of(p.tile, p.operand) == *landed))
+    if (landed && !(p.layout == *landed))
       return std::nullopt;
     return p;
   }

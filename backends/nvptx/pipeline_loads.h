@@ -7,12 +7,16 @@
 // descriptor_load marked tma (tma.h) reads tiles for a dot of its body on
 // warpgroup MMAs, the Tensor Memory Accelerator then copying them ahead
 // (mbarrier completion), or a load of its body:
-//   - is used by one thing, a dot of the same body that runs on tensor
-//     cores (mma_layouts.h), as A or B (or through a bitcast to the same
-//     width: fp8 loaded as bytes); its elements are 16-bit (f16,
-//     bf16), or its global rows run along K (tf32, int8, fp8: their tiles
-//     keep K fastest, since ldmatrix transposes 16-bit elements only, and
-//     a 16-byte copy cannot transpose);
+//   - is read by dots of the same body that run on tensor cores
+//     (mma_layouts.h), each as A or B, directly or through views of the
+//     tile (gpu_ir.h: is_tile_view; a bitcast to the same width, fp8
+//     loaded as bytes; a permute, attention backward's Q^T beside Q), and
+//     by nothing else; every dot reads the tile in the same place (its
+//     rows along the load's fastest dimension, swizzled alike); its
+//     elements are 16-bit (f16, bf16), or its global rows run along K
+//     (tf32, int8, fp8: their tiles keep K fastest, since ldmatrix
+//     transposes 16-bit elements only, and a 16-byte copy cannot
+//     transpose);
 //   - has no `other` but 0 (cp.async fills masked-off bytes with zeros),
 //     is not volatile, and its layout has no replicas;
 //   - moves 4, 8 or 16 bytes per access (cp.async's sizes), with its mask
@@ -52,15 +56,17 @@
 
 namespace blocc::nvptx {
 
-/// A load whose tiles are copied into shared memory ahead of their dot.
+/// A load whose tiles are copied into shared memory ahead of their dots.
 struct PipelinedLoad {
   const ir::Operation *load = nullptr;
-  // A bitcast between the load and the dot (fp8 loaded as bytes), or
-  // nullptr: the dot reads its result, and it is not lowered either.
-  const ir::Operation *bitcast = nullptr;
-  int operand = 0;    // 0: the dot's A, 1: its B
-  int64_t width = 1;  // elements one cp.async moves
-  FragmentTile tile;  // how the dot reads it (mma_layouts.h)
+  /// The views of its tile that dots read (is_tile_view), in program
+  /// order: they are the same bytes, and are not lowered either.
+  std::vector<const ir::Operation *> views;
+  int64_t width = 1; // elements one cp.async moves
+  /// The tile it lands in, as the GPU IR spells it (its rows along the
+  /// load's fastest dimension), and that tile.
+  SharedLayout layout;
+  SharedTile tile;
   int64_t offset = 0; // elements from the start of its stage
   /// The bytes its tile starts at a multiple of: 16 for ldmatrix, the
   /// swizzle's pattern for warpgroup MMAs (wgmma_tile_alignment).
@@ -137,6 +143,22 @@ struct PipelinedLoop {
   /// the address ops read.
   std::vector<size_t> carried;
 };
+
+/// The views (gpu_ir.h: is_tile_view) between the op that landed `tile`
+/// (landed_tile_source) and `tile`, in order from that op; none where
+/// `tile` is its result.
+std::vector<const ir::Operation *> views_from_source(const ir::Value *tile);
+
+/// The tile a load copied ahead lands in, in the load's own coordinates,
+/// where operand `operand` of `dot` (on tensor cores) reads it through
+/// `views` and the load's registers are in `layout` over `parent`: the
+/// copies land as those registers run (operand_runs_along_k of the
+/// layout seen through the views), which the dot reads as the tile of
+/// its operand (operand_tile, shared_layout_of).
+SharedLayout landed_tile_layout(const ir::Operation &dot, int operand,
+                                const std::vector<const ir::Operation *> &views,
+                                const BlockedLayout &parent,
+                                const Layout &layout);
 
 /// Whether operand `operand` of `dot`, a dot on tensor cores in `body`
 /// (a pipelined loop's), is written into shared memory once, before the

@@ -279,6 +279,18 @@ int64_t SharedLayout::buffer_elements() const {
   return kind == Kind::Padded ? n + n / pad_every * pad : n;
 }
 
+SharedLayout SharedLayout::permuted(const std::vector<int64_t> &order) const {
+  SharedLayout result = *this;
+  std::vector<int64_t> position(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    result.shape[i] = shape[static_cast<size_t>(order[i])];
+    position[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
+  }
+  for (int64_t &dim : result.order)
+    dim = position[static_cast<size_t>(dim)];
+  return result;
+}
+
 bool SharedLayout::operator==(const SharedLayout &other) const {
   return str() == other.str();
 }

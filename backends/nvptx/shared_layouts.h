@@ -148,6 +148,10 @@ struct SharedLayout {
   /// permutation of the dimensions, a swizzle not of a 2-D
   /// tile, or one whose vectors do not fit its rows); empty where it is.
   std::string problem() const;
+  /// The layout of a permute's result (its dimension i is this layout's
+  /// dimension order[i]) that reads the same buffer: the same offsets,
+  /// each holding the element it held, under its new index.
+  SharedLayout permuted(const std::vector<int64_t> &order) const;
   bool operator==(const SharedLayout &other) const;
 };
 

@@ -8,8 +8,9 @@
 //
 //   - a load a pipelined loop copies ahead (async_copy) lands in its tile:
 //     the load itself takes the shared layout (its pointers keep theirs,
-//     which say which thread copies which bytes), and so does a bitcast
-//     between it and the dot, which moves nothing;
+//     which say which thread copies which bytes), and each view of it
+//     that the dot reads (gpu_ir.h: a bitcast, a permute), which moves
+//     nothing, takes that tile as it sees it (permuted);
 //   - any other operand is written there by a convert_layout to the shared
 //     layout, in the orientation its registers run so that each thread
 //     writes whole runs: right before the dot, or, where the dot is in a
@@ -78,12 +79,11 @@ public:
   }
 
 private:
-  /// The load copied ahead that `v` is, or a bitcast of; nullptr if none.
+  /// The load copied ahead that `v` is, or a view of; nullptr if none.
   static ir::Operation *copied_load(ir::Value *v) {
-    ir::Operation *op = v->defining_op();
-    if (op && op->code() == OpCode::Bitcast)
-      op = op->operand(0)->defining_op();
-    return op && op->code() == OpCode::Load && copied_ahead(*op) ? op : nullptr;
+    const ir::Operation *op = landed_tile_source(v);
+    return op && op->code() == OpCode::Load ? const_cast<ir::Operation *>(op)
+                                            : nullptr;
   }
 
   std::string tile_name(const FragmentTile &tile, int side) {
@@ -91,17 +91,21 @@ private:
   }
 
   /// The copies of `load`, held in `layout` over `parent`, land in the
-  /// tile the dot reads (`v`: the load, or a bitcast of it): K fastest
-  /// where its registers run along K, as pipeline_loads.h copies it.
+  /// tile the dot reads (`v`: the load, or a view of it) as its registers
+  /// run, as pipeline_loads.h copies it; each view between is in that
+  /// tile too, as it sees it.
   void land_copy(ir::Operation &dot, int side, ir::Operation &load,
                  ir::Value *v, const BlockedLayout &parent,
                  const Layout &layout) {
-    const std::string name = tile_name(
-        operand_tile(dot, side, operand_runs_along_k(parent, layout, side)),
-        side);
-    load.set_attr(gpu_attr::kLayout, name);
-    if (v != load.result())
-      v->defining_op()->set_attr(gpu_attr::kLayout, name);
+    const std::vector<const ir::Operation *> views = views_from_source(v);
+    SharedLayout tile = landed_tile_layout(dot, side, views, parent, layout);
+    load.set_attr(gpu_attr::kLayout,
+                  shared_layout_name(function_, known_, tile));
+    for (const ir::Operation *view : views) {
+      tile = view_layout(*view, tile);
+      const_cast<ir::Operation *>(view)->set_attr(
+          gpu_attr::kLayout, shared_layout_name(function_, known_, tile));
+    }
   }
 
   void write_tile(ir::Operation &dot, int side, ir::Value *v,

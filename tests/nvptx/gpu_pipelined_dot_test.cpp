@@ -126,6 +126,129 @@ TEST(GpuPipelinedDotInvariant, ATileWrittenOnceMatchesFloat64) {
   }
 }
 
+// One tile read by two dots, by one through a transposed view (attention
+// backward's S^T = K Q^T beside dK += dS^T Q, which loads Q once): for
+// each block of BM rows of Q, acc += (K Q_blk^T) Q_blk. Pipelined, the
+// block is copied ahead once and both dots read its stage in place, the
+// first with K along the tile's rows (its transposed view), the second
+// with K across them. Inputs are small integers, so that every product
+// and sum is exact in the 16-bit S and the f32 accumulator: the results
+// match float64 bit for bit.
+template <typename T> auto &transposed_view_matmul() {
+  static auto k =
+      bl::kernel("gpu_transposed_view_matmul",
+                 [](bl::Ptr<T> q, bl::Ptr<T> k, bl::Ptr<float> out, bl::i32 n,
+                    bl::Const<int> D, bl::Const<int> BM, bl::Const<int> BN) {
+                   auto keys = bl::expand_dims(bl::arange(0, BN), 1);
+                   auto dims = bl::expand_dims(bl::arange(0, D), 0);
+                   auto k_tile = bl::load(k + keys * D + dims);
+                   auto acc = bl::zeros({BN, D}, bl::float32);
+                   for (auto first : bl::range(0, n, BM)) {
+                     auto rows = bl::expand_dims(first + bl::arange(0, BM), 1);
+                     auto q_rows = bl::load(q + rows * D + dims, rows < n, 0.f);
+                     auto st = bl::dot(k_tile, bl::trans(q_rows));
+                     acc = bl::dot(st.to(bl::dtype_of<T>()), q_rows, acc);
+                   }
+                   bl::store(out + keys * D + dims, acc);
+                 });
+  return k;
+}
+
+/// `n` values from {-1, 0, 1}, fresh.
+template <typename T> std::vector<T> small_integers(size_t n) {
+  std::vector<int> drawn = random_values<int>(n, -1, 1);
+  return std::vector<T>(drawn.begin(), drawn.end());
+}
+
+template <typename T> void expect_transposed_view_exact() {
+  BLOCC_REQUIRE_GPU();
+  BLOCC_SEED_TRACE();
+  struct Case {
+    int n, d, bm, bn, warps;
+  };
+  // A tail of rows; rows of 256 bytes (two swizzle atoms); K^T of 128
+  // keys (two passes of a warpgroup); 8 warps.
+  for (Case c : {Case{200, 64, 64, 64, 4}, Case{130, 128, 64, 64, 4},
+                 Case{97, 64, 32, 128, 4}, Case{256, 64, 64, 128, 8}}) {
+    auto q = small_integers<T>(size_t(c.n) * c.d);
+    auto k = small_integers<T>(size_t(c.bn) * c.d);
+    DeviceBuffer<T> dq(q), dk(k);
+    // (K Q^T) Q in float64.
+    std::vector<float> want(size_t(c.bn) * c.d, 0.f);
+    for (int key = 0; key < c.bn; ++key)
+      for (int row = 0; row < c.n; ++row) {
+        double s = 0;
+        for (int j = 0; j < c.d; ++j)
+          s += as_double(k[size_t(key) * c.d + j]) *
+               as_double(q[size_t(row) * c.d + j]);
+        for (int j = 0; j < c.d; ++j)
+          want[size_t(key) * c.d + j] +=
+              static_cast<float>(s * as_double(q[size_t(row) * c.d + j]));
+      }
+    for (int stages = 1; stages <= 4; ++stages) {
+      SCOPED_TRACE(testing::Message()
+                   << "n " << c.n << ", d " << c.d << ", " << c.bm << " x "
+                   << c.bn << ", " << c.warps << " warps, " << stages
+                   << " stages");
+      auto out = poisoned_on_gpu<float>(size_t(c.bn) * c.d);
+      LaunchOptions options = on(Backend::Gpu, c.warps);
+      options.num_stages = stages;
+      transposed_view_matmul<T>()[{1}].with(options)(dq, dk, out, c.n, c.d,
+                                                     c.bm, c.bn);
+      EXPECT_TRUE(same_bits(out.to_host(), want));
+    }
+  }
+}
+
+TEST(GpuPipelinedDotTransposedView, HalfMatchesFloat64Exactly) {
+  expect_transposed_view_exact<bl::half>();
+}
+
+TEST(GpuPipelinedDotTransposedView, Bfloat16MatchesFloat64Exactly) {
+  expect_transposed_view_exact<bl::bfloat16_t>();
+}
+
+// Pipelined, the copied tile is the only one: both dots read its stage,
+// with ldmatrix and ldmatrix .trans on mma.sync, through a K-major and an
+// MN-major descriptor (the transpose bit of B: 0, then 1) on warpgroup
+// MMAs; no conversion through shared memory writes it again.
+TEST(GpuPipelinedDotPtx, ATransposedViewReadsTheCopiedTileInPlace) {
+  using ::testing::ContainsRegex;
+  using ::testing::HasSubstr;
+  using ::testing::Not;
+  std::vector<bl::half> none;
+  std::vector<float> out;
+  const ir::Function &f = specialization(transposed_view_matmul<bl::half>(),
+                                         none, none, out, 256, 64, 64, 64);
+  for (const char *arch : {"sm_80", "sm_90a"}) {
+    SCOPED_TRACE(arch);
+    nvptx::CompileOptions options;
+    options.arch = nvptx::GpuArch::parse(arch);
+    options.num_stages = 3;
+    std::string ptx = nvptx::ptx_of(*nvptx::compile(f, options));
+    EXPECT_THAT(ptx, HasSubstr("cp.async.cg.shared.global"));
+    EXPECT_THAT(ptx, Not(HasSubstr(".local")));
+    // K, loaded before the loop, is A: on mma.sync its registers are its
+    // fragments; warpgroup MMAs read it from a tile written once, before
+    // the loop (64 x 64 halves by 128 threads: 4 vectors of 16 bytes).
+    const bool warpgroups = std::string(arch) == "sm_90a";
+    EXPECT_EQ(occurrences(ptx, "st.shared"), warpgroups ? 4 : 0);
+    if (!warpgroups) {
+      EXPECT_THAT(ptx, HasSubstr("ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
+      EXPECT_THAT(ptx,
+                  HasSubstr("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
+    } else {
+      EXPECT_THAT(ptx, ContainsRegex("wgmma.mma_async[^;]*, p, 1, 1, 0, 0;"));
+      EXPECT_THAT(ptx, ContainsRegex("wgmma.mma_async[^;]*, p, 1, 1, 1;"));
+    }
+    if (ptxas()) {
+      PtxasResult r = run_ptxas(ptx, arch, "-v");
+      EXPECT_TRUE(r.ok) << r.output;
+      EXPECT_THAT(r.output, HasSubstr(" 0 bytes spill stores"));
+    }
+  }
+}
+
 template <typename T>
 std::string ptx_in_stages(int size, int stages, const std::string &arch) {
   std::vector<T> none;

@@ -149,6 +149,31 @@ TEST(SharedLayouts, ASwizzledLayoutColumnByColumnIsTheTransposedTile) {
   }
 }
 
+// A permute's view of a tile reads the same buffer: each offset holds the
+// element it held, under its permuted index; permuted back, the layout is
+// the tile's again. Padded layouts permute alike.
+TEST(SharedLayouts, APermutedLayoutSeesTheSameBytesTransposed) {
+  for (SharedLayout original : {swizzled({32, 128}, {1, 0}, {8, 1, 8, 64}),
+                                SharedLayout::padded_row_major({16, 64})}) {
+    SCOPED_TRACE(original.str());
+    SharedLayout transposed = original.permuted({1, 0});
+    ASSERT_EQ(transposed.problem(), "");
+    EXPECT_EQ(transposed.shape,
+              (std::vector<int64_t>{original.shape[1], original.shape[0]}));
+    LinearLayout before = original.linear_layout();
+    LinearLayout after = transposed.linear_layout();
+    for (int64_t offset = 0; offset < original.shape[0] * original.shape[1];
+         ++offset) {
+      LinearLayout::Point b = before.apply({{"offset", offset}});
+      LinearLayout::Point a = after.apply({{"offset", offset}});
+      ASSERT_EQ(a.at("dim0"), b.at("dim1")) << "offset " << offset;
+      ASSERT_EQ(a.at("dim1"), b.at("dim0")) << "offset " << offset;
+    }
+    EXPECT_EQ(transposed.permuted({1, 0}), original);
+    EXPECT_EQ(transposed.buffer_elements(), original.buffer_elements());
+  }
+}
+
 // A conversion through shared memory pads by the shorter of the runs of
 // consecutive elements the two layouts hold along their last dimension,
 // so that both move them as aligned vectors; one element where either

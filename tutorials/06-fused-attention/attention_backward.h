@@ -21,8 +21,10 @@
 //    and both accumulators held throughout. It works on transposed tiles
 //    (S^T = K Q^T, [BLOCK_N, BLOCK_M]) so that dV += P^T dO and
 //    dK += dS^T Q are products of what it already holds, with no transpose
-//    of a block in registers; Q^T and dO^T are read straight from their
-//    rows, as the forward reads K^T.
+//    of a block in registers. Each block of Q and dO is loaded once, and
+//    S^T and dP^T read it transposed (bl::trans): on tensor cores both
+//    products read the same tile of shared memory, one of them in the
+//    other orientation.
 //  - attention_bwd_dq: dQ is a sum over keys, so a program owns BLOCK_M
 //    queries and walks the key blocks, as the forward does.
 // Splitting dQ from dK and dV costs a second computation of S and dP, but
@@ -86,7 +88,6 @@ template <typename T> auto make_attention_bwd_dkdv(const char *name) {
         auto dims = bl::arange(0, HEAD_DIM);
         auto key_col = bl::expand_dims(keys, 1); // [BLOCK_N, 1]
         auto dim_row = bl::expand_dims(dims, 0); // [1, HEAD_DIM]
-        auto dim_col = bl::expand_dims(dims, 1); // [HEAD_DIM, 1]
         auto kv_offsets = head + key_col * HEAD_DIM + dim_row;
         // Keys past the end load as zeros; their rows of the accumulators
         // are never stored, and a row of a product depends only on the
@@ -103,10 +104,10 @@ template <typename T> auto make_attention_bwd_dkdv(const char *name) {
           auto query_row = bl::expand_dims(queries, 0); // [1, BLOCK_M]
           auto query_col = bl::expand_dims(queries, 1); // [BLOCK_M, 1]
           auto row_offsets = head + query_col * HEAD_DIM + dim_row;
-          auto col_offsets = head + query_row * HEAD_DIM + dim_col;
           auto load_rows = block_loader(query_col, seq_len, masked);
-          // Q^T's and dO^T's tiles, [HEAD_DIM, BLOCK_M], from their rows.
-          auto load_cols = block_loader(query_row, seq_len, masked);
+          // [BLOCK_M, HEAD_DIM] each.
+          auto q_tile = load_rows(q + row_offsets);
+          auto do_tile = load_rows(dout + row_offsets);
           auto per_query = [&](const bl::Ptr<float> &values) {
             return masked ? bl::load(values + head_row + queries,
                                      queries < seq_len, 0.f)
@@ -116,8 +117,8 @@ template <typename T> auto make_attention_bwd_dkdv(const char *name) {
           // warpgroup MMAs the second product runs while P^T is computed
           // from the first (each is waited for where it is first read).
           // The hidden scores have P = 0, hence dS = 0.
-          auto st = bl::dot(k_tile, load_cols(q + col_offsets));
-          auto dpt = bl::dot(v_tile, load_cols(dout + col_offsets));
+          auto st = bl::dot(k_tile, bl::trans(q_tile));
+          auto dpt = bl::dot(v_tile, bl::trans(do_tile));
           // S^T * log2(e) - L, so that P^T is one exp2 (L in log2 units).
           auto exponent = bl::fma(
               st, scale_log2,
@@ -131,11 +132,9 @@ template <typename T> auto make_attention_bwd_dkdv(const char *name) {
           // [BLOCK_N, BLOCK_M]; P^T and dS^T are rounded to f16, where
           // powers below 2^-126 (flushed to 0) round to 0 anyway.
           auto pt = bl::exp2(exponent, bl::Subnormals::Flush);
-          auto do_tile = load_rows(dout + row_offsets);
           dv_acc = bl::dot(pt.to(bl::dtype_of<T>()), do_tile, dv_acc);
           auto dst = pt * (dpt - bl::expand_dims(per_query(delta), 0));
-          dk_acc = bl::dot(dst.to(bl::dtype_of<T>()),
-                           load_rows(q + row_offsets), dk_acc);
+          dk_acc = bl::dot(dst.to(bl::dtype_of<T>()), q_tile, dk_acc);
         };
         // Query blocks in order: causal, those wholly before first_key see
         // none of the keys and are skipped, and the blocks on the diagonal
@@ -200,11 +199,14 @@ template <typename T> auto make_attention_bwd_dq(const char *name) {
           auto keys = first_key + bl::arange(0, BLOCK_N);
           auto key_row = bl::expand_dims(keys, 0); // [1, BLOCK_N]
           auto key_col = bl::expand_dims(keys, 1); // [BLOCK_N, 1]
-          // K^T's and V^T's tiles, [HEAD_DIM, BLOCK_N], from their rows.
+          // K's tile, [BLOCK_N, HEAD_DIM], loaded once for S = Q K^T and
+          // dQ += dS K; V^T's, [HEAD_DIM, BLOCK_N], read from V's rows.
+          auto load_rows = block_loader(key_col, seq_len, masked);
+          auto k_tile = load_rows(k + head + key_col * HEAD_DIM + dim_row);
           auto col_offsets = head + key_row * HEAD_DIM + dim_col;
           auto load_cols = block_loader(key_row, seq_len, masked);
           // S and dP issued together, as in attention_bwd_dkdv.
-          auto s = bl::dot(q_tile, load_cols(k + col_offsets));
+          auto s = bl::dot(q_tile, bl::trans(k_tile));
           auto dp = bl::dot(do_tile, load_cols(v + col_offsets));
           auto exponent = bl::fma(s, scale_log2, -bl::expand_dims(lse_log2, 1));
           if (masked) {
@@ -216,8 +218,6 @@ template <typename T> auto make_attention_bwd_dq(const char *name) {
           // [BLOCK_M, BLOCK_N]; flushed as P^T above.
           auto p = bl::exp2(exponent, bl::Subnormals::Flush);
           auto ds = p * (dp - delta_col);
-          auto load_rows = block_loader(key_col, seq_len, masked);
-          auto k_tile = load_rows(k + head + key_col * HEAD_DIM + dim_row);
           dq_acc = bl::dot(ds.to(bl::dtype_of<T>()), k_tile, dq_acc);
         };
         // The forward pass's two loops: unmasked key blocks, then the

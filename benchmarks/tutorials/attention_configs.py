@@ -16,6 +16,7 @@ backward.
 """
 
 import argparse
+import datetime
 import itertools
 import json
 import math
@@ -161,6 +162,16 @@ def backward(args, dims, causal_cases):
     return rows
 
 
+def provenance():
+    """What a result file records of its run: device, date, versions and
+    the command."""
+    return dict(device=torch.cuda.get_device_name(),
+                date=datetime.date.today().isoformat(),
+                blocc=blocc.__version__, torch=torch.__version__,
+                triton=triton.__version__,
+                command="python3 " + " ".join(sys.argv))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seq", type=int, default=4096)
@@ -182,8 +193,7 @@ def main():
                         causal_cases)
         if args.out:
             with open(args.out, "w") as f:
-                json.dump(dict(device=torch.cuda.get_device_name(),
-                               blocc=blocc.__version__, seq=args.seq,
+                json.dump(dict(provenance(), seq=args.seq,
                                heads=args.batch * args.heads, backward=True,
                                rows=rows), f, indent=1)
         return
@@ -225,9 +235,8 @@ def main():
                   + ("" if ok else "  WRONG"))
     if args.out:
         with open(args.out, "w") as f:
-            json.dump(dict(device=torch.cuda.get_device_name(),
-                           blocc=blocc.__version__, seq=seq, heads=n,
-                           rows=rows), f, indent=1)
+            json.dump(dict(provenance(), seq=seq, heads=n, rows=rows), f,
+                      indent=1)
 
 
 if __name__ == "__main__":

@@ -92,23 +92,27 @@ address_slice(const ir::Block &body, std::vector<const ir::Value *> roots) {
   return slice;
 }
 
-/// How many ops of `body` (its own, not nested) use `v`, and the one.
+/// Calls `f` on every op of `body`, those nested in its ops' regions
+/// included, in program order.
+void walk(const ir::Block &body,
+          const std::function<void(const ir::Operation &)> &f) {
+  for (const auto &op : body.ops())
+    static_cast<const ir::Operation &>(*op).walk(f);
+}
+
+/// How many uses of `v` the ops of `body` (nested ones included) make,
+/// and the op of the last.
 std::pair<int, const ir::Operation *> users(const ir::Block &body,
                                             const ir::Value *v) {
   int count = 0;
   const ir::Operation *user = nullptr;
-  std::function<void(const ir::Block &)> visit = [&](const ir::Block &b) {
-    for (const auto &op : b.ops()) {
-      for (const ir::Value *operand : op->operands())
-        if (operand == v) {
-          ++count;
-          user = op.get();
-        }
-      for (size_t i = 0; i < op->num_regions(); ++i)
-        visit(*op->region(i));
-    }
-  };
-  visit(body);
+  walk(body, [&](const ir::Operation &op) {
+    for (const ir::Value *operand : op.operands())
+      if (operand == v) {
+        ++count;
+        user = &op;
+      }
+  });
   return {count, user};
 }
 
@@ -120,20 +124,15 @@ struct TileRead {
   std::vector<const ir::Operation *> views;
 };
 
-/// The ops of `body` (its own and nested) that read `v`, once each.
+/// The ops of `body` (nested ones included) that read `v`, once each.
 std::vector<const ir::Operation *> user_ops(const ir::Block &body,
                                             const ir::Value *v) {
   std::vector<const ir::Operation *> found;
-  std::function<void(const ir::Block &)> visit = [&](const ir::Block &b) {
-    for (const auto &op : b.ops()) {
-      if (std::find(op->operands().begin(), op->operands().end(), v) !=
-          op->operands().end())
-        found.push_back(op.get());
-      for (size_t i = 0; i < op->num_regions(); ++i)
-        visit(*op->region(i));
-    }
-  };
-  visit(body);
+  walk(body, [&](const ir::Operation &op) {
+    if (std::find(op.operands().begin(), op.operands().end(), v) !=
+        op.operands().end())
+      found.push_back(&op);
+  });
   return found;
 }
 
@@ -170,18 +169,6 @@ tile_reads(const ir::Block &body, const ir::Value *v,
   return reads;
 }
 
-} // namespace
-
-std::vector<const ir::Operation *> views_from_source(const ir::Value *tile) {
-  std::vector<const ir::Operation *> views;
-  for (const ir::Operation *op = tile->defining_op(); op && is_tile_view(*op);
-       op = op->operand(0)->defining_op())
-    views.insert(views.begin(), op);
-  return views;
-}
-
-namespace {
-
 /// The layout of the tile whose view through `views` is in `shared`.
 SharedLayout before_views(const std::vector<const ir::Operation *> &views,
                           SharedLayout shared) {
@@ -205,20 +192,6 @@ Layout through_views(const std::vector<const ir::Operation *> &views,
   return layout;
 }
 
-} // namespace
-
-SharedLayout landed_tile_layout(const ir::Operation &dot, int operand,
-                                const std::vector<const ir::Operation *> &views,
-                                const BlockedLayout &parent,
-                                const Layout &layout) {
-  const bool along_k =
-      operand_runs_along_k(parent, through_views(views, layout), operand);
-  return before_views(
-      views, shared_layout_of(operand_tile(dot, operand, along_k), operand));
-}
-
-namespace {
-
 /// The views of `reads`, each once, in program order.
 std::vector<const ir::Operation *>
 views_of(const ir::Block &body, const std::vector<TileRead> &reads) {
@@ -226,15 +199,10 @@ views_of(const ir::Block &body, const std::vector<TileRead> &reads) {
   for (const TileRead &read : reads)
     all.insert(read.views.begin(), read.views.end());
   std::vector<const ir::Operation *> ordered;
-  std::function<void(const ir::Block &)> visit = [&](const ir::Block &b) {
-    for (const auto &op : b.ops()) {
-      if (all.count(op.get()))
-        ordered.push_back(op.get());
-      for (size_t i = 0; i < op->num_regions(); ++i)
-        visit(*op->region(i));
-    }
-  };
-  visit(body);
+  walk(body, [&](const ir::Operation &op) {
+    if (all.count(&op))
+      ordered.push_back(&op);
+  });
   return ordered;
 }
 
@@ -244,6 +212,24 @@ bool written_before_loop(const ir::Operation &dot, int operand,
                          const ir::Block &body) {
   const ir::Value *v = dot.operand(static_cast<size_t>(operand));
   return v->owner_block() != &body && users(body, v).first == 1;
+}
+
+std::vector<const ir::Operation *> views_from_source(const ir::Value *tile) {
+  std::vector<const ir::Operation *> views;
+  for (const ir::Operation *op = tile->defining_op(); op && is_tile_view(*op);
+       op = op->operand(0)->defining_op())
+    views.insert(views.begin(), op);
+  return views;
+}
+
+SharedLayout landed_tile_layout(const ir::Operation &dot, int operand,
+                                const std::vector<const ir::Operation *> &views,
+                                const BlockedLayout &parent,
+                                const Layout &layout) {
+  const bool along_k =
+      operand_runs_along_k(parent, through_views(views, layout), operand);
+  return before_views(
+      views, shared_layout_of(operand_tile(dot, operand, along_k), operand));
 }
 
 namespace {

@@ -454,6 +454,7 @@ ATTENTION_BWD_DQ_CONFIGS = [
     dict(BLOCK_M=64, BLOCK_N=64, num_warps=4, num_stages=2),
     dict(BLOCK_M=128, BLOCK_N=64, num_warps=8, num_stages=3),
     dict(BLOCK_M=128, BLOCK_N=32, num_warps=4, num_stages=3),
+    dict(BLOCK_M=64, BLOCK_N=64, num_warps=4, num_stages=3),
 ]
 
 

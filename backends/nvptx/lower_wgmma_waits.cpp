@@ -97,7 +97,11 @@ void KernelLowering::wait_for_mmas_before(const ir::Operation &op) {
   const bool copied_ahead =
       op.code() == OpCode::Load &&
       (staged_operand(op.result()) || prefetched_.count(op.result()));
-  bool quiet = writes_registers_only(op.code(), copied_ahead) ||
+  // A view of a tile in a stage (attention backward's Q^T) lowers to
+  // nothing at all.
+  const bool staged_view =
+      is_tile_view(op) && staged_operand(op.operand(0)) != nullptr;
+  bool quiet = writes_registers_only(op.code(), copied_ahead) || staged_view ||
                (op.code() == OpCode::Dot && runs_on_warpgroups(op));
   for (const ir::Value *result : op.results())
     quiet = quiet && layouts_->layouts_of(result).size() <= 1;

@@ -164,14 +164,16 @@ void KernelLowering::compute_thread_positions() {
       llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {}, nullptr, "thread");
   lane = builder.CreateAnd(thread, kWarpSize - 1, "lane");
   warp = builder.CreateLShr(thread, 5, "warp");
-  // On warpgroup MMAs, the warp id read back from lane 0 of the warp: the
-  // same value, which ptxas then knows to be alike in every lane, so that
-  // what is computed from it alone (a warpgroup's offsets in its operand
-  // tiles, hence their MMA descriptors) lives in uniform registers rather
-  // than in the threads' own, which the loops of such kernels need for
-  // their accumulators. (Kernels without them compute thread addresses
-  // from it, which the uniform registers would only hand back.)
-  if (uses_warpgroup_mma(kernel))
+  // On warpgroup MMAs in several warpgroups, the warp id read back from
+  // lane 0 of the warp: the same value, which ptxas then knows to be alike
+  // in every lane, so that what is computed from it alone (a warpgroup's
+  // offsets in its operand tiles, hence their MMA descriptors) lives in
+  // uniform registers rather than in the threads' own, which the loops of
+  // such kernels need for their accumulators. (With one warpgroup those
+  // offsets are 0; kernels without warpgroup MMAs compute thread
+  // addresses from it, which uniform registers would only hand back: both
+  // then spill more, not less.)
+  if (uses_warpgroup_mma(kernel) && num_warps > 4)
     warp = builder.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_idx_i32, {},
                                    {builder.getInt32(0xffffffffu), warp,
                                     builder.getInt32(0),

@@ -1,5 +1,7 @@
 #include "blocc/trace.h"
 
+#include <string_view>
+
 namespace blocc::detail {
 
 namespace {
@@ -10,10 +12,30 @@ std::string base_name(const char *path) {
   auto slash = s.find_last_of('/');
   return slash == std::string::npos ? s : s.substr(slash + 1);
 }
+
+/// Whether `loc` is in blocc's own sources: this directory (the language's
+/// .cpp files) or below it (its headers, blocc/*.h), as this build names
+/// them.
+bool in_blocc_sources(const std::source_location &loc) {
+  static const std::string directory = [] {
+    std::string file = std::source_location::current().file_name();
+    return file.substr(0, file.find_last_of('/') + 1);
+  }();
+  return !directory.empty() &&
+         std::string_view(loc.file_name()).starts_with(directory);
+}
+
+/// `loc` as the user wrote it, where a trace runs (TraceContext::
+/// user_facing).
+std::source_location user_facing(const std::source_location &loc) {
+  TraceContext *context = current_context;
+  return context ? context->user_facing(loc) : loc;
+}
 } // namespace
 
 std::string where(const std::source_location &loc) {
-  return base_name(loc.file_name()) + ":" + std::to_string(loc.line());
+  const std::source_location user = user_facing(loc);
+  return base_name(user.file_name()) + ":" + std::to_string(user.line());
 }
 
 ir::Location to_ir_location(const std::source_location &loc) {
@@ -22,6 +44,13 @@ ir::Location to_ir_location(const std::source_location &loc) {
 
 void user_error(const std::source_location &loc, const std::string &message) {
   throw Error(where(loc) + ": error: " + message);
+}
+
+std::source_location
+TraceContext::user_facing(const std::source_location &loc) {
+  if (!in_blocc_sources(loc))
+    return *(user_location_ = loc);
+  return user_location_ ? *user_location_ : loc;
 }
 
 TraceContext::TraceContext(ir::Function &function)
@@ -57,7 +86,7 @@ TraceContext &TraceContext::current(const std::source_location &loc) {
 TraceContext *TraceContext::current_or_null() { return current_context; }
 
 ir::Builder &TraceContext::at(const std::source_location &loc) {
-  builder_.set_location(to_ir_location(loc));
+  builder_.set_location(to_ir_location(user_facing(loc)));
   return builder_;
 }
 

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <source_location>
 #include <string>
 
@@ -37,6 +38,11 @@ public:
   ir::Function &function() { return function_; }
   /// The builder, positioned and located for an op written at `loc`.
   ir::Builder &at(const std::source_location &loc);
+  /// Where the user wrote what `loc` computes: `loc` itself, but for a
+  /// line of blocc's own sources (a library helper such as bl::cdiv that
+  /// builds on other ops), the user's line the trace reached last, so
+  /// that every op and error names the line in the kernel.
+  std::source_location user_facing(const std::source_location &loc);
   ir::Builder &builder() { return builder_; }
 
   /// A snapshot of every live variable's binding, in creation order.
@@ -82,6 +88,7 @@ private:
   std::map<uint64_t, Tensor *> variables_;
   uint64_t next_id_ = 1;
   TraceContext *previous_;
+  std::optional<std::source_location> user_location_;
   std::string deferred_error_;
   std::map<ir::Value *, ir::Value *> tentative_outer_;
   std::map<ir::Value *, std::vector<std::string>> invariance_required_;

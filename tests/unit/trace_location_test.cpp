@@ -33,20 +33,21 @@ std::set<int> lines_of(blocc::ir::Function &fn,
 
 TEST(TraceLocation, LibraryHelpersNameTheCallersLine) {
   int cdiv_line = 0, clamp_line = 0, sigmoid_line = 0, argmax_line = 0;
-  auto fn = trace({scalar(Scalar::I32), scalar(Scalar::F32)}, [&](const Args &a) {
-    Tensor n(a[0]), bound(a[1]);
-    Tensor x = bl::arange(0, 64).to(bl::float32);
-    cdiv_line = __LINE__ + 1;
-    Tensor blocks = bl::cdiv(n, 64);
-    clamp_line = __LINE__ + 1;
-    Tensor clamped = bl::clamp(x, -bound, bound);
-    sigmoid_line = __LINE__ + 1;
-    Tensor s = bl::sigmoid(clamped);
-    argmax_line = __LINE__ + 1;
-    Tensor at = bl::argmax(s, 0);
-    (void)blocks;
-    (void)at;
-  });
+  auto fn =
+      trace({scalar(Scalar::I32), scalar(Scalar::F32)}, [&](const Args &a) {
+        Tensor n(a[0]), bound(a[1]);
+        Tensor x = bl::arange(0, 64).to(bl::float32);
+        cdiv_line = __LINE__ + 1;
+        Tensor blocks = bl::cdiv(n, 64);
+        clamp_line = __LINE__ + 1;
+        Tensor clamped = bl::clamp(x, -bound, bound);
+        sigmoid_line = __LINE__ + 1;
+        Tensor s = bl::sigmoid(clamped);
+        argmax_line = __LINE__ + 1;
+        Tensor at = bl::argmax(s, 0);
+        (void)blocks;
+        (void)at;
+      });
   std::set<int> lines = lines_of(*fn, [](OpCode code) {
     return code != OpCode::Return && code != OpCode::Arange;
   });
@@ -65,13 +66,13 @@ TEST(TraceLocation, LibraryHelpersNameTheCallersLine) {
 // error names the kernel's line.
 TEST(TraceLocation, ErrorsInsideAHelperNameTheCallersLine) {
   int line = 0;
-  std::string message = trace_error(
-      {scalar(Scalar::F32), pointer(Scalar::F32)}, [&](const Args &a) {
-        Tensor x(a[0]), p(a[1]);
-        line = __LINE__ + 1;
-        Tensor bad = bl::clamp(x, 0.f, p);
-        (void)bad;
-      });
+  std::string message = trace_error({scalar(Scalar::F32), pointer(Scalar::F32)},
+                                    [&](const Args &a) {
+                                      Tensor x(a[0]), p(a[1]);
+                                      line = __LINE__ + 1;
+                                      Tensor bad = bl::clamp(x, 0.f, p);
+                                      (void)bad;
+                                    });
   EXPECT_NE(message.find("trace_location_test.cpp:" + std::to_string(line)),
             std::string::npos)
       << message;

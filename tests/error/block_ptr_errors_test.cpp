@@ -10,15 +10,6 @@ using ::testing::HasSubstr;
 
 namespace {
 
-// Every kernel is (x, out, n) over an n x n row-major matrix.
-std::string run(auto &k) {
-  std::vector<float> x(256, 1.f);
-  auto out = poisoned<float>(256);
-  std::string msg = error_of([&] { k[{1}](x, out, 16); });
-  EXPECT_TRUE(untouched(out)) << "the kernel wrote its output";
-  return msg;
-}
-
 TEST(BlockPtrErrors, RankMismatch) {
   static int line;
   auto k = bl::kernel(
@@ -29,7 +20,7 @@ TEST(BlockPtrErrors, RankMismatch) {
         bl::store(out + bl::arange(0, 16), 1.f);
         (void)p;
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::make_block_ptr: rank mismatch: shape has 2 "
                              "entries, strides 1"));
@@ -43,7 +34,7 @@ TEST(BlockPtrErrors, BlockShapeNotPowerOfTwo) {
     auto p = (line = __LINE__, bl::make_block_ptr(x, {n}, {1}, {0}, {12}, {0}));
     (void)p;
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("block_shape [12] has dimension 0 of size 12, "
                              "which is not a power of two"));
@@ -59,7 +50,7 @@ TEST(BlockPtrErrors, OrderNotAPermutation) {
     auto p = (line = __LINE__, bl::make_block_ptr(x, d, s, o, {16, 16}, order));
     (void)p;
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("order [1, 1] is not a permutation of the "
                              "dimensions 0 to 1"));
@@ -75,7 +66,7 @@ TEST(BlockPtrErrors, BoundaryCheckDimensionOutOfRange) {
     auto tile = (line = __LINE__, bl::load(p, {0, 2}));
     bl::store(q, tile);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::load: boundary_check dimension 2 is out of "
                              "range for a block pointer of rank 2; list "
@@ -90,7 +81,7 @@ TEST(BlockPtrErrors, StoredValueOfAnotherShape) {
     auto tile = bl::zeros({8, 16}, bl::float32);
     (line = __LINE__, bl::store(q, tile, {0, 1}));
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::store: the value has shape [8, 16] but the "
                              "block pointer's block is [16, 8]"));
@@ -104,7 +95,7 @@ TEST(BlockPtrErrors, AdvanceRankMismatch) {
     p = (line = __LINE__, bl::advance(p, {16}));
     bl::store(out + bl::arange(0, 16), 1.f);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::advance: rank mismatch: 1 offsets for a "
                              "block pointer of rank 2"));
@@ -119,7 +110,7 @@ TEST(BlockPtrErrors, BaseIsABlockOfPointers) {
         (line = __LINE__, bl::make_block_ptr(ptrs, {n}, {1}, {0}, {16}, {0}));
     (void)p;
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::make_block_ptr: base must be a pointer"));
   EXPECT_THAT(msg, HasSubstr("load it with bl::load(pointers, mask)"));
@@ -134,7 +125,7 @@ TEST(BlockPtrErrors, SixtyFourBitOffset) {
         (line = __LINE__, bl::make_block_ptr(x, {n}, {1}, {start}, {16}, {0}));
     (void)p;
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("offsets[0] is i64; block pointer offsets are "
                              "32-bit"));
@@ -166,7 +157,7 @@ TEST(BlockPtrErrors, ReassignedWithAnotherLayout) {
         auto p = bl::make_block_ptr(x, d, s, o, {16, 16}, {1, 0});
         p = (line = __LINE__, bl::make_block_ptr(x, d, s, o, {8, 16}, {1, 0}));
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("cannot assign a block pointer to a block [8, 16] "
                              "of f32 with order [1, 0] to a variable that "
@@ -182,7 +173,7 @@ TEST(BlockPtrErrors, LoadThroughAnEmptyBlockPointer) {
                         auto v = (line = __LINE__, bl::load(p));
                         bl::store(out + bl::arange(0, 16), v);
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::load: this block pointer is empty; assign "
                              "it from bl::make_block_ptr first"));

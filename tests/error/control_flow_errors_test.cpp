@@ -11,14 +11,6 @@ using ::testing::HasSubstr;
 
 namespace {
 
-// Every kernel here is (out, n); `run` launches it on poisoned output.
-std::string run(auto &k) {
-  auto out = poisoned<float>(64);
-  std::string msg = error_of([&] { k[{1}](out, 4); });
-  EXPECT_TRUE(untouched(out)) << "the kernel wrote its output";
-  return msg;
-}
-
 TEST(ControlFlowErrors, ValueUsedAfterItsLoop) {
   static int line;
   auto k = bl::kernel("escapes_loop", [](bl::Ptr<float> out, bl::i32 n) {
@@ -28,7 +20,7 @@ TEST(ControlFlowErrors, ValueUsedAfterItsLoop) {
       per_iteration.push_back(bl::cast(offs + i, bl::float32));
     (line = __LINE__, bl::store(out + offs, per_iteration[0]));
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("this value was computed inside a bl::range loop "
                              "or bl::if_ branch that has ended"));
@@ -44,7 +36,7 @@ TEST(ControlFlowErrors, InductionVariableUsedAfterItsLoop) {
       last.assign(1, i);
     (line = __LINE__, bl::store(out + last[0], 1.f));
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("computed inside a bl::range loop or bl::if_ "
                              "branch that has ended"));
@@ -58,7 +50,7 @@ TEST(ControlFlowErrors, ValueUsedAfterItsBranch) {
     bl::if_(n > 2, [&] { saved.push_back(bl::cast(offs * 2, bl::float32)); });
     (line = __LINE__, bl::store(out + offs, saved[0]));
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("computed inside a bl::range loop or bl::if_ "
                              "branch that has ended"));
@@ -73,7 +65,7 @@ TEST(ControlFlowErrors, VariableFirstAssignedInLoop) {
       acc = bl::cast(offs * i, bl::float32);
     (line = __LINE__, bl::store(out + offs, acc));
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("this variable was assigned inside the bl::range "
                              "loop at " +
@@ -92,7 +84,7 @@ TEST(ControlFlowErrors, VariableFirstAssignedInForRange) {
      }));
     (line = __LINE__, bl::store(out + offs, acc));
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("assigned inside the bl::range loop at " +
                              where(loop_line)));
@@ -104,7 +96,7 @@ TEST(ControlFlowErrors, UnassignedVariableRead) {
     bl::Tensor v;
     (line = __LINE__, bl::store(out + bl::arange(0, 16), v));
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("this Tensor variable has no value yet; assign "
                              "one before reading it"));
@@ -118,7 +110,7 @@ TEST(ControlFlowErrors, CarriedVariableChangesDtype) {
       acc = (acc + 1).to(bl::float16);
     bl::store(out + bl::arange(0, 16), acc);
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(at(loop_line)));
   EXPECT_THAT(msg, HasSubstr("a variable carried by this bl::range loop "
                              "changes type from tensor<16xf32> to "
@@ -134,7 +126,7 @@ TEST(ControlFlowErrors, CarriedVariableChangesShape) {
       acc = acc + bl::zeros({16}, bl::float32);
     bl::store(out + bl::arange(0, 16), acc);
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(at(loop_line)));
   EXPECT_THAT(msg, HasSubstr("changes type from tensor<1xf32> to "
                              "tensor<16xf32>"));
@@ -153,7 +145,7 @@ TEST(ControlFlowErrors, CarriedTypeChangeNamesTheAssignment) {
     }
     bl::store(out + bl::arange(0, 16), acc);
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(where(line)));
 }
 
@@ -168,7 +160,7 @@ TEST(ControlFlowErrors, BreakInsideRange) {
     }
     bl::store(out + offs, acc);
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(at(loop_line)));
   EXPECT_THAT(msg, HasSubstr("`break` or `return` inside a bl::range loop "
                              "body is not supported"));
@@ -185,7 +177,7 @@ TEST(ControlFlowErrors, ReturnInsideRange) {
       return;
     }
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(at(loop_line)));
   EXPECT_THAT(msg, HasSubstr("`break` or `return` inside a bl::range loop"));
 }
@@ -201,7 +193,7 @@ TEST(ControlFlowErrors, RangeIteratedTwice) {
       acc += 2.f;
     bl::store(out + bl::arange(0, 16), acc);
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("a bl::range can be iterated only once"));
 }
@@ -214,7 +206,7 @@ TEST(ControlFlowErrors, RangeWithFloatBound) {
       acc += 1.f;
     bl::store(out + bl::arange(0, 16), acc);
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::range bounds must be integer scalars, got "
                              "float constant 2.5"));
@@ -228,7 +220,7 @@ TEST(ControlFlowErrors, RangeWithBlockBound) {
       acc += 1.f;
     bl::store(out + bl::arange(0, 16), acc);
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::range bounds must be integer scalars, got "
                              "tensor<16xi32>"));
@@ -242,7 +234,7 @@ TEST(ControlFlowErrors, RangeWithZeroStep) {
       acc += 1.f;
     bl::store(out + bl::arange(0, 16), acc);
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::range: the step must be positive, got 0"));
 }
@@ -254,7 +246,7 @@ TEST(ControlFlowErrors, IfWithBlockCondition) {
     auto body = [&] { bl::store(out + offs, 1.f); };
     (line = __LINE__, bl::if_(offs < n, body));
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::if_ needs a scalar condition, got "
                              "tensor<16xi1>"));
@@ -269,7 +261,7 @@ TEST(ControlFlowErrors, IfWithIntegerCondition) {
     auto body = [&] { bl::store(out + offs, 1.f); };
     (line = __LINE__, bl::if_(n, body));
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::if_ needs a boolean condition, got i32"));
   EXPECT_THAT(msg, HasSubstr("compare it, e.g. x != 0"));
@@ -284,7 +276,7 @@ TEST(ControlFlowErrors, VariableAssignedInOneBranchThenUsed) {
     (if_line = __LINE__, bl::if_(n > 2, assign)); // no else branch
     (line = __LINE__, bl::store(out + offs, v));
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("this variable is assigned in only one branch of "
                              "the bl::if_ at " +
@@ -303,7 +295,7 @@ TEST(ControlFlowErrors, BranchesLeaveVariableWithDifferentTypes) {
     (line = __LINE__, bl::if_(n > 2, narrow, increment));
     bl::store(out + offs, v);
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 64, 4);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("a variable assigned in this bl::if_ has type "
                              "tensor<16xf16> after the then-branch but "

@@ -40,16 +40,6 @@ TEST(DebugErrors, StaticAssertPassesForOtherSpecialization) {
   EXPECT_THAT(msg, HasSubstr("static assertion failed"));
 }
 
-// Each kernel takes (x, out, n) and makes one mistake; `run` launches it on
-// poisoned output and returns the message.
-std::string run(auto &k) {
-  std::vector<float> x(64, 1.f);
-  auto out = poisoned<float>(64);
-  std::string msg = error_of([&] { k[{1}](x, out, 16); });
-  EXPECT_TRUE(untouched(out)) << "the kernel wrote its output";
-  return msg;
-}
-
 TEST(DebugErrors, DeviceAssertOnNonBoolean) {
   static int line;
   auto k = bl::kernel(
@@ -58,7 +48,7 @@ TEST(DebugErrors, DeviceAssertOnNonBoolean) {
         (line = __LINE__, bl::device_assert(v, "v must be nonzero"));
         bl::store(out + bl::arange(0, 16), v);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::device_assert: the condition "
                                         "must be boolean (i1), got "
                                         "tensor<16xf32>; compare it, e.g. x "
@@ -73,7 +63,8 @@ TEST(DebugErrors, DeviceAssertFailsAtRunTime) {
     (line = __LINE__, bl::device_assert(offs < n, "offsets must be below n"));
     bl::store(out + offs, 1.f);
   });
-  std::string msg = run(k); // n = 16: lane 16 is the first false one
+  std::string msg =
+      run_x_out(k, 64, 16); // n = 16: lane 16 is the first false one
   EXPECT_THAT(msg, HasSubstr("kernel 'assert_in_bounds', program (0, 0, 0), "
                              "assert at " +
                              where(line) +
@@ -89,7 +80,7 @@ TEST(DebugErrors, DevicePrintPrefixOnTwoLines) {
                         (line = __LINE__, bl::device_print("v\nw", {v}));
                         bl::store(out + bl::arange(0, 16), v);
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::device_print: the prefix"));
   EXPECT_THAT(msg, HasSubstr("is not printable ASCII (code 10); use letters, "
                              "digits, punctuation and spaces on one line"));
@@ -103,7 +94,7 @@ TEST(DebugErrors, DevicePrintOfUnassignedVariable) {
                         (line = __LINE__, bl::device_print("later", {later}));
                         bl::store(out + bl::arange(0, 16), 0.f);
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "this Tensor variable has no value "
                                         "yet; assign one before reading it"));
 }
@@ -116,7 +107,7 @@ TEST(DebugErrors, HintWithOneValuePerWrongDimension) {
         auto hinted = (line = __LINE__, bl::multiple_of(offs, {16, 16}));
         bl::store(out + hinted, 0.f);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::multiple_of{16, 16}: "
                                         "tensor<16xi32> has 1 dimension; give "
                                         "one value per dimension, or a single "
@@ -131,7 +122,7 @@ TEST(DebugErrors, HintValueNotPositive) {
         auto hinted = (line = __LINE__, bl::max_constancy(offs, 0));
         bl::store(out + hinted, 0.f);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::max_constancy{0}: hint values "
                                         "must be positive, got 0"));
 }
@@ -144,7 +135,7 @@ TEST(DebugErrors, ContiguityHintOnFloats) {
         auto hinted = (line = __LINE__, bl::max_contiguous(v, 16));
         bl::store(out + bl::arange(0, 16), hinted);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::max_contiguous describes "
                                         "integer offsets or pointers, got "
                                         "tensor<16xf32>"));
@@ -158,7 +149,7 @@ TEST(DebugErrors, HintOnANumber) {
         auto hinted = (line = __LINE__, bl::multiple_of(64, 16));
         bl::store(out + hinted, 0.f);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::multiple_of needs a tensor, got "
                                         "integer constant 64"));
 }

@@ -10,16 +10,6 @@ using ::testing::HasSubstr;
 
 namespace {
 
-// Each kernel takes (x, out, n) and makes one mistake; `run` launches it on
-// poisoned output and returns the message.
-std::string run(auto &k) {
-  std::vector<float> x(64, 1.f);
-  auto out = poisoned<float>(64);
-  std::string msg = error_of([&] { k[{1}](x, out, 16); });
-  EXPECT_TRUE(untouched(out)) << "the kernel wrote its output";
-  return msg;
-}
-
 // The write a real kernel would make after its dot; the mistake before it
 // must stop the trace, so it never runs.
 void keep(bl::Ptr<float> out, const bl::Tensor &product) {
@@ -36,7 +26,7 @@ TEST(DotErrors, InnerDimensionsDiffer) {
                         auto c = (line = __LINE__, bl::dot(a, b));
                         keep(out, c);
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::dot: the inner dimensions "
                                         "differ: a is tensor<16x32xf16> (K = "
                                         "32) but b is tensor<16x16xf16> (K = "
@@ -53,7 +43,7 @@ TEST(DotErrors, RankOneInput) {
                         auto c = (line = __LINE__, bl::dot(a, b));
                         keep(out, c);
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::dot: a is tensor<16xf32> of "
                                         "rank 1"));
   EXPECT_THAT(msg, HasSubstr("reshape with bl::reshape / bl::expand_dims"));
@@ -67,7 +57,7 @@ TEST(DotErrors, ScalarInput) {
                         auto c = (line = __LINE__, bl::dot(a, 2.0f));
                         keep(out, c);
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::dot: b must be a 2-D block (or "
                                         "3-D with a batch dimension), got "
                                         "float constant"));
@@ -82,7 +72,7 @@ TEST(DotErrors, RanksDiffer) {
                         auto c = (line = __LINE__, bl::dot(a, b));
                         keep(out, c);
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::dot: a is tensor<16x16xf32> but "
                                         "b is tensor<2x16x16xf32>"));
   EXPECT_THAT(msg, HasSubstr("both inputs must be rank 2, or both rank 3"));
@@ -97,7 +87,7 @@ TEST(DotErrors, BatchSizesDiffer) {
                         auto c = (line = __LINE__, bl::dot(a, b));
                         keep(out, c);
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::dot: a has batch size 2 but b "
                                         "has 4"));
 }
@@ -111,7 +101,7 @@ TEST(DotErrors, BlockSmallerThanSixteen) {
                         auto c = (line = __LINE__, bl::dot(a, b));
                         keep(out, c);
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::dot: a tensor<8x16xf16> times b "
                                         "tensor<16x16xf16> has M = 8, N = 16, "
                                         "K = 16; dot needs M >= 16, N >= 16 "
@@ -128,7 +118,7 @@ TEST(DotErrors, Int8NeedsKOfThirtyTwo) {
                         auto c = (line = __LINE__, bl::dot(a, b));
                         keep(out, c);
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("dot needs M >= 16, N >= 16 and K >= 32"));
 }
@@ -142,7 +132,7 @@ TEST(DotErrors, MixedInputTypes) {
                         auto c = (line = __LINE__, bl::dot(a, b));
                         keep(out, c);
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::dot: a has f16 elements but b "
                                         "has f32; both inputs must have one "
                                         "element type (convert one with "
@@ -158,7 +148,7 @@ TEST(DotErrors, UnsupportedInputType) {
                         auto c = (line = __LINE__, bl::dot(a, b));
                         keep(out, c);
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::dot: a has i32 elements; dot "
                                         "takes int8, float16, bfloat16, "
                                         "float32, float64 or fp8 inputs"));
@@ -173,7 +163,7 @@ TEST(DotErrors, PointerInput) {
                         auto c = (line = __LINE__, bl::dot(pointers, b));
                         keep(out, c);
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::dot: a is "
                                         "tensor<16x16xptr<f32>>, a block of "
                                         "pointers; load the values first"));
@@ -189,7 +179,7 @@ TEST(DotErrors, AccumulatorOfWrongShape) {
                         acc = (line = __LINE__, bl::dot(a, b, acc));
                         keep(out, acc);
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::dot: the accumulator is "
                                         "tensor<16x32xf32> but a "
                                         "tensor<16x32xf16> times b "
@@ -205,7 +195,7 @@ TEST(DotErrors, AccumulatorNotABlock) {
                         auto c = (line = __LINE__, bl::dot(a, a, 0.0f));
                         keep(out, c);
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::dot: the accumulator must be a "
                                         "block of shape [16, 16], got float "
                                         "constant"));
@@ -221,7 +211,7 @@ TEST(DotErrors, AccumulatorOfWrongType) {
                         auto c = (line = __LINE__, bl::dot(a, a, acc));
                         keep(out, c);
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::dot: the accumulator has f16 "
                                         "elements, but f32 inputs accumulate "
                                         "in f32; make the accumulator that "
@@ -239,7 +229,7 @@ TEST(DotErrors, Int8AccumulatorMustBeInt32) {
                         auto c = (line = __LINE__, bl::dot(a, b, acc));
                         keep(out, c);
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::dot: the accumulator has f32 "
                                         "elements, but i8 inputs accumulate "
                                         "in i32"));
@@ -256,7 +246,7 @@ TEST(DotErrors, AccumulatorDisagreesWithOutDtype) {
         auto c = (line = __LINE__, bl::dot(a, a, acc, ieee, bl::float16));
         keep(out, c);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::dot: the accumulator has f32 "
                                         "elements, but f16 inputs accumulate "
                                         "in f16; make the accumulator that "
@@ -273,7 +263,7 @@ TEST(DotErrors, OutDtypeNotAvailable) {
         auto c = (line = __LINE__, bl::dot(a, a, tf32, bl::bfloat16));
         keep(out, c);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::dot: out_dtype bf16 is not "
                                         "available for f16 inputs; they "
                                         "accumulate in f32 or f16 (convert "
@@ -290,7 +280,7 @@ TEST(DotErrors, Float16OutNeedsFloat16Inputs) {
         (line = __LINE__, bl::dot(a, a, bl::InputPrecision::IEEE, bl::float16));
     keep(out, c);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line) + "bl::dot: out_dtype f16 is not "
                                         "available for f32 inputs; they "
                                         "accumulate in f32"));

@@ -8,16 +8,6 @@ using ::testing::HasSubstr;
 
 namespace {
 
-// Each kernel loads 16 floats, makes one type mistake and stores a result;
-// `run` launches it on poisoned output and returns the message.
-std::string run(auto &k) {
-  std::vector<float> x(16, 1.f);
-  auto out = poisoned<float>(16);
-  std::string msg = error_of([&] { k[{1}](x, out); });
-  EXPECT_TRUE(untouched(out)) << "the kernel wrote its output";
-  return msg;
-}
-
 TEST(DtypeErrors, BitwiseAndOnFloats) {
   static int line;
   auto k = bl::kernel("and_floats", [](bl::Ptr<float> x, bl::Ptr<float> out) {
@@ -26,7 +16,7 @@ TEST(DtypeErrors, BitwiseAndOnFloats) {
     auto bits = (line = __LINE__, v & v);
     bl::store(out + offs, bits);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("operator& is not defined for tensor<16xf32> "
                              "and tensor<16xf32>"));
@@ -42,7 +32,7 @@ TEST(DtypeErrors, BitwiseOrOfFloatAndWeakInteger) {
     auto bits = (line = __LINE__, v | 1);
     bl::store(out + offs, bits);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("operator| is not defined for tensor<16xf32> "
                              "and integer constant 1"));
@@ -56,7 +46,7 @@ TEST(DtypeErrors, ShiftLeftOnFloats) {
     auto shifted = (line = __LINE__, v << 2);
     bl::store(out + offs, shifted);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("operator<< is not defined for tensor<16xf32>"));
   EXPECT_THAT(msg, HasSubstr("it needs integer operands"));
@@ -70,7 +60,7 @@ TEST(DtypeErrors, ShiftRightOnBooleans) {
     auto shifted = (line = __LINE__, positive >> positive);
     bl::store(out + offs, shifted);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("operator>> is not defined for tensor<16xi1>"));
 }
@@ -83,7 +73,7 @@ TEST(DtypeErrors, BitwiseNotOnFloats) {
     auto flipped = (line = __LINE__, ~v);
     bl::store(out + offs, flipped);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("operator~ needs an integer operand, got "
                              "tensor<16xf32>"));
@@ -96,7 +86,7 @@ TEST(DtypeErrors, ExpOnIntegers) {
     auto e = (line = __LINE__, bl::exp(offs));
     bl::store(out + offs, e);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::exp needs a floating-point operand, got "
                              "tensor<16xi32>"));
@@ -112,7 +102,7 @@ TEST(DtypeErrors, Exp2FlushingSubnormalsOfF16) {
         auto p = (line = __LINE__, bl::exp2(v, bl::Subnormals::Flush));
         bl::store(out + offs, p);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::exp2 with bl::Subnormals::Flush needs f32, "
                              "got tensor<16xf16>"));
@@ -124,7 +114,7 @@ TEST(DtypeErrors, SqrtOnIntegerScalar) {
     auto root = (line = __LINE__, bl::sqrt(bl::program_id(0)));
     bl::store(out + bl::arange(0, 16), root);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg,
               HasSubstr("bl::sqrt needs a floating-point operand, got i32"));
@@ -138,7 +128,7 @@ TEST(DtypeErrors, Fp8Addition) {
     auto sum = (line = __LINE__, q + q);
     bl::store(out + offs, sum);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("operator+: fp8 is a storage type"));
   EXPECT_THAT(msg, HasSubstr("convert to float16 or float32 with bl::cast "
@@ -153,7 +143,7 @@ TEST(DtypeErrors, Fp8TimesWeakConstant) {
     auto scaled = (line = __LINE__, q * 2);
     bl::store(out + offs, scaled);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("operator*: fp8 is a storage type"));
 }
@@ -166,7 +156,7 @@ TEST(DtypeErrors, Fp8Math) {
     auto e = (line = __LINE__, bl::exp(q));
     bl::store(out + offs, e);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::exp: fp8 is a storage type"));
 }
@@ -179,7 +169,7 @@ TEST(DtypeErrors, Fp8Negation) {
     auto negated = (line = __LINE__, -q);
     bl::store(out + offs, negated);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("fp8 is a storage type"));
 }
@@ -192,7 +182,7 @@ TEST(DtypeErrors, Fp8Comparison) {
     auto positive = (line = __LINE__, q > 0);
     bl::store(out + offs, positive);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("fp8 is a storage type"));
 }
@@ -205,7 +195,7 @@ TEST(DtypeErrors, WhereWithIntegerCondition) {
     auto picked = (line = __LINE__, bl::where(offs, v, 0.f));
     bl::store(out + offs, picked);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::where needs a boolean (i1) condition, got "
                              "tensor<16xi32>"));
@@ -220,7 +210,7 @@ TEST(DtypeErrors, CdivOnFloats) {
     auto q = (line = __LINE__, bl::cdiv(v, 4));
     bl::store(out + offs, q);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::cdiv needs integer operands, got "
                              "tensor<16xf32>"));
@@ -235,7 +225,7 @@ TEST(DtypeErrors, UmulhiOnFloats) {
         auto hi = (line = __LINE__, bl::umulhi(v, v));
         bl::store(out + offs, hi);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::umulhi is not defined for tensor<16xf32>"));
 }
@@ -247,7 +237,7 @@ TEST(DtypeErrors, FmaOnIntegers) {
     auto r = (line = __LINE__, bl::fma(offs, offs, offs));
     bl::store(out + offs, r);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::fma needs floating-point operands"));
 }
@@ -261,7 +251,7 @@ TEST(DtypeErrors, BitcastBetweenWidths) {
         auto bits = (line = __LINE__, bl::bitcast(v, bl::int16));
         bl::store(out + offs, bits);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::bitcast: tensor<16xf32> and i16 differ in "
                              "width"));

@@ -8,16 +8,6 @@ using ::testing::HasSubstr;
 
 namespace {
 
-// Each kernel takes (x, out, n) and makes one mistake; `run` launches it on
-// poisoned output and returns the message.
-std::string run(auto &k) {
-  std::vector<float> x(64, 1.f);
-  auto out = poisoned<float>(64);
-  std::string msg = error_of([&] { k[{1}](x, out, 16); });
-  EXPECT_TRUE(untouched(out)) << "the kernel wrote its output";
-  return msg;
-}
-
 TEST(MemoryErrors, LoadMaskOfIncompatibleShape) {
   static int line;
   auto k = bl::kernel(
@@ -27,7 +17,7 @@ TEST(MemoryErrors, LoadMaskOfIncompatibleShape) {
         auto v = (line = __LINE__, bl::load(x + offs, wide_mask));
         bl::store(out + offs, v);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::load: shapes [16] and [32] cannot be "
                              "broadcast together"));
@@ -43,7 +33,7 @@ TEST(MemoryErrors, LoadMaskLargerThanPointerBlock) {
         auto v = (line = __LINE__, bl::load(x + offs, mask_2d));
         bl::store(out + offs, v);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::load: tensor<2x16xi1> does not fit the "
                              "pointer block"));
@@ -59,7 +49,7 @@ TEST(MemoryErrors, StoreMaskOfIncompatibleShape) {
         auto narrow_mask = bl::arange(0, 8) < n;
         (line = __LINE__, bl::store(out + offs, v, narrow_mask));
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::store: shapes [16] and [8] cannot be "
                              "broadcast together"));
@@ -73,7 +63,7 @@ TEST(MemoryErrors, StoreValueOfIncompatibleShape) {
                         auto v = bl::load(x + bl::arange(0, 32));
                         (line = __LINE__, bl::store(out + offs, v, offs < n));
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::store: shapes [16] and [32] cannot be "
                              "broadcast together"));
@@ -88,7 +78,7 @@ TEST(MemoryErrors, LoadOtherOfIncompatibleShape) {
         auto v = (line = __LINE__, bl::load(x + offs, offs < n, other));
         bl::store(out + offs, v);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::load: shapes [16] and [8] cannot be "
                              "broadcast together"));
@@ -102,7 +92,7 @@ TEST(MemoryErrors, LoadMaskNotBoolean) {
         auto v = (line = __LINE__, bl::load(x + offs, n - offs));
         bl::store(out + offs, v);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::load: the mask must be boolean (i1), got "
                              "tensor<16xi32>"));
@@ -117,7 +107,7 @@ TEST(MemoryErrors, StoreMaskNotBoolean) {
                         auto v = bl::load(x + offs);
                         (line = __LINE__, bl::store(out + offs, v, v));
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::store: the mask must be boolean (i1), got "
                              "tensor<16xf32>"));
@@ -132,7 +122,7 @@ TEST(MemoryErrors, PointerPlusFloatOffset) {
                         auto ptrs = (line = __LINE__, x + half_steps);
                         bl::store(out + offs, bl::load(ptrs));
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("pointer arithmetic needs an integer offset, got "
                              "tensor<16xf32>"));
@@ -147,7 +137,7 @@ TEST(MemoryErrors, PointerPlusFloatConstant) {
                         auto ptrs = (line = __LINE__, x + 1.5);
                         bl::store(out + offs, bl::load(ptrs + offs));
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("pointer arithmetic needs an integer offset, got "
                              "float constant 1.5"));
@@ -161,7 +151,7 @@ TEST(MemoryErrors, PointerPlusBooleanOffset) {
                         auto ptrs = (line = __LINE__, x + (offs < n));
                         bl::store(out + offs, bl::load(ptrs));
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("pointer arithmetic needs an integer offset, got "
                              "tensor<16xi1>"));
@@ -175,7 +165,7 @@ TEST(MemoryErrors, AddingTwoPointers) {
                         auto ptrs = (line = __LINE__, x + out);
                         bl::store(out + offs, bl::load(ptrs + offs));
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("cannot combine two pointers with '+'"));
 }
@@ -216,7 +206,7 @@ TEST(MemoryErrors, MultiplyingAPointer) {
                         auto ptrs = (line = __LINE__, x * 2);
                         bl::store(out + offs, bl::load(ptrs + offs));
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("pointers only support + and - with an integer "
                              "offset"));
@@ -230,7 +220,7 @@ TEST(MemoryErrors, SubtractingAPointerFromAnInteger) {
                         auto ptrs = (line = __LINE__, offs - x);
                         bl::store(out + offs, bl::load(ptrs));
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("cannot subtract a pointer from an integer"));
 }
@@ -243,7 +233,7 @@ TEST(MemoryErrors, ComparingAPointerWithAnInteger) {
                         auto mask = (line = __LINE__, x + offs < n);
                         bl::store(out + offs, bl::load(x + offs, mask));
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("operator<: cannot compare a pointer with i32"));
 }
@@ -256,7 +246,7 @@ TEST(MemoryErrors, LoadFromNonPointer) {
                         auto v = (line = __LINE__, bl::load(offs, offs < n));
                         bl::store(out + offs, v);
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::load needs a pointer or a block of pointers "
                              "as its first argument, got tensor<16xi32>"));
@@ -269,7 +259,7 @@ TEST(MemoryErrors, StoreToNonPointer) {
                         auto offs = bl::arange(0, 16);
                         (line = __LINE__, bl::store(offs, bl::load(x + offs)));
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::store needs a pointer or a block of "
                              "pointers as its first argument, got "
@@ -283,7 +273,7 @@ TEST(MemoryErrors, StoringPointers) {
                         auto offs = bl::arange(0, 16);
                         (line = __LINE__, bl::store(out + offs, x + offs));
                       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::store: storing pointers is not supported"));
 }

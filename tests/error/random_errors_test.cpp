@@ -9,13 +9,6 @@ using ::testing::HasSubstr;
 
 namespace {
 
-std::string run(auto &k) {
-  auto out = poisoned<float>(16);
-  std::string msg = error_of([&] { k[{1}](out, 42); });
-  EXPECT_TRUE(untouched(out)) << "the kernel wrote its output";
-  return msg;
-}
-
 TEST(RandomErrors, SeedIsABlock) {
   static int line;
   auto k = bl::kernel("seed_block", [](bl::Ptr<float> out, bl::i32 seed) {
@@ -23,7 +16,7 @@ TEST(RandomErrors, SeedIsABlock) {
     auto r = (line = __LINE__, bl::rand(seed + offs, offs));
     bl::store(out + offs, r);
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 16, 42);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::rand: the seed must be a scalar, got "
                              "tensor<16xi32>"));
@@ -37,7 +30,7 @@ TEST(RandomErrors, SeedIsAFloat) {
     auto r = (line = __LINE__, bl::randn(seed, offs));
     bl::store(out + offs, r);
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 16, 42);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::randn: the seed must be an integer, got "
                              "f32"));
@@ -51,7 +44,7 @@ TEST(RandomErrors, OffsetsAreFloats) {
     auto r = (line = __LINE__, bl::randint(seed, where));
     bl::store(out + offs, r);
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 16, 42);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::randint: the offsets must be integers, got "
                              "tensor<16xf32>"));
@@ -64,7 +57,7 @@ TEST(RandomErrors, ZeroRounds) {
     auto r = (line = __LINE__, bl::rand(seed, offs, 0));
     bl::store(out + offs, r);
   });
-  std::string msg = run(k);
+  std::string msg = run_out(k, 16, 42);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("n_rounds must be at least 1, got 0"));
 }

@@ -10,16 +10,6 @@ using ::testing::HasSubstr;
 
 namespace {
 
-// Each kernel takes (x, out) and makes one mistake; `run` launches it on
-// poisoned output and returns the message.
-std::string run(auto &k) {
-  std::vector<float> x(64, 1.f);
-  auto out = poisoned<float>(64);
-  std::string msg = error_of([&] { k[{1}](x, out); });
-  EXPECT_TRUE(untouched(out)) << "the kernel wrote its output";
-  return msg;
-}
-
 TEST(ReduceErrors, SumAxisOutOfRange) {
   static int line;
   auto k = bl::kernel("sum_axis", [](bl::Ptr<float> x, bl::Ptr<float> out) {
@@ -27,7 +17,7 @@ TEST(ReduceErrors, SumAxisOutOfRange) {
     auto s = (line = __LINE__, bl::sum(tile, 2));
     bl::store(out + bl::arange(0, 4), s);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::sum: axis 2 is out of range for "
                              "tensor<4x8xf32> of rank 2; use an axis from -2 "
@@ -41,7 +31,7 @@ TEST(ReduceErrors, NegativeAxisOutOfRange) {
     auto m = (line = __LINE__, bl::max(v, -2));
     bl::store(out, m);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::max: axis -2 is out of range for "
                              "tensor<16xf32> of rank 1"));
@@ -54,7 +44,7 @@ TEST(ReduceErrors, AxisOfAScalar) {
     auto m = (line = __LINE__, bl::min(s, 0));
     bl::store(out, m);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::min: axis 0 is out of range for the scalar "
                              "f32, which has no axes; leave the axis out"));
@@ -67,7 +57,7 @@ TEST(ReduceErrors, ScanAxisOutOfRange) {
     auto c = (line = __LINE__, bl::cumsum(v, 1));
     bl::store(out + bl::arange(0, 16), c);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::cumsum: axis 1 is out of range for "
                              "tensor<16xf32> of rank 1; use an axis from -1 "
@@ -82,7 +72,7 @@ TEST(ReduceErrors, ScanOfAScalar) {
         auto c = (line = __LINE__, bl::cumprod(s));
         bl::store(out, c);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::cumprod needs a block, got the scalar f32"));
 }
@@ -94,7 +84,7 @@ TEST(ReduceErrors, XorSumOfFloats) {
     auto r = (line = __LINE__, bl::xor_sum(v));
     bl::store(out, r);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::xor_sum needs integer elements, got "
                              "tensor<16xf32>; to xor the bits of floats, "
@@ -110,7 +100,7 @@ TEST(ReduceErrors, ArgmaxOfAScalar) {
         auto i = (line = __LINE__, bl::argmax(s, 0));
         bl::store(out, i);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::argmax needs a block, got the scalar f32; a "
                              "scalar has no index to return"));
@@ -123,7 +113,7 @@ TEST(ReduceErrors, SumOfPointers) {
     auto s = (line = __LINE__, bl::sum(ptrs));
     (void)s;
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::sum is not defined for pointers "
                              "(tensor<16xptr<f32>>)"));
@@ -140,7 +130,7 @@ TEST(ReduceErrors, CombineReturnsTheWrongType) {
         auto r = (line = __LINE__, bl::reduce(v, 0, to_float));
         bl::store(out, r);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::reduce: the combine function returns f32"));
   EXPECT_THAT(msg, HasSubstr("but the elements are i32; convert it with "
@@ -158,7 +148,7 @@ TEST(ReduceErrors, CombineReturnsABlock) {
         auto r = (line = __LINE__, bl::associative_scan(v, 0, widen));
         bl::store(out + bl::arange(0, 16), r);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::associative_scan: the combine function "
                              "returns the block tensor<2xf32>"));
@@ -179,7 +169,7 @@ TEST(ReduceErrors, CombineReturnsTooFewValues) {
         auto pair = (line = __LINE__, bl::reduce({v, i}, 0, only_value));
         bl::store(out, pair[0]);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::reduce: the combine function returns 1 "
                              "value for 2 operands; it must return one scalar "
@@ -197,7 +187,7 @@ TEST(ReduceErrors, ReduceOfOperandsOfDifferentShapes) {
         auto pair = (line = __LINE__, bl::reduce({v, i}, 0, keep));
         bl::store(out, pair[0]);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::reduce: operand 1 (tensor<8xi32>) does not "
                              "have the shape of operand 0 (tensor<16xf32>)"));
@@ -218,7 +208,7 @@ TEST(ReduceErrors, VariableAssignedInsideACombineFunction) {
     bl::store(out, s);
     (use_line = __LINE__, bl::store(out + 1, last));
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(use_line)));
   EXPECT_THAT(msg, HasSubstr("this variable was assigned inside the combine "
                              "function of bl::reduce at " +
@@ -270,7 +260,7 @@ TEST(ReduceErrors, StoreInABranchOfAScanCombine) {
         auto s = (scan_line = __LINE__, bl::associative_scan(v, 0, noisy));
         bl::store(out + bl::arange(0, 16), s);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(store_line)));
   EXPECT_THAT(msg, HasSubstr("bl::store cannot be used in the combine "
                              "function of the scan at " +
@@ -304,16 +294,16 @@ TEST(ReduceErrors, AtomicPrintAndAssertInsideACombineFunction) {
                     return a + b;
                   }));
       });
-  std::string msg = run(atomic);
+  std::string msg = run_x_out(atomic, 64);
   EXPECT_THAT(msg, HasSubstr(at(atomic_line)));
   EXPECT_THAT(msg, HasSubstr("bl::atomic_add cannot be used in the combine "
                              "function of the reduce at "));
-  msg = run(print);
+  msg = run_x_out(print, 64);
   EXPECT_THAT(msg, HasSubstr(at(print_line)));
   EXPECT_THAT(msg, HasSubstr("bl::device_print cannot be used in the combine "
                              "function of the reduce at "));
   EXPECT_THAT(msg, HasSubstr("print the result after the reduction or scan"));
-  msg = run(check);
+  msg = run_x_out(check, 64);
   EXPECT_THAT(msg, HasSubstr(at(assert_line)));
   EXPECT_THAT(msg, HasSubstr("bl::device_assert cannot be used in the "
                              "combine function of the reduce at "));

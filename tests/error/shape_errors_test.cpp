@@ -9,14 +9,6 @@ using ::testing::HasSubstr;
 
 namespace {
 
-std::string run(auto &k) {
-  std::vector<float> x(64, 1.f);
-  auto out = poisoned<float>(64);
-  std::string msg = error_of([&] { k[{1}](x, out); });
-  EXPECT_TRUE(untouched(out)) << "the kernel wrote its output";
-  return msg;
-}
-
 TEST(ShapeErrors, AddOfIncompatibleShapes) {
   static int line;
   auto k = bl::kernel("add_16_32", [](bl::Ptr<float> x, bl::Ptr<float> out) {
@@ -25,7 +17,7 @@ TEST(ShapeErrors, AddOfIncompatibleShapes) {
     auto sum = (line = __LINE__, a + b);
     bl::store(out + bl::arange(0, 16), sum);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("operator+: shapes [16] and [32] cannot be "
                              "broadcast together (16 vs 32 in dimension 0)"));
@@ -41,7 +33,7 @@ TEST(ShapeErrors, MultiplyOfIncompatible2DShapes) {
     auto product = (line = __LINE__, a * b);
     (void)product;
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("operator*: shapes [4, 8] and [8, 4] cannot be "
                              "broadcast together (4 vs 8 in dimension 0)"));
@@ -56,7 +48,7 @@ TEST(ShapeErrors, TrailingDimensionsAlignFromTheRight) {
     auto diff = (line = __LINE__, a - b);
     (void)diff;
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("operator-: shapes [4, 8] and [4] cannot be "
                              "broadcast together (8 vs 4 in dimension 1)"));
@@ -69,7 +61,7 @@ TEST(ShapeErrors, ComparisonOfIncompatibleShapes) {
     auto mask = (line = __LINE__, offs < bl::arange(0, 8));
     bl::store(out + offs, 1.f, mask);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("operator<: shapes [16] and [8] cannot be "
                              "broadcast together"));
@@ -83,7 +75,7 @@ TEST(ShapeErrors, WhereOfIncompatibleShapes) {
     auto picked = (line = __LINE__, bl::where(offs < 4, v, 0.f));
     bl::store(out + offs, picked);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::where: shapes [16] and [32] cannot be "
                              "broadcast together"));
@@ -97,7 +89,7 @@ TEST(ShapeErrors, CompoundAssignmentOfIncompatibleShapes) {
     (line = __LINE__, acc += v);
     bl::store(out + bl::arange(0, 16), acc);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("operator+: shapes [16] and [32] cannot be "
                              "broadcast together"));
@@ -113,7 +105,7 @@ TEST(ShapeErrors, ReshapeChangesTheElementCount) {
         auto square = (line = __LINE__, bl::reshape(v, {4, 4}));
         bl::store(out + bl::arange(0, 16), bl::reshape(square, {16}));
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::reshape: cannot reshape tensor<32xf32> (32 "
                              "elements) to [4, 4] (16 elements); the element "
@@ -127,7 +119,7 @@ TEST(ShapeErrors, ReshapeToANonPowerOfTwoDimension) {
     auto odd = (line = __LINE__, bl::reshape(v, {3, 5}));
     (void)odd;
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::reshape: every dimension of a block must be "
                              "a power of two, got [3, 5]; round the size up "
@@ -142,7 +134,7 @@ TEST(ShapeErrors, ReshapeOfABlockToAScalar) {
         auto s = (line = __LINE__, bl::reshape(v, {}));
         bl::store(out, s);
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("cannot reshape tensor<1xf32> to a scalar"));
   EXPECT_THAT(msg, HasSubstr("bl::sum(x)"));
@@ -156,7 +148,7 @@ TEST(ShapeErrors, PermuteWithARepeatedDimension) {
         auto p = (line = __LINE__, bl::permute(tile, {0, 0}));
         (void)p;
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::permute: [0, 0] is not a permutation of the "
                              "dimensions of tensor<4x8xf32>; list each of 0 "
@@ -170,7 +162,7 @@ TEST(ShapeErrors, PermuteWithTheWrongNumberOfDimensions) {
     auto p = (line = __LINE__, bl::permute(tile, {2, 0, 1}));
     (void)p;
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("[2, 0, 1] is not a permutation of the "
                              "dimensions of tensor<4x8xf32>"));
@@ -183,7 +175,7 @@ TEST(ShapeErrors, TransWithoutOrderOfA1DBlock) {
     auto t = (line = __LINE__, bl::trans(v));
     bl::store(out + bl::arange(0, 16), t);
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::trans without an order transposes a 2-D "
                              "block, got tensor<16xf32>"));
@@ -196,7 +188,7 @@ TEST(ShapeErrors, ExpandDimsAxisOutOfRange) {
     auto e = (line = __LINE__, bl::expand_dims(v, 2));
     (void)e;
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::expand_dims: axis 2 is out of range for "
                              "tensor<16xf32> (rank 1); use an axis from -2 "
@@ -210,7 +202,7 @@ TEST(ShapeErrors, ExpandDimsBeyondThreeDimensions) {
     auto e = (line = __LINE__, bl::expand_dims(cube, 0));
     (void)e;
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::expand_dims: tensor<2x2x2xf32> already has "
                              "rank 3 and blocks have at most 3 dimensions"));
@@ -224,7 +216,7 @@ TEST(ShapeErrors, BroadcastToAnIncompatibleShape) {
         auto b = (line = __LINE__, bl::broadcast_to(v, {16, 8}));
         (void)b;
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::broadcast_to: cannot broadcast "
                              "tensor<16xf32> to [16, 8]: dimension 0 has size "
@@ -241,7 +233,7 @@ TEST(ShapeErrors, BroadcastToALowerRank) {
         auto b = (line = __LINE__, bl::broadcast_to(tile, {16}));
         (void)b;
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("cannot broadcast tensor<1x16xf32> to the "
                              "lower-rank shape [16]"));
@@ -255,7 +247,7 @@ TEST(ShapeErrors, JoinOfDifferentElementTypes) {
     auto j = (line = __LINE__, bl::join(v, bl::arange(0, 16)));
     (void)j;
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::join: tensor<16xf32> and tensor<16xi32> "
                              "differ in element type; convert one with "
@@ -270,7 +262,7 @@ TEST(ShapeErrors, JoinOfShapesThatDoNotBroadcast) {
     auto j = (line = __LINE__, bl::join(a, b));
     (void)j;
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::join: shapes [16] and [32] cannot be "
                              "broadcast together"));
@@ -283,7 +275,7 @@ TEST(ShapeErrors, SplitOfALastDimensionOtherThanTwo) {
     auto halves = (line = __LINE__, bl::split(tile));
     (void)halves;
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::split: tensor<8x4xf32> cannot be split; it "
                              "needs a last dimension of size 2"));
@@ -297,7 +289,7 @@ TEST(ShapeErrors, CatOfDifferentShapes) {
     auto c = (line = __LINE__, bl::cat(a, b));
     (void)c;
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 64);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::cat: tensor<16xf32> and tensor<8xf32> differ "
                              "in shape; bl::cat needs blocks of one shape"));

@@ -73,4 +73,25 @@ template <typename T> bool untouched(const std::vector<T> &v) {
   return std::memcmp(v.data(), fresh.data(), v.size() * sizeof(T)) == 0;
 }
 
+/// Launches one program of `k`, a kernel of (x, out, extra...) that makes
+/// one mistake, on `n` ones and `n` poisoned floats; returns the message of
+/// the error it must raise, and checks that `out` stayed poisoned.
+template <typename... Extra>
+std::string run_x_out(auto &k, size_t n, Extra... extra) {
+  std::vector<float> x(n, 1.f);
+  auto out = poisoned<float>(n);
+  std::string msg = error_of([&] { k[{1}](x, out, extra...); });
+  EXPECT_TRUE(untouched(out)) << "the kernel wrote its output";
+  return msg;
+}
+
+/// The same for a kernel of (out, extra...).
+template <typename... Extra>
+std::string run_out(auto &k, size_t n, Extra... extra) {
+  auto out = poisoned<float>(n);
+  std::string msg = error_of([&] { k[{1}](out, extra...); });
+  EXPECT_TRUE(untouched(out)) << "the kernel wrote its output";
+  return msg;
+}
+
 } // namespace blocc::error_testing

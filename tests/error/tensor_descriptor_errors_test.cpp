@@ -10,16 +10,6 @@ using ::testing::HasSubstr;
 
 namespace {
 
-// Every kernel is (x, out, n) over an n x n row-major matrix, n = 16; each
-// ends by copying x's first tile to out, which must not happen.
-std::string run(auto &k) {
-  std::vector<float> x(256, 1.f);
-  auto out = poisoned<float>(256);
-  std::string msg = error_of([&] { k[{1}](x, out, 16); });
-  EXPECT_TRUE(untouched(out)) << "the kernel wrote its output";
-  return msg;
-}
-
 void copy_first_tile(bl::Ptr<float> x, bl::Ptr<float> out, bl::i32 n) {
   auto from = bl::make_tensor_descriptor(x, {n, n}, {n, 1}, {16, 16});
   auto to = bl::make_tensor_descriptor(out, {n, n}, {n, 1}, {16, 16});
@@ -36,7 +26,7 @@ TEST(TensorDescriptorErrors, LastStrideIsNotOne) {
     auto d = (line = __LINE__, bl::make_tensor_descriptor(x, s, t, {16, 16}));
     (void)d;
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::make_tensor_descriptor: strides[1], the "
                              "last stride, must be 1"));
@@ -59,7 +49,7 @@ TEST(TensorDescriptorErrors, LastStrideChangedByTheLoopAroundIt) {
       stride = stride + i;
     }
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("strides[1], the last stride, is 1 before the "
                              "bl::range loop around it, which changes it"));
@@ -74,7 +64,7 @@ TEST(TensorDescriptorErrors, RankMismatch) {
         auto d = (line = __LINE__, bl::make_tensor_descriptor(x, s, t, {16}));
         (void)d;
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::make_tensor_descriptor: rank mismatch: "
                              "shape has 2 entries, strides 2 and block_shape "
@@ -90,7 +80,7 @@ TEST(TensorDescriptorErrors, BlockShapeNotAPowerOfTwo) {
     auto d = (line = __LINE__, bl::make_tensor_descriptor(x, s, t, {16, 24}));
     (void)d;
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("block_shape [16, 24] has dimension 1 of size "
                              "24, which is not a power of two"));
@@ -105,7 +95,7 @@ TEST(TensorDescriptorErrors, RowsShorterThan16Bytes) {
     auto d = (line = __LINE__, bl::make_tensor_descriptor(x, s, t, {16, 2}));
     (void)d;
   });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("a tensor descriptor's rows are at least 16 "
                              "bytes, as in Triton"));
@@ -120,7 +110,7 @@ TEST(TensorDescriptorErrors, WrongNumberOfOffsets) {
         auto tile = (line = __LINE__, bl::load(d, {0, 0, 0}));
         (void)tile;
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::load: 3 offsets for a tensor descriptor of "
                              "rank 2; give one offset per dimension"));
@@ -136,7 +126,7 @@ TEST(TensorDescriptorErrors, SixtyFourBitOffset) {
         auto tile = (line = __LINE__, bl::load(d, {row, 0}));
         (void)tile;
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("bl::load: offsets[0] is "));
   EXPECT_THAT(msg, HasSubstr("tensor descriptor offsets are 32-bit, as in "
@@ -152,7 +142,7 @@ TEST(TensorDescriptorErrors, StoredValueOfAnotherShape) {
         auto row = bl::zeros({16}, bl::float32);
         (line = __LINE__, bl::store(d, {0, 0}, row));
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("but the tensor descriptor's block is [16, 16]; "
                              "store a block of exactly that shape"));
@@ -167,7 +157,7 @@ TEST(TensorDescriptorErrors, AssignedADescriptorOfAnotherTile) {
         std::vector<bl::Operand> s{n, n}, t{n, 1};
         d = (line = __LINE__, bl::make_tensor_descriptor(x, s, t, {8, 16}));
       });
-  std::string msg = run(k);
+  std::string msg = run_x_out(k, 256, 16);
   EXPECT_THAT(msg, HasSubstr(at(line)));
   EXPECT_THAT(msg, HasSubstr("cannot assign a tensor descriptor of a block "
                              "[8, 16] of f32 to a variable that holds one of a "

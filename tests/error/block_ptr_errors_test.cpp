@@ -10,6 +10,8 @@ using ::testing::HasSubstr;
 
 namespace {
 
+// Every kernel is (x, out, n) over an n x n row-major matrix.
+
 TEST(BlockPtrErrors, RankMismatch) {
   static int line;
   auto k = bl::kernel(

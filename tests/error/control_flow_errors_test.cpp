@@ -11,6 +11,8 @@ using ::testing::HasSubstr;
 
 namespace {
 
+// Every kernel here is (out, n).
+
 TEST(ControlFlowErrors, ValueUsedAfterItsLoop) {
   static int line;
   auto k = bl::kernel("escapes_loop", [](bl::Ptr<float> out, bl::i32 n) {

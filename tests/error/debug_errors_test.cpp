@@ -10,6 +10,8 @@ using ::testing::HasSubstr;
 
 namespace {
 
+// Each kernel takes (x, out, n) and makes one mistake.
+
 TEST(DebugErrors, StaticAssertFails) {
   static int line;
   auto k = bl::kernel("needs_big_block", [](bl::Ptr<float> out,

@@ -10,6 +10,8 @@ using ::testing::HasSubstr;
 
 namespace {
 
+// Each kernel takes (x, out, n) and makes one mistake.
+
 // The write a real kernel would make after its dot; the mistake before it
 // must stop the trace, so it never runs.
 void keep(bl::Ptr<float> out, const bl::Tensor &product) {

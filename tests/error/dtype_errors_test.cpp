@@ -8,6 +8,8 @@ using ::testing::HasSubstr;
 
 namespace {
 
+// Each kernel loads 16 floats, makes one type mistake and stores a result.
+
 TEST(DtypeErrors, BitwiseAndOnFloats) {
   static int line;
   auto k = bl::kernel("and_floats", [](bl::Ptr<float> x, bl::Ptr<float> out) {

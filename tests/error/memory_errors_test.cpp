@@ -8,6 +8,8 @@ using ::testing::HasSubstr;
 
 namespace {
 
+// Each kernel takes (x, out, n) and makes one mistake.
+
 TEST(MemoryErrors, LoadMaskOfIncompatibleShape) {
   static int line;
   auto k = bl::kernel(

@@ -10,6 +10,8 @@ using ::testing::HasSubstr;
 
 namespace {
 
+// Each kernel takes (x, out) and makes one mistake.
+
 TEST(ReduceErrors, SumAxisOutOfRange) {
   static int line;
   auto k = bl::kernel("sum_axis", [](bl::Ptr<float> x, bl::Ptr<float> out) {

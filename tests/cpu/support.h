@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "poison.h"
 #include "test_seed.h"
 
 #include <bit>
@@ -54,11 +55,7 @@ std::vector<T> random_values(size_t n, double lo, double hi) {
 
 /// Every byte 0x5a: an element a kernel forgot to write stands out (and
 /// both backends' outputs start alike).
-template <typename T> std::vector<T> poisoned(size_t n) {
-  std::vector<T> v(n);
-  std::memset(static_cast<void *>(v.data()), 0x5a, n * sizeof(T));
-  return v;
-}
+using poison::bytes::poisoned;
 
 template <typename T> double as_double(T x) {
   return static_cast<double>(static_cast<float>(x));

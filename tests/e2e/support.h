@@ -2,6 +2,8 @@
 // outputs, and comparisons with tolerances that fit the dtype.
 #pragma once
 
+#include "poison.h"
+
 #include <blocc/blocc.h>
 #include <gtest/gtest.h>
 
@@ -41,11 +43,9 @@ template <typename T> std::vector<T> random_ints(size_t n, T lo, T hi) {
   return v;
 }
 
-/// An output buffer filled with NaN, so that an element the kernel forgot
-/// to write cannot pass for a correct one.
-inline std::vector<float> poisoned(size_t n) {
-  return std::vector<float>(n, std::numeric_limits<float>::quiet_NaN());
-}
+// Output buffers filled with NaN, so that an element the kernel forgot to
+// write cannot pass for a correct one.
+using poison::nan::poisoned;
 
 /// Relative-plus-absolute closeness, reporting the first mismatch.
 inline ::testing::AssertionResult all_close(const std::vector<float> &got,

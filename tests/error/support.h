@@ -13,6 +13,8 @@
 //   EXPECT_THAT(msg, HasSubstr(at(line)));  // "this_test.cpp:12: error: "
 #pragma once
 
+#include "poison.h"
+
 #include <blocc/blocc.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -59,19 +61,10 @@ at(int line, std::source_location here = std::source_location::current()) {
   return where(line, here) + ": error: ";
 }
 
-/// A buffer every element of which holds one recognisable bit pattern, so
-/// that a write by a kernel that should not have run shows up.
-template <typename T> std::vector<T> poisoned(size_t n) {
-  std::vector<T> v(n);
-  std::memset(v.data(), 0x5a, n * sizeof(T));
-  return v;
-}
-
-/// True when no element of `v` differs, bit for bit, from poisoned<T>().
-template <typename T> bool untouched(const std::vector<T> &v) {
-  std::vector<T> fresh = poisoned<T>(v.size());
-  return std::memcmp(v.data(), fresh.data(), v.size() * sizeof(T)) == 0;
-}
+// Every element one recognisable bit pattern, so that a write by a kernel
+// that should not have run shows up (untouched).
+using poison::bytes::poisoned;
+using poison::bytes::untouched;
 
 /// Launches one program of `k`, a kernel of (x, out, extra...) that makes
 /// one mistake, on `n` ones and `n` poisoned floats; returns the message of

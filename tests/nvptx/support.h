@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "nvptx/ptxas.h"
+#include "poison.h"
 #include "test_seed.h"
 
 #include <cmath>
@@ -72,20 +73,9 @@ std::vector<T> random_values(size_t n, double lo, double hi) {
   return v;
 }
 
-/// NaN for floats, a fixed odd pattern for integers: what an element no
-/// kernel wrote looks like.
-template <typename T> T poison() {
-  if constexpr (std::is_integral_v<T>) {
-    T v;
-    std::memset(&v, 0x5a, sizeof v);
-    return v;
-  } else {
-    return static_cast<T>(std::numeric_limits<float>::quiet_NaN());
-  }
-}
-template <typename T> std::vector<T> poisoned(size_t n) {
-  return std::vector<T>(n, poison<T>());
-}
+// NaN for floats, a fixed odd pattern for integers.
+using poison::nan::poison;
+using poison::nan::poisoned;
 /// A device buffer of n poisoned elements.
 template <typename T> DeviceBuffer<T> poisoned_on_gpu(size_t n) {
   DeviceBuffer<T> b(n);

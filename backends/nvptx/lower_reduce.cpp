@@ -1,4 +1,4 @@
-// Reductions along one axis, in three steps (DESIGN.md, step 4):
+// Reductions along one axis, in three steps:
 //   1. in each thread, over its registers along the reduced dimension, as
 //      a pairwise tree;
 //   2. across the lanes of a warp that hold different elements along it,

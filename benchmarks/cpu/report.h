@@ -1,6 +1,7 @@
 // Benchmark results: one Record per (kernel, shape, dtype, peer), printed
-// as a table and written as JSON in the format of DESIGN.md ("Performance
-// method"), with each row's bar from issue 3 and whether it is met.
+// as a table and written as JSON in the results format
+// (benchmarks/README.md, "Results"), with each row's bar and whether it is
+// met.
 #pragma once
 
 #include <cstdint>

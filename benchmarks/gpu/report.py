@@ -1,6 +1,7 @@
 """Merges one run of the GPU benchmarks into one table and one JSON file
-(DESIGN.md's results format): the blocc programs' files (blocc_bench_gpu,
-blocc_bench_gpu_fused, blocc_bench_gpu_launch --json; each record blocc's
+(the results format, benchmarks/README.md): the blocc programs' files
+(blocc_bench_gpu, blocc_bench_gpu_fused, blocc_bench_gpu_launch --json;
+each record blocc's
 value for one configuration next to the peer the program measured itself:
 the device copy, raw cuLaunchKernel) and the Python peers' files
 (triton_*.py --json: Triton's and PyTorch's values; python_launch.py's
@@ -9,7 +10,7 @@ in the same invocation (scripts/run-benchmarks gpu).
 
 Per (kernel, shape, dtype, metric) the best configuration of each side is
 compared (best blocc config against the best Triton config, as an
-autotuner would pick), one record per peer, with the bar issue 4 sets and
+autotuner would pick), one record per peer, with its bar and
 whether it is met.
 
     python3 benchmarks/gpu/report.py --out gpu.json [--command TEXT] FILE...

@@ -1,4 +1,5 @@
-// The JSON the GPU benchmark programs write (DESIGN.md's results format):
+// The JSON the GPU benchmark programs write (the results format,
+// benchmarks/README.md):
 // one record per measured configuration, blocc's value next to the peer
 // measured in the same run (the device copy for bandwidths, raw
 // cuLaunchKernel for launch overhead). benchmarks/gpu/report.py merges

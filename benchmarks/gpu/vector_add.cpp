@@ -7,7 +7,8 @@
 //
 //   blocc_bench_gpu [--log2n 26,28] [--samples 50] [--json FILE]
 //
-// Prints a table and, with --json, writes DESIGN.md's results format.
+// Prints a table and, with --json, writes the results format
+// (benchmarks/README.md).
 #include "bench_main.h"
 #include "gpu_timing.h"
 #include "kernels.h"

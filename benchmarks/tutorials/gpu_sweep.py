@@ -8,9 +8,10 @@ triton.testing.do_bench (median of runs after warm-up, L2 flushed).
 
     python3 benchmarks/tutorials/gpu_sweep.py --out gpu-sweep.json [--quick]
 
-Writes DESIGN.md's results format (a record per kernel, size and peer:
-blocc's value, the peer's, blocc / peer) plus "series" (every column's
-values per size) for benchmarks/tutorials/plot.py, and prints a table.
+Writes the results format (benchmarks/README.md: a record per kernel, size
+and peer: blocc's value, the peer's, blocc / peer) plus "series" (every
+column's values per size) for benchmarks/tutorials/plot.py, and prints a
+table.
 A column that fails its check or raises is reported and left out.
 """
 

@@ -1,8 +1,9 @@
 """What the tutorials' sweeps share (gpu_sweep.py, cpu_sweep.py): each
 kernel's columns run at each size, checked against the float64 reference,
-timed, and written in DESIGN.md's results format (a record per kernel, size
-and peer: blocc's value, the peer's, blocc / peer) plus "series" (every
-column's values per size) for plot.py; a table is printed as it goes.
+timed, and written in the results format (benchmarks/README.md: a record
+per kernel, size and peer: blocc's value, the peer's, blocc / peer) plus
+"series" (every column's values per size) for plot.py; a table is printed
+as it goes.
 
 A sweep function returns (metric, work, {column: (launch, output)},
 reference, (rtol, atol), blocc's configuration). `launch()` runs the

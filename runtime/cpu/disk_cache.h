@@ -1,5 +1,5 @@
-// A directory of compiled kernels kept between processes (DESIGN.md, "The
-// pipeline", step 6). It stores opaque bytes (the CPU backend's object
+// A directory of compiled kernels kept between processes
+// (docs/architecture.md). It stores opaque bytes (the CPU backend's object
 // code) under a text key (everything that determines them: IR, options,
 // target, compiler version) and never trusts what it reads back:
 //

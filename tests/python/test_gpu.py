@@ -2,7 +2,7 @@
 (tests/python/kernels/test_module.cpp's DeviceArray, so that no PyTorch is
 needed), PyTorch CUDA tensors (their current stream, stream=, CUDA graphs)
 where torch is installed, do_bench with CUDA events. Skipped (reported as
-skipped) without a GPU; the GPU half of issue 5, run on an H100 by
+skipped) without a GPU; run where one is by
 `ctest -R '^python$'` (or pytest tests/python/test_gpu.py with CTest's
 environment)."""
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# DESIGN.md's dependency direction: frontend -> ir <- backends, and only
+# The dependency direction (docs/architecture.md): frontend -> ir <- backends, and only
 # backends/ may include LLVM headers (runtime/ includes neither LLVM nor CUDA
 # headers), so that user code and the Python extension build without them.
 set -u

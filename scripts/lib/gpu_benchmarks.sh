@@ -4,7 +4,7 @@
 # the launch overhead from Python (blocc, Triton, torch.add) where python3
 # also imports blocc;
 # benchmarks/gpu/report.py then prints one table (blocc over each peer,
-# the copy ceiling, issue 4's bars) and writes the JSON.
+# the copy ceiling, their bars) and writes the JSON.
 #
 # The programs come from PATH when all of them are there (the packed GPU
 # bundle: `source .gpu/env.sh`), else from a Release build made here.

@@ -1,7 +1,8 @@
 """PNG plots of a sweep's JSON (gpu_sweep.py's "series"): one per kernel,
 x = size (log scale), y = GB/s or TFLOP/s, a line per column (blocc, its
-peers, the ceiling dashed), titled with the hardware and the date. Also
-prints a markdown table of blocc / peer at every size.
+peers, the ceiling dashed), titled with the hardware and the date. With
+--markdown, also prints its table of blocc / peer at every size
+(tables.py, which keeps benchmarks/README.md's tables to their JSON).
 
     python3 benchmarks/tutorials/plot.py RESULTS.json OUT_DIR [--markdown]
 
@@ -14,6 +15,8 @@ import json
 import os
 
 import matplotlib
+
+from tables import sweep_table
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -28,7 +31,6 @@ def main():
     with open(args.results) as f:
         report = json.load(f)
     os.makedirs(args.out_dir, exist_ok=True)
-    rows = []
     for table in report["series"]:
         sizes = table["sizes"]
         fig, ax = plt.subplots(figsize=(6, 4))
@@ -50,20 +52,8 @@ def main():
         fig.savefig(path, dpi=100)
         plt.close(fig)
         print("wrote", path)
-        blocc = table["columns"].get("blocc", {})
-        for s in sizes:
-            if str(s) not in blocc:
-                continue
-            peers = "; ".join(
-                f"{c} {v[str(s)]:.1f} ({blocc[str(s)] / v[str(s)]:.2f}x)"
-                for c, v in table["columns"].items()
-                if c != "blocc" and str(s) in v)
-            rows.append(f"| {table['kernel']} | {s} | {table['dtype']} | "
-                        f"{table['metric']} | {blocc[str(s)]:.1f} | {peers} |")
     if args.markdown:
-        print("\n| kernel | size | dtype | metric | blocc | peers (blocc / peer) |")
-        print("|---|---|---|---|---|---|")
-        print("\n".join(rows))
+        print("\n" + sweep_table(report), end="")
 
 
 if __name__ == "__main__":

@@ -514,7 +514,7 @@ bool is_tile_view(const ir::Operation &op) {
   if (op.code() == OpCode::Bitcast)
     return ir::scalar_bits(type.element()) ==
            ir::scalar_bits(op.operand(0)->type().element());
-  return op.code() == OpCode::Permute && type.rank() == 2;
+  return type.rank() == 2; // a permute
 }
 
 SharedLayout view_layout(const ir::Operation &view,

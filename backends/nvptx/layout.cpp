@@ -157,6 +157,13 @@ int64_t row_run(const BlockedLayout &parent, const Layout &layout,
   return last < 0 ? 1 : vector_run(parent, layout, last, element_bytes);
 }
 
+std::vector<int64_t> inverse_order(const std::vector<int64_t> &order) {
+  std::vector<int64_t> inverse(order.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    inverse[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
+  return inverse;
+}
+
 Layout permuted(const Layout &layout, const std::vector<int64_t> &order) {
   Layout result = layout;
   for (size_t i = 0; i < order.size(); ++i) {

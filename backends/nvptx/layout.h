@@ -102,6 +102,10 @@ struct Layout {
   friend auto operator<=>(const Layout &, const Layout &) = default;
 };
 
+/// The inverse of a permute's `order`: where each operand dimension goes
+/// (inverse[order[i]] = i), itself the order that permutes back.
+std::vector<int64_t> inverse_order(const std::vector<int64_t> &order);
+
 /// The layout of a permute's result (its dimension i is the operand's
 /// dimension order[i]) whose operand is in `layout`: the same registers
 /// of the same threads, each element under its new index.

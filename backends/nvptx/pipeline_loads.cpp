@@ -173,13 +173,8 @@ tile_reads(const ir::Block &body, const ir::Value *v,
 SharedLayout before_views(const std::vector<const ir::Operation *> &views,
                           SharedLayout shared) {
   for (auto it = views.rbegin(); it != views.rend(); ++it)
-    if ((*it)->code() == OpCode::Permute) {
-      const std::vector<int64_t> &order = (*it)->ints_attr("order");
-      std::vector<int64_t> inverse(order.size());
-      for (size_t i = 0; i < order.size(); ++i)
-        inverse[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
-      shared = shared.permuted(inverse);
-    }
+    if ((*it)->code() == OpCode::Permute)
+      shared = shared.permuted(inverse_order((*it)->ints_attr("order")));
   return shared;
 }
 

@@ -281,11 +281,9 @@ int64_t SharedLayout::buffer_elements() const {
 
 SharedLayout SharedLayout::permuted(const std::vector<int64_t> &order) const {
   SharedLayout result = *this;
-  std::vector<int64_t> position(order.size());
-  for (size_t i = 0; i < order.size(); ++i) {
+  for (size_t i = 0; i < order.size(); ++i)
     result.shape[i] = shape[static_cast<size_t>(order[i])];
-    position[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
-  }
+  const std::vector<int64_t> position = inverse_order(order);
   for (int64_t &dim : result.order)
     dim = position[static_cast<size_t>(dim)];
   return result;

@@ -16,7 +16,6 @@ backward.
 """
 
 import argparse
-import datetime
 import itertools
 import json
 import math
@@ -34,6 +33,7 @@ from blocc import kernels as B
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from gpu_sweep import attention_backward_reference, attention_reference  # noqa: E402
+import harness  # noqa: E402
 import triton_kernels as T  # noqa: E402
 
 CONFIGS = [dict(BLOCK_M=m, BLOCK_N=n, num_warps=w, num_stages=s)
@@ -165,11 +165,9 @@ def backward(args, dims, causal_cases):
 def provenance():
     """What a result file records of its run: device, date, versions and
     the command."""
-    return dict(device=torch.cuda.get_device_name(),
-                date=datetime.date.today().isoformat(),
+    return dict(device=torch.cuda.get_device_name(), **harness.provenance(),
                 blocc=blocc.__version__, torch=torch.__version__,
-                triton=triton.__version__,
-                command="python3 " + " ".join(sys.argv))
+                triton=triton.__version__)
 
 
 def main():

@@ -20,6 +20,13 @@ import sys
 UNITS = {"GB/s": 1e-9, "GFLOP/s": 1e-9, "TFLOP/s": 1e-12}
 
 
+
+def provenance():
+    """What every results file records of its run besides the hardware:
+    the date and the command."""
+    return {"date": datetime.date.today().isoformat(),
+            "command": " ".join(["python3"] + sys.argv)}
+
 def cdiv(a, b):
     return (a + b - 1) // b
 
@@ -93,11 +100,8 @@ def run(sweeps, args, *, suite, hardware, notes, bench, wait, mismatch,
                     "peer_value": value, "peer_config": "",
                     "ratio": values["blocc"] / value, "bar": "", "meets_bar": None})
         series.append(table)
-    report = {
-        "suite": suite, "hardware": hardware,
-        "date": datetime.date.today().isoformat(),
-        "command": " ".join(["python3"] + sys.argv),
-        "notes": notes, "results": results, "series": series}
+    report = {"suite": suite, "hardware": hardware, **provenance(),
+              "notes": notes, "results": results, "series": series}
     with open(args.out, "w") as f:
         json.dump(report, f, indent=1)
     print("wrote", args.out)

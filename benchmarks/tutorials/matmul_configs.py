@@ -31,6 +31,7 @@ import blocc
 from blocc import kernels as B
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
+import harness  # noqa: E402
 import triton_kernels as T  # noqa: E402
 from gpu_sweep import quantize_e4m3  # noqa: E402
 
@@ -144,8 +145,8 @@ def main():
     if args.out:
         with open(args.out, "w") as f:
             json.dump(dict(device=torch.cuda.get_device_name(),
-                           blocc=blocc.__version__, n=n, rows=rows), f,
-                      indent=1)
+                           **harness.provenance(), blocc=blocc.__version__,
+                           n=n, rows=rows), f, indent=1)
 
 
 if __name__ == "__main__":

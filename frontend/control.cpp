@@ -30,7 +30,8 @@ ir::Value *current_binding(Tensor *var) {
 
 class LoopTrace {
 public:
-  LoopTrace(const Operand &lb, const Operand &ub, const Operand &step)
+  LoopTrace(const Operand &lb, const Operand &ub, const Operand &step,
+            LoopOptions options = {})
       : ctx_(TraceContext::current(lb.loc())), loc_(lb.loc()),
         uncaught_(std::uncaught_exceptions()) {
     for (const Operand *bound : {&lb, &ub, &step}) {
@@ -51,6 +52,8 @@ public:
     saved_block_ = b.block();
     saved_point_ = b.point();
     op_ = b.create(OpCode::For, bounds, {});
+    if (options.warp_specialize)
+      op_->set_attr(ir::kWarpSpecialize, int64_t{1});
     body_ = op_->add_region();
     induction_ = body_->add_argument(Type::scalar(dtype));
     // Every live variable gets a tentative loop argument; finish() keeps the
@@ -171,8 +174,8 @@ private:
 
 } // namespace detail
 
-Range::Range(Operand lb, Operand ub, Operand step)
-    : lb_(lb), ub_(ub), step_(step) {}
+Range::Range(Operand lb, Operand ub, Operand step, LoopOptions options)
+    : lb_(lb), ub_(ub), step_(step), options_(options) {}
 
 Range::~Range() {
   if (loop_ && loop_->open())
@@ -182,7 +185,7 @@ Range::~Range() {
 Range::iterator Range::begin() {
   if (loop_)
     user_error(lb_.loc(), "a bl::range can be iterated only once");
-  loop_ = std::make_unique<detail::LoopTrace>(lb_, ub_, step_);
+  loop_ = std::make_unique<detail::LoopTrace>(lb_, ub_, step_, options_);
   return iterator(this);
 }
 

@@ -123,6 +123,11 @@ private:
   Block *parent_ = nullptr;
 };
 
+/// A for's attribute `warp_specialize = 1` (bl::LoopOptions): the loop
+/// asks for a producer warpgroup of its own where a backend can give it
+/// one (backends/nvptx/warp_specialize.cpp); the others ignore it.
+inline constexpr const char *kWarpSpecialize = "warp_specialize";
+
 /// exp2's attribute `subnormals = "flush"` (bl::Subnormals::Flush): f32
 /// results below 2^-126, the smallest normal f32, are +0.
 inline constexpr const char *kSubnormalsAttr = "subnormals";

@@ -973,6 +973,7 @@ private:
                    "; expected at least 3 (lower bound, upper bound, step)");
     size_t carried = op.num_operands() - 3;
     expect_counts(op, 3 + carried, carried, 1);
+    expect_optional_attr<int64_t>(op, kWarpSpecialize, "an integer");
     const Type &iv = op.operand(0)->type();
     if (!iv.is_integer() || iv.is_block() || iv.is_bool())
       fail(op, "lower bound " + operand_str(op, 0) +

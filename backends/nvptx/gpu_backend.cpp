@@ -9,6 +9,7 @@
 #include "backends/nvptx/print_layouts.h"
 #include "backends/nvptx/ptx_codegen.h"
 #include "backends/nvptx/ptx_disk_cache.h"
+#include "backends/nvptx/warp_specialize.h"
 #include "ir/clone.h"
 #include "ir/error.h"
 #include "ir/printer.h"
@@ -44,17 +45,19 @@ constexpr const char *kCompilerVersion = "blocc-nvptx-1";
 class CompiledKernel {
 public:
   CompiledKernel(std::string name, std::string ptx, std::string symbol,
-                 std::vector<ParameterKind> parameters, int num_warps,
+                 std::vector<ParameterKind> parameters, int cta_warps,
                  int64_t dynamic_shared_bytes, std::vector<FaultSite> faults,
                  std::string cubin)
       : loaded(std::move(name), std::move(ptx), std::move(symbol),
                static_cast<unsigned>(dynamic_shared_bytes), faults,
                std::move(cubin)),
-        parameters(std::move(parameters)), num_warps(num_warps),
+        parameters(std::move(parameters)), cta_warps(cta_warps),
         faults(std::move(faults)) {}
   cuda::LoadedKernel loaded;
   std::vector<ParameterKind> parameters;
-  int num_warps;
+  /// The warps of a CTA: num_warps, and a producer warpgroup where a loop
+  /// is warp-specialized (warp_specialize.h).
+  int cta_warps;
   /// Where a program may stop with an error (fault_sites.h); launches of
   /// a kernel with any are watched for faults (runtime/cuda/fault_record.h).
   std::vector<FaultSite> faults;
@@ -103,6 +106,7 @@ struct Generated {
   std::unique_ptr<llvm::Module> module;
   std::unique_ptr<llvm::TargetMachine> machine;
   int64_t dynamic_shared_bytes = 0; // what each launch must request
+  int cta_warps = 0;                // warps a CTA runs
   std::vector<FaultSite> faults;
   std::vector<cuda::TensorMapRequest> tensor_maps; // its TMA copies'
 };
@@ -162,6 +166,7 @@ Generated lower(std::unique_ptr<ir::Function> gpu_ir, const CompileOptions &o) {
   KernelLowering lowering(*g.gpu_ir, *g.module, o.num_warps, o.arch);
   lowering.lower(symbol_for(g.gpu_ir->name()));
   g.dynamic_shared_bytes = lowering.dynamic_shared_bytes();
+  g.cta_warps = cta_warps(*g.gpu_ir, o.num_warps);
   g.faults = lowering.fault_sites();
   g.tensor_maps = lowering.tensor_maps();
   return g;
@@ -285,7 +290,7 @@ compile_by_text(const ir::Function &function, const CompileOptions &options) {
     ++compiled_count;
     auto kernel = std::make_shared<CompiledKernel>(
         function.name(), std::move(ptx), symbol_for(function.name()),
-        std::move(parameters), options.num_warps, g.dynamic_shared_bytes,
+        std::move(parameters), g.cta_warps, g.dynamic_shared_bytes,
         std::move(g.faults), std::move(cubin));
     kernel->tensor_maps = std::move(g.tensor_maps);
     return std::shared_ptr<const CompiledKernel>(std::move(kernel));
@@ -311,6 +316,7 @@ PtxCode compile_ptx(const ir::Function &function,
   code.ptx = emit_ptx(*g.module, *g.machine);
   code.entry = symbol_for(function.name());
   code.dynamic_shared_bytes = g.dynamic_shared_bytes;
+  code.cta_warps = g.cta_warps;
   code.faults = std::move(g.faults);
   code.tensor_maps = std::move(g.tensor_maps);
   return code;
@@ -455,7 +461,7 @@ void run(const CompiledKernel &kernel, const Grid &grid,
   }
   cuda::LaunchShape shape;
   shape.grid = {grid.x, grid.y, grid.z};
-  shape.threads = 32 * kernel.num_warps;
+  shape.threads = 32 * kernel.cta_warps;
   kernel.loaded.launch(context, shape, parameters, stream);
 }
 
@@ -516,7 +522,7 @@ std::shared_ptr<const CompiledKernel> with_tensor_maps_for_testing(
     const std::vector<cuda::TensorMapRequest> &requests) {
   const cuda::LoadedKernel &l = kernel.loaded;
   auto copy = std::make_shared<CompiledKernel>(
-      l.name(), l.ptx(), l.symbol(), kernel.parameters, kernel.num_warps,
+      l.name(), l.ptx(), l.symbol(), kernel.parameters, kernel.cta_warps,
       l.dynamic_shared_bytes(), kernel.faults, std::string());
   copy->tensor_maps = requests;
   return copy;

@@ -64,7 +64,10 @@ struct PtxCode {
   std::string ptx;
   std::string entry;                ///< the PTX entry's name
   int64_t dynamic_shared_bytes = 0; ///< as dynamic_shared_bytes() says
-  std::vector<FaultSite> faults;    ///< where a program may stop
+  /// The warps a CTA runs: num_warps, and a producer warpgroup where a
+  /// loop is warp-specialized (bl::LoopOptions::warp_specialize).
+  int cta_warps = 0;
+  std::vector<FaultSite> faults; ///< where a program may stop
   /// The tensor maps the entry takes after the user's parameters (its TMA
   /// copies'), which each launch encodes from its arguments.
   std::vector<cuda::TensorMapRequest> tensor_maps;

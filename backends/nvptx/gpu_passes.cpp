@@ -32,6 +32,11 @@ const std::vector<GpuPassInfo> &gpu_passes() {
        "loops that load the tiles of dots on tensor cores copy them ahead "
        "(cp.async, or TMA for tiles marked tma) in num_stages stages",
        pipeline_loops},
+      {"gpu-warp-specialize",
+       "a pipelined loop that asks for it and whose tiles TMA copies gets a "
+       "producer warpgroup issuing the copies; the mark goes from the "
+       "loops that cannot have one",
+       warp_specialize},
       {"gpu-stage-dot-operands",
        "the operands of dots on tensor cores as values in swizzled tiles of "
        "shared memory: written by a convert_layout, or landed there by the "

@@ -27,6 +27,8 @@
 //   gpu-pipeline-loops  which loops copy the tiles of their dots ahead, in
 //                       how many stages; the conversions between a copied
 //                       load and its dot go (pipeline_loops.cpp)
+//   gpu-warp-specialize the loop (asking for it) whose TMA copies a
+//                       producer warpgroup issues (warp_specialize.cpp)
 //   gpu-stage-dot-operands
 //                       the operands of dots on tensor cores as values in
 //                       swizzled tiles of shared memory: a copied load
@@ -79,6 +81,12 @@ void assign_layouts(ir::Function &function, const GpuPassOptions &options);
 /// dots' engines and the layouts: run accelerate_dot and assign_layouts
 /// (and the explicit form's passes, or none of them) first.
 void pipeline_loops(ir::Function &function, const GpuPassOptions &options);
+
+/// Keeps the warp_specialize mark (warp_specialize.h) on the first loop
+/// that asks for it and can have a producer warpgroup, and takes it off
+/// every other loop, which then runs as an ordinary pipelined loop. Run
+/// pipeline_loops first.
+void warp_specialize(ir::Function &function, const GpuPassOptions &options);
 
 /// Rewrites the layouts gpu-assign-layouts wrote (homes and the layouts
 /// each value is needed in) into the explicit form: every block value in

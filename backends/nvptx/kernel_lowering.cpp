@@ -6,7 +6,10 @@
 #include "backends/nvptx/kernel_abi.h"
 #include "backends/nvptx/shape_layouts.h"
 #include "backends/nvptx/unobserved_zero_signs.h"
+#include "backends/nvptx/warp_specialize.h"
 #include "ir/error.h"
+
+#include <limits>
 
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Module.h>
@@ -29,6 +32,15 @@ KernelLowering::KernelLowering(const ir::Function &kernel, llvm::Module &module,
   zero_signs_unobserved_ = results_with_unobserved_zero_signs(kernel);
   pipelined_loops_ = plan_pipelined_loops(kernel, *layouts_, axis_info);
   warpgroup_mma_ = uses_warpgroup_mma(kernel);
+  specialized_loop_ = warp_specialized_loop(kernel);
+  if (specialized_loop_) {
+    std::string why = why_not_warp_specialized(
+        kernel, *specialized_loop_, pipelined_loop(*specialized_loop_),
+        axis_info, num_warps);
+    if (!why.empty())
+      throw Error(specialized_loop_->describe() +
+                  ": warp_specialize cannot be followed: " + why);
+  }
   kernel.walk([&](const ir::Operation &op) {
     if (!copied_by_tma(op))
       return;
@@ -117,7 +129,11 @@ llvm::Function *KernelLowering::lower(const std::string &symbol) {
     annotations->addOperand(llvm::MDNode::get(context, fields));
   };
   annotate("kernel", 1);
-  annotate("maxntidx", kWarpSize * num_warps);
+  annotate("maxntidx", kWarpSize * cta_warps(kernel, num_warps));
+  // setmaxnreg moves registers between warpgroups from a count ptxas
+  // must know at the entry.
+  if (specialized_loop_)
+    annotate("maxnreg", kRegistersAtEntry);
   if (!grid_constants.empty()) {
     llvm::Metadata *fields[] = {llvm::ValueAsMetadata::get(f),
                                 llvm::MDString::get(context, "grid_constant"),
@@ -128,6 +144,8 @@ llvm::Function *KernelLowering::lower(const std::string &symbol) {
   builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", f));
   bind_arguments(f);
   compute_thread_positions();
+  if (specialized_loop_)
+    split_producer_warps();
   for (const auto &op : kernel.body().ops()) {
     lower_op(*op);
     release_tiles_after(*op);
@@ -137,6 +155,9 @@ llvm::Function *KernelLowering::lower(const std::string &symbol) {
       wait_for_warpgroup_mmas(0);
     builder.CreateRetVoid();
   }
+  if (producer_entry_ && !producer_entry_->getTerminator())
+    throw Error("internal: the producer warpgroup of " +
+                specialized_loop_->describe() + " has no code");
   if (shared_)
     define_shared_buffer();
   return f;
@@ -214,6 +235,7 @@ void KernelLowering::compute_thread_positions() {
 KernelLowering::Bindings KernelLowering::bindings_of(
     const std::vector<const ir::Value *> &values) const {
   Bindings out;
+  out.values = values;
   for (const ir::Value *v : values) {
     if (auto it = scalars_.find(v); it != scalars_.end())
       out.scalars.insert(*it);
@@ -225,6 +247,11 @@ KernelLowering::Bindings KernelLowering::bindings_of(
 }
 
 void KernelLowering::restore(const Bindings &bindings) {
+  for (const ir::Value *v : bindings.values) {
+    scalars_.erase(v);
+    blocks_.erase(blocks_.lower_bound({v, 0}),
+                  blocks_.lower_bound({v, std::numeric_limits<int>::max()}));
+  }
   for (const auto &[v, value] : bindings.scalars)
     scalars_[v] = value;
   for (const auto &[key, values] : bindings.blocks)

@@ -1,6 +1,8 @@
 // Lowering of one block-IR kernel specialization to one NVVM kernel (an
 // LLVM function with the PTX kernel calling convention) that runs one
-// program instance per CTA of 32 * num_warps threads.
+// program instance per CTA of 32 * num_warps threads (and a producer
+// warpgroup beside them where a loop is warp-specialized:
+// warp_specialize.h).
 //
 // Every block value lives in the registers of the threads, distributed as
 // its layout says (layout.h, assign_layouts.h): a thread holds one LLVM
@@ -169,6 +171,7 @@ public:
   /// What `values` are bound to now (their scalars and registers), so
   /// that lowering ops again for another iteration can be undone.
   struct Bindings {
+    std::vector<const ir::Value *> values; // restore() unbinds the others
     std::map<const ir::Value *, llvm::Value *> scalars;
     std::map<std::pair<const ir::Value *, int>, Registers> blocks;
   };
@@ -279,6 +282,14 @@ public:
   }
   void clear_prefetched(const ir::Value *v) { prefetched_.erase(v); }
   void barrier();
+  /// The barrier alone, leaving what barrier() tracks as it is (a path
+  /// that leaves the kernel).
+  void emit_barrier();
+  /// The hardware barriers of a kernel with a producer warpgroup: the
+  /// consumers' own (barrier()), and the one where the producer's first
+  /// warp meets them before its loop.
+  static constexpr int kConsumersBarrier = 1;
+  static constexpr int kHandOverBarrier = 2;
   /// Call before writing shared memory, and after writing it (before the
   /// reads).
   void before_shared_write();
@@ -381,6 +392,26 @@ public:
   /// Every thread waits until `barrier`'s phase of parity `parity` (i32)
   /// has completed.
   void wait_mbarrier(llvm::Value *barrier, llvm::Value *parity);
+  /// Thread 0, as init_mbarriers, initializes `count` mbarriers from
+  /// `first`, each expecting `arrivals` arrivals; no barrier follows.
+  void start_mbarriers(llvm::Value *first, int count, int arrivals);
+  /// Lane 0 of each warp arrives on `barrier` where `arrive` (i1) holds.
+  void arrive_per_warp(llvm::Value *barrier, llvm::Value *arrive);
+  // Warp specialization (warp_specialize.h,
+  // lower_warp_specialized_loop.cpp).
+  /// The loop whose copies a producer warpgroup issues (nullptr: none).
+  const ir::Operation *specialized_loop() const { return specialized_loop_; }
+  /// The block the producer warpgroup starts in, empty until the
+  /// specialized loop's lowering fills it.
+  llvm::BasicBlock *producer_entry() const { return producer_entry_; }
+  /// The warp whose lane 0 issues TMA copies and mbarrier arrivals: 0,
+  /// or the producer's first warp while its code is lowered.
+  void set_issuing_warp(int warp) { issuing_warp_ = warp; }
+  /// A barrier of `threads` threads on hardware barrier `id` (bar.sync).
+  void named_barrier(int id, int threads);
+  /// Whether `failed` (i1) holds in any thread of the kernel's warps (a
+  /// barrier too: bar.red.or).
+  llvm::Value *vote_any(llvm::Value *failed);
   /// Bytes of shared memory the kernel needs so far.
   int64_t shared_bytes() const { return shared_bytes_; }
   /// After lower(): the dynamic shared memory each launch must request
@@ -439,6 +470,12 @@ private:
   /// `issue` (i1, where given) holds: the predicate of predicated().
   llvm::Value *issuing_thread(llvm::Value *issue = nullptr);
   void on_each_mbarrier(const std::string &text, llvm::Value *first, int count);
+  /// Where the kernel has a warp-specialized loop: sends the producer
+  /// warpgroup to producer_entry() and gives the consumers its registers.
+  void split_producer_warps();
+  const ir::Operation *specialized_loop_ = nullptr;
+  llvm::BasicBlock *producer_entry_ = nullptr;
+  int issuing_warp_ = 0;
 
   std::unique_ptr<LayoutAssignment> layouts_;
   std::map<const ir::Value *, llvm::Value *> scalars_;

@@ -112,6 +112,31 @@ private:
   /// last iteration.
   void issue_ahead(llvm::Value *trip);
 
+  // A warp-specialized loop (warp_specialize.h,
+  // lower_warp_specialized_loop.cpp).
+  /// Before the loop, in the consumers: the stages' full and empty
+  /// mbarriers, the producer's inputs written to shared memory, the
+  /// meeting with the producer; then the producer's code.
+  void hand_over(const std::vector<CarriedValue> &initial);
+  /// The values from before the loop that the copies' coordinates read,
+  /// in program order.
+  std::vector<const ir::Value *> producer_inputs() const;
+  /// The producer warpgroup's code, in KernelLowering::producer_entry():
+  /// `given` is what hand_over wrote, at `inputs_at` bytes.
+  void lower_producer(const std::vector<const ir::Value *> &inputs,
+                      const std::vector<llvm::Value *> &given,
+                      int64_t inputs_at);
+  /// The producer's loop, its inputs bound: for each iteration, waits for
+  /// its stage to be empty and issues its copies.
+  void lower_producer_loop(llvm::Value *lb, llvm::Value *step,
+                           llvm::Value *count,
+                           const std::vector<CarriedValue> &carried);
+  /// At the end of an iteration, in the consumers: the stage the previous
+  /// iteration read is empty (its MMAs are done) for the producer to fill.
+  void release_previous_stage();
+  /// The address of stage `stage`'s empty mbarrier (after the full ones).
+  llvm::Value *empty_barrier(llvm::Value *stage);
+
   KernelLowering &k_;
   llvm::IRBuilder<> &b_;
   const ir::Operation &loop_;
@@ -121,6 +146,7 @@ private:
   int64_t base_bytes_ = 0;  // where the stages start in shared memory
   int64_t barriers_at_ = 0; // where their mbarriers start (TMA copies)
   int64_t saved_reserve_ = 0;
+  bool specialized_ = false;        // a producer warpgroup issues the copies
   std::vector<CarriedValue> ahead_; // after the prologue
   std::vector<std::vector<llvm::PHINode *>> ahead_phis_;
   llvm::PHINode *stage_ = nullptr; // this iteration's stage

@@ -122,8 +122,15 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   llvm::BasicBlock *entry = builder.GetInsertBlock(), *end = nullptr;
   const bool stored_before_guard = barrier_state().first;
   if (const PipelinedLoop *plan = pipelined_loop(op)) {
+    pipeline.emplace(*this, op, *plan, LoopBounds{lb, step, count, is_signed});
+    // The producer warpgroup of a warp-specialized loop waits to be handed
+    // its inputs whether the loop runs or not.
+    const bool specialized = specialized_loop() == &op;
+    if (specialized)
+      pipeline->prologue(initial);
     if (plan->mma_in_flight) {
       // Jumped over where it runs no iteration (loop_pipeline.h).
+      entry = builder.GetInsertBlock();
       auto *runs = llvm::BasicBlock::Create(context, "for.pipelined", f);
       end = llvm::BasicBlock::Create(context, "for.end", f);
       builder.CreateCondBr(
@@ -131,8 +138,8 @@ void KernelLowering::lower_for(const ir::Operation &op) {
           end);
       builder.SetInsertPoint(runs);
     }
-    pipeline.emplace(*this, op, *plan, LoopBounds{lb, step, count, is_signed});
-    pipeline->prologue(initial);
+    if (!specialized)
+      pipeline->prologue(initial);
   }
 
   llvm::BasicBlock *before = builder.GetInsertBlock();

@@ -67,8 +67,17 @@ llvm::Value *from_shared(llvm::IRBuilderBase &b, llvm::Value *v,
 
 } // namespace
 
+void KernelLowering::emit_barrier() {
+  // With a producer warpgroup, a barrier of the kernel's code is one of
+  // the consumers (lower_warp_specialized_loop.cpp).
+  if (specialized_loop_)
+    named_barrier(kConsumersBarrier, kWarpSize * num_warps);
+  else
+    builder.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+}
+
 void KernelLowering::barrier() {
-  builder.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+  emit_barrier();
   stored_since_barrier_ = false;
   shared_read_since_barrier_ = false;
   tiles_unfenced_ = false;

@@ -17,6 +17,7 @@
 
 #include "runtime/cuda/fault_record.h"
 
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
@@ -156,6 +157,24 @@ int KernelLowering::add_fault_site(const ir::Operation &op, std::string message,
   return static_cast<int>(fault_sites_.size() - 1);
 }
 
+llvm::Value *KernelLowering::vote_any(llvm::Value *failed) {
+  llvm::Value *vote = builder.CreateZExt(failed, builder.getInt32Ty());
+  if (!specialized_loop_)
+    return builder.CreateICmpNE(
+        builder.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0_or, {}, {vote}),
+        builder.getInt32(0));
+  // The consumers' barrier: the producer warpgroup has no part in it.
+  auto *type = llvm::FunctionType::get(builder.getInt32Ty(),
+                                       {builder.getInt32Ty()}, false);
+  const std::string text =
+      "{\n.reg .pred p, q;\nsetp.ne.u32 p, $1, 0;\nbar.red.or.pred q, " +
+      std::to_string(kConsumersBarrier) + ", " +
+      std::to_string(kWarpSize * num_warps) + ", p;\nselp.u32 $0, 1, 0, q;\n}";
+  llvm::Value *any = builder.CreateCall(
+      llvm::InlineAsm::get(type, text, "=r,r,~{memory}", true), {vote});
+  return builder.CreateICmpNE(any, builder.getInt32(0));
+}
+
 void KernelLowering::fail_if(llvm::Value *failed, llvm::Value *lane, int site,
                              bool uniform) {
   llvm::Function *f = builder.GetInsertBlock()->getParent();
@@ -173,13 +192,10 @@ void KernelLowering::fail_if(llvm::Value *failed, llvm::Value *lane, int site,
     builder.CreateBr(leave);
   } else {
     llvm::GlobalVariable *minimum = shared_lane(builder, f);
-    llvm::Value *votes = builder.CreateIntrinsic(
-        llvm::Intrinsic::nvvm_barrier0_or, {},
-        {builder.CreateZExt(failed, builder.getInt32Ty())});
     // bar.red is a barrier like bar.sync: it orders the CTA's accesses.
+    llvm::Value *any = vote_any(failed);
     set_barrier_state({false, false});
-    builder.CreateCondBr(builder.CreateICmpNE(votes, builder.getInt32(0)), stop,
-                         go_on, unlikely);
+    builder.CreateCondBr(any, stop, go_on, unlikely);
     builder.SetInsertPoint(stop);
     auto *claim = llvm::BasicBlock::Create(context, "fault.claim", f);
     auto *claimed = llvm::BasicBlock::Create(context, "fault.claimed", f);
@@ -189,7 +205,7 @@ void KernelLowering::fail_if(llvm::Value *failed, llvm::Value *lane, int site,
                             llvm::Align(4), llvm::AtomicOrdering::Monotonic);
     builder.CreateBr(claimed);
     builder.SetInsertPoint(claimed);
-    builder.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+    emit_barrier();
     builder.CreateCondBr(thread_is_first(builder), reporter, leave);
     builder.SetInsertPoint(reporter);
     report(builder, site, builder.CreateLoad(builder.getInt32Ty(), minimum));

@@ -52,7 +52,7 @@ void copy_async(llvm::IRBuilderBase &b, int64_t bytes, llvm::Value *destination,
 LoopPipeline::LoopPipeline(KernelLowering &k, const ir::Operation &loop,
                            const PipelinedLoop &plan, LoopBounds bounds)
     : k_(k), b_(k.builder), loop_(loop), body_(*loop.region(0)), plan_(plan),
-      bounds_(bounds) {}
+      bounds_(bounds), specialized_(k.specialized_loop() == &loop) {}
 
 llvm::Value *LoopPipeline::stage_element(llvm::Value *stage,
                                          int64_t byte_offset,
@@ -199,6 +199,10 @@ void LoopPipeline::prologue(const std::vector<CarriedValue> &initial) {
   saved_reserve_ = k_.shared_reserved_bytes();
   base_bytes_ = align_up(saved_reserve_, stages_alignment(plan_.alignment));
   barriers_at_ = base_bytes_ + plan_.stages * plan_.stage_bytes;
+  if (specialized_) {
+    hand_over(initial);
+    return;
+  }
   k_.reserve_shared_bytes(barriers_at_ + plan_.barrier_bytes());
   if (plan_.tma_bytes())
     k_.init_mbarriers(stage_barrier(b_.getInt32(0)), plan_.stages);
@@ -300,7 +304,10 @@ void LoopPipeline::issue_ahead(llvm::Value *trip) {
 }
 
 void LoopPipeline::end_iteration(llvm::BasicBlock *&latch) {
-  if (plan_.mma_in_flight) {
+  if (specialized_) {
+    release_previous_stage();
+    latch = b_.GetInsertBlock();
+  } else if (plan_.mma_in_flight) {
     // Issuing computes the address ops again for a later iteration: the
     // loop's own values (what it yields) are put back after.
     std::vector<const ir::Value *> rebound;
@@ -337,9 +344,11 @@ void LoopPipeline::finish() {
   if (plan_.copies_with_cp_async())
     b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
   k_.barrier();
-  // Every copy issued was waited for in its iteration.
+  // Every copy issued was waited for in its iteration (a producer's
+  // empty mbarriers follow the full ones).
   if (plan_.tma_bytes())
-    k_.invalidate_mbarriers(stage_barrier(b_.getInt32(0)), plan_.stages);
+    k_.invalidate_mbarriers(stage_barrier(b_.getInt32(0)),
+                            (specialized_ ? 2 : 1) * plan_.stages);
   for (const PipelinedLoad &load : plan_.loads) {
     k_.clear_staged_operand(load.load->result());
     for (const ir::Operation *view : load.views)

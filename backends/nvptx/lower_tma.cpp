@@ -51,8 +51,10 @@ std::string predicated(const std::string &text) {
 } // namespace
 
 llvm::Value *KernelLowering::issuing_thread(llvm::Value *issue) {
-  llvm::Value *first =
-      builder.CreateICmpEQ(builder.CreateOr(lane, warp), builder.getInt32(0));
+  llvm::Value *first = builder.CreateICmpEQ(
+      builder.CreateOr(
+          lane, builder.CreateXor(warp, builder.getInt32(issuing_warp_))),
+      builder.getInt32(0));
   if (issue)
     first = builder.CreateAnd(issue, first);
   return builder.CreateZExt(first, builder.getInt32Ty());
@@ -90,17 +92,36 @@ void KernelLowering::on_each_mbarrier(const std::string &text,
                {issue, builder.CreateAdd(first, builder.getInt32(8 * i))});
 }
 
-void KernelLowering::init_mbarriers(llvm::Value *first, int count) {
+void KernelLowering::start_mbarriers(llvm::Value *first, int count,
+                                     int arrivals) {
   // What this CTA wrote before (global stores, shared memory the copies'
   // bytes held) is ordered before the async proxy's reads and writes.
   ordering_ptx("fence.proxy.async;");
-  on_each_mbarrier("mbarrier.init.shared::cta.b64 [$1], 1;", first, count);
+  on_each_mbarrier("mbarrier.init.shared::cta.b64 [$1], " +
+                       std::to_string(arrivals) + ";",
+                   first, count);
   // The initialization, a write of the generic proxy, made visible to the
   // copies' completion through the async proxy.
   inline_ptx(builder, predicated("fence.mbarrier_init.release.cluster;"), "r",
              {issuing_thread()});
+}
+
+void KernelLowering::init_mbarriers(llvm::Value *first, int count) {
+  start_mbarriers(first, count, 1);
   // Every thread is done with the bytes, and sees the mbarriers ready.
   barrier();
+}
+
+void KernelLowering::arrive_per_warp(llvm::Value *barrier,
+                                     llvm::Value *arrive) {
+  llvm::Value *mine = builder.CreateZExt(
+      builder.CreateAnd(arrive,
+                        builder.CreateICmpEQ(lane, builder.getInt32(0))),
+      builder.getInt32Ty());
+  inline_ptx(builder,
+             "{\n.reg .pred p;\n.reg .b64 state;\nsetp.ne.u32 p, $0, 0;\n"
+             "@p mbarrier.arrive.shared::cta.b64 state, [$1];\n}",
+             "r,r", {mine, barrier});
 }
 
 void KernelLowering::invalidate_mbarriers(llvm::Value *first, int count) {

@@ -136,6 +136,9 @@ def gelu(n):
 MATMUL_CONFIGS = [(128, 128, 64, 4, 3), (128, 128, 64, 4, 4),
                   (128, 128, 64, 8, 3), (128, 256, 64, 8, 3),
                   (128, 256, 64, 8, 4), (64, 128, 64, 4, 4)]
+# A producer warpgroup keeps more stages in flight where they fit.
+WARP_SPECIALIZED_CONFIGS = MATMUL_CONFIGS + [(128, 128, 64, 4, 5),
+                                             (128, 128, 64, 8, 5)]
 
 
 def poison(tensors):
@@ -186,8 +189,10 @@ def matmul(n, dtype=torch.float16, kernel="matmul"):
                          BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, **extra)
         return run
 
+    specialized = kernel.startswith("matmul_tma_ws")
     blocc_config, blocc_run = fastest(
-        launcher(getattr(B, kernel), outs["blocc"], not persistent))
+        launcher(getattr(B, kernel), outs["blocc"], not persistent),
+        WARP_SPECIALIZED_CONFIGS if specialized else MATMUL_CONFIGS)
     triton_config, triton_run = fastest(
         launcher(T.matmul_persistent, outs["triton"], False, NUM_SMS=sms)
         if persistent else launcher(T.matmul, outs["triton"], True))
@@ -196,7 +201,8 @@ def matmul(n, dtype=torch.float16, kernel="matmul"):
         "blocc": (blocc_run, outs["blocc"]),
         "triton": (triton_run, outs["triton"]),
     }
-    def blocc_column(name, kernel_name=None, per_tile=True):
+    def blocc_column(name, kernel_name=None, per_tile=True,
+                     configs=MATMUL_CONFIGS):
         """blocc's matmul `kernel_name` (default: the pointer matmul of the
         dtype), one program per tile or a program per SM, as column `name`;
         returns its configuration."""
@@ -204,7 +210,7 @@ def matmul(n, dtype=torch.float16, kernel="matmul"):
             "matmul_bf16" if dtype == torch.bfloat16 else "matmul")
         out = torch.full((n, n), float("nan"), device=DEVICE)
         config, run = fastest(
-            launcher(getattr(B, kernel_name), out, per_tile))
+            launcher(getattr(B, kernel_name), out, per_tile), configs)
         columns[name] = (run, out)
         poison([out])
         return config
@@ -215,6 +221,15 @@ def matmul(n, dtype=torch.float16, kernel="matmul"):
         config = blocc_column("blocc, tiles through pointers")
         walk = (f"; tiles through tensor descriptors, copied by TMA (blocc "
                 f"through pointers {config_text(config)})")
+    if specialized:
+        # The same copies issued by the kernel's own warps: what the
+        # producer warpgroup gains.
+        config = blocc_column(
+            "blocc, TMA without a producer warpgroup",
+            "matmul_tma_bf16" if dtype == torch.bfloat16 else "matmul_tma",
+            configs=WARP_SPECIALIZED_CONFIGS)
+        walk += (f"; a producer warpgroup issues the copies (blocc without "
+                 f"one {config_text(config)})")
     if kernel == "matmul_persistent_tma":
         blocc_column("blocc, persistent through pointers",
                      "matmul_persistent", per_tile=False)
@@ -227,7 +242,9 @@ def matmul(n, dtype=torch.float16, kernel="matmul"):
                 f"per tile {config_text(config)})")
     columns["cuBLAS (ceiling)"] = (lambda: a @ b, None)
     return ("TFLOP/s", 2 * n ** 3, columns, want, (0, 1e-3 * math.sqrt(n)),
-            f"fastest of {len(MATMUL_CONFIGS)} tile configurations each, GROUP_M=8: "
+            f"fastest of {len(MATMUL_CONFIGS)} tile configurations each"
+            f"{f' ({len(WARP_SPECIALIZED_CONFIGS)} for blocc)' if specialized else ''}"
+            ", GROUP_M=8: "
             f"blocc {config_text(blocc_config)}, Triton "
             f"{config_text(triton_config)}{walk} (on an H100 blocc's dot runs "
             "on wgmma, loads by cp.async)")
@@ -251,6 +268,14 @@ def matmul_tma(n):
 
 def matmul_tma_bf16(n):
     return matmul(n, torch.bfloat16, "matmul_tma_bf16")
+
+
+def matmul_tma_ws(n):
+    return matmul(n, kernel="matmul_tma_ws")
+
+
+def matmul_tma_ws_bf16(n):
+    return matmul(n, torch.bfloat16, "matmul_tma_ws_bf16")
 
 
 def quantize_e4m3(x):
@@ -710,6 +735,9 @@ SWEEPS = {
     "matmul_persistent_tma": (matmul_persistent_tma, [1024, 2048, 4096, 8192],
                               "f16"),
     "matmul_tma_bf16": (matmul_tma_bf16, [1024, 2048, 4096, 8192], "bf16"),
+    "matmul_tma_ws": (matmul_tma_ws, [1024, 2048, 4096, 8192], "f16"),
+    "matmul_tma_ws_bf16": (matmul_tma_ws_bf16, [1024, 2048, 4096, 8192],
+                           "bf16"),
     "matmul_fp8": (matmul_fp8, [1024, 2048, 4096, 8192], "f8e4m3"),
     "matmul_fp8_k_major": (matmul_fp8_k_major, [1024, 2048, 4096, 8192],
                            "f8e4m3"),
@@ -738,6 +766,7 @@ SIZE_LABELS = {"softmax": "row length, 4096 rows",
                "matmul": "M = N = K", "matmul_bf16": "M = N = K",
                "matmul_persistent": "M = N = K",
                "matmul_tma": "M = N = K", "matmul_tma_bf16": "M = N = K",
+               "matmul_tma_ws": "M = N = K", "matmul_tma_ws_bf16": "M = N = K",
                "matmul_persistent_tma": "M = N = K",
                "matmul_fp8": "M = N = K", "matmul_fp8_k_major": "M = N = K",
                "attention_d128": "sequence, 32 heads x 128",

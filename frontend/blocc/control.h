@@ -25,12 +25,24 @@ namespace detail {
 class LoopTrace;
 } // namespace detail
 
+/// How a bl::range loop is compiled, where a backend can honour it (the
+/// others run the loop as written):
+///   warp_specialize  on Hopper GPUs (sm_90a), a loop whose tiles the
+///                    Tensor Memory Accelerator copies for warpgroup MMAs
+///                    (tensor descriptors read by bl::dot) gets a producer
+///                    warpgroup of its own that only issues the copies,
+///                    stages ahead, while the kernel's warps only multiply
+///                    (Triton's tl.range(..., warp_specialize=True)).
+struct LoopOptions {
+  bool warp_specialize = false;
+};
+
 /// for (auto i : bl::range(lb, ub, step)) { ... }: iterates i = lb, lb+step,
 /// ... while i < ub. The body is traced once. `break` and `return` inside the
 /// body are not supported (the trace reports them).
 class Range {
 public:
-  Range(Operand lb, Operand ub, Operand step);
+  Range(Operand lb, Operand ub, Operand step, LoopOptions options = {});
   Range(const Range &) = delete;
   Range &operator=(const Range &) = delete;
   ~Range();
@@ -51,6 +63,7 @@ public:
 private:
   friend class iterator;
   Operand lb_, ub_, step_;
+  LoopOptions options_;
   std::unique_ptr<detail::LoopTrace> loop_;
   bool body_done_ = false;
 };
@@ -61,8 +74,9 @@ inline Range range(Operand ub) {
 inline Range range(Operand lb, Operand ub) {
   return Range(lb, ub, Operand(1, lb.loc()));
 }
-inline Range range(Operand lb, Operand ub, Operand step) {
-  return Range(lb, ub, step);
+inline Range range(Operand lb, Operand ub, Operand step,
+                   LoopOptions options = {}) {
+  return Range(lb, ub, step, options);
 }
 
 /// The callable form: bl::for_range(lb, ub, step, [&](bl::Tensor i) { ... }).

@@ -244,6 +244,31 @@ TEST(LoopBodies, StoreEveryBlockOfARowOnce) {
   }
 }
 
+// A loop that asks for warp specialization (bl::LoopOptions) carries the
+// request in its IR; a loop that cannot have a producer warpgroup (it
+// stores, and feeds no dot) runs as written on every backend.
+auto scale_columns_specialized = bl::kernel(
+    "scale_columns_specialized",
+    [](bl::Ptr<float> x, bl::Ptr<float> out, bl::i32 n, bl::Const<int> BLOCK) {
+      for (auto off : bl::range(0, n, BLOCK, {.warp_specialize = true})) {
+        auto cols = off + bl::arange(0, BLOCK);
+        auto mask = cols < n;
+        bl::store(out + cols, bl::load(x + cols, mask) * 3.0f, mask);
+      }
+    });
+
+TEST(LoopOptions, AWarpSpecializedLoopThatCannotBeOneRunsAsWritten) {
+  std::string ir = scale_columns_specialized.ir_for(
+      static_cast<float *>(nullptr), static_cast<float *>(nullptr), 200,
+      kBlock);
+  EXPECT_NE(ir.find("warp_specialize = 1"), std::string::npos) << ir;
+  auto x = random_floats(200);
+  auto out = poisoned(x.size());
+  scale_columns_specialized[{1}](x, out, 200, kBlock);
+  for (size_t i = 0; i < x.size(); ++i)
+    ASSERT_EQ(out[i], x[i] * 3.0f) << "element " << i;
+}
+
 // ------------------------------------------------------ zero-trip loops
 // A loop that runs zero times leaves every carried value as it was before
 // the loop and executes none of its stores.

@@ -16,7 +16,8 @@ import blocc_test_module as module
 from blocc.kernels import (add, attention, attention_bwd_dkdv, attention_bwd_dq,
                            attention_bwd_preprocess, attention_fwd_lse,
                            matmul_persistent, matmul_persistent_tma, matmul_tma,
-                           matmul_tma_bf16, softmax)
+                           matmul_tma_bf16, matmul_tma_ws, matmul_tma_ws_bf16,
+                           softmax)
 from conftest import poisoned
 from test_shipped_kernels import (assert_matmul_within_rounding,
                                   float64_attention_backward)
@@ -163,24 +164,27 @@ def test_matmul_persistent_on_tensor_cores(rng, block_m, block_n, block_k,
 # H100 the Tensor Memory Accelerator copies the tiles (sm_90a, warpgroup
 # MMAs) whose rows it can copy; tails of M, N and K that its zero fill
 # pads; a K whose rows are no multiple of 16 bytes (read through pointers).
+# matmul_tma_ws: the same with a producer warpgroup issuing the copies
+# (where the loop is pipelined and its tiles copied by TMA).
 @pytest.mark.parametrize("block_m,block_n,block_k,warps,stages", [
     (128, 128, 64, 4, 3), (128, 256, 64, 8, 4), (64, 128, 64, 4, 4),
     (128, 128, 32, 4, 2), (128, 128, 64, 4, 1)])
 @pytest.mark.parametrize("m,n,k", [(1000, 1104, 336), (512, 512, 512),
                                    (300, 200, 100)])
 @pytest.mark.parametrize("bf16", [False, True])
+@pytest.mark.parametrize("warp_specialize", [False, True])
 def test_matmul_tma_on_tensor_cores(rng, block_m, block_n, block_k, warps,
-                                    stages, m, n, k, bf16):
+                                    stages, m, n, k, bf16, warp_specialize):
     dtype = np.float32  # rounded to the input type below
     a = rng.uniform(-1, 1, (m, k)).astype(dtype)
     b = rng.uniform(-1, 1, (k, n)).astype(dtype)
-    kernel = matmul_tma
+    kernel = matmul_tma_ws if warp_specialize else matmul_tma
     if bf16:
         torch = pytest.importorskip("torch")
         ta = torch.from_numpy(a).to(torch.bfloat16).cuda()
         tb = torch.from_numpy(b).to(torch.bfloat16).cuda()
         a, b = ta.float().cpu().numpy(), tb.float().cpu().numpy()
-        kernel = matmul_tma_bf16
+        kernel = matmul_tma_ws_bf16 if warp_specialize else matmul_tma_bf16
         c = torch.full((m, n), float("nan"), device="cuda")
         args = (ta, tb, c)
     else:

@@ -36,7 +36,7 @@ def test_shipped_kernels_are_the_tutorials():
         "layer_norm_bwd_dwdb", "layer_norm_bwd_dx", "layer_norm_fwd", "matmul",
         "matmul_bf16", "matmul_fp8", "matmul_persistent",
         "matmul_persistent_bf16", "matmul_persistent_tma", "matmul_tma",
-        "matmul_tma_bf16",
+        "matmul_tma_bf16", "matmul_tma_ws", "matmul_tma_ws_bf16",
         "partial_sums", "rope",
         "seeded_dropout", "softmax"]
     assert add.name == "add"

@@ -86,8 +86,15 @@ std::optional<GpuCode> compile_gpu(const ir::Function &function,
     if (!gpu) {
       gpu.emplace();
       gpu->entry = code.entry;
-      gpu->num_warps = options.num_warps;
+      gpu->num_warps = code.cta_warps;
       gpu->faults = code.faults;
+    } else if (code.cta_warps != gpu->num_warps) {
+      throw Error("--target " + target.name + ": the kernel runs " +
+                  std::to_string(code.cta_warps) + " warps a CTA there, " +
+                  std::to_string(gpu->num_warps) +
+                  " on the first GPU target (a warp-specialized loop adds a "
+                  "producer warpgroup on sm_90a only); compile those targets "
+                  "separately");
     } else if (code.entry != gpu->entry ||
                !same_sites(code.faults, gpu->faults)) {
       throw Error("internal: --target " + target.name +

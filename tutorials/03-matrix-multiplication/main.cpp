@@ -1,6 +1,7 @@
 // Tutorial 03: matrix multiplication. The kernels are in matmul.h (Python
 // calls them as blocc.kernels.matmul, matmul_bf16, matmul_persistent,
-// matmul_persistent_bf16, matmul_tma, matmul_tma_bf16 and matmul_fp8); this
+// matmul_persistent_bf16, matmul_tma, matmul_tma_bf16, matmul_tma_ws and
+// matmul_fp8); this
 // program checks them against a float64 product on every backend, for half,
 // bfloat16 and fp8 (e4m3, scaled per tensor) inputs and shapes that are not
 // multiples of the tiles, the persistent kernels on a grid of one program per
@@ -314,6 +315,8 @@ int main() {
     check_matmul<bl::half>(on, blocc::tutorials::matmul_tma, "f16 TMA");
     check_matmul<bl::bfloat16_t>(on, blocc::tutorials::matmul_tma_bf16,
                                  "bf16 TMA");
+    check_matmul<bl::half>(on, blocc::tutorials::matmul_tma_ws,
+                           "f16 TMA, warp-specialized");
     check_matmul<bl::half>(on, blocc::tutorials::matmul_persistent_tma,
                            "f16 persistent TMA", Programs::PerProcessor);
     check_matmul_fp8(on);

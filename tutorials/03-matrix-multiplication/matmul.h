@@ -1,6 +1,7 @@
 // Tutorial 03's kernels, shared by the tutorial (main.cpp) and the Python
 // package (blocc.kernels.matmul, matmul_bf16, matmul_persistent,
-// matmul_persistent_bf16, matmul_tma, matmul_tma_bf16,
+// matmul_persistent_bf16, matmul_tma, matmul_tma_bf16, matmul_tma_ws,
+// matmul_tma_ws_bf16,
 // matmul_persistent_tma and matmul_fp8,
 // bindings/module/shipped_kernels.cpp).
 //
@@ -60,6 +61,13 @@
 // tile whose array's row stride is a multiple of 16 bytes (others are read
 // and written through pointers, as everywhere else). matmul_persistent_tma
 // walks the tiles as matmul_persistent does, reading them as matmul_tma does.
+//
+// matmul_tma_ws (and matmul_tma_ws_bf16) is matmul_tma whose K loop asks
+// for warp specialization (bl::LoopOptions): on Hopper four more warps, a
+// producer warpgroup, issue the tiles' copies stages ahead while the
+// kernel's warps only multiply, the stages handed back and forth through
+// mbarriers with no barrier of the whole CTA in the loop (FlashAttention-3
+// and CUTLASS's warp-specialized mainloops); elsewhere it is matmul_tma.
 //
 // matmul_fp8 walks the same tiles over fp8 (e4m3) inputs that carry one
 // float32 scale per tensor (torch._scaled_mm's per-tensor scaling): the
@@ -149,9 +157,10 @@ descriptors_of(bl::Ptr<T> a, bl::Ptr<T> b, bl::Ptr<float> c, bl::i32 M,
 /// zero.
 inline bl::Tensor product_of_descriptors(const Descriptors &d, const Tile &tile,
                                          bl::i32 K, int BLOCK_M, int BLOCK_N,
-                                         int BLOCK_K) {
+                                         int BLOCK_K,
+                                         bool warp_specialize = false) {
   auto acc = bl::zeros({BLOCK_M, BLOCK_N}, bl::float32);
-  for (auto k : bl::range(0, K, BLOCK_K))
+  for (auto k : bl::range(0, K, BLOCK_K, {.warp_specialize = warp_specialize}))
     acc = bl::dot(bl::load(d.a, {tile.first_row, k}),
                   bl::load(d.b, {k, tile.first_col}), acc);
   return acc;
@@ -181,6 +190,9 @@ enum class TileReads {
   Pointers,
   /// Tensor descriptors (matmul_tma).
   Descriptors,
+  /// Tensor descriptors, a producer warpgroup issuing the copies on Hopper
+  /// (matmul_tma_ws).
+  DescriptorsByProducer,
 };
 
 template <typename T, TileWalk WALK, TileReads READS = TileReads::Pointers>
@@ -196,7 +208,7 @@ auto make_matmul(const char *name) {
          bl::Const<int> BLOCK_M, bl::Const<int> BLOCK_N, bl::Const<int> BLOCK_K,
          bl::Const<int> GROUP_M) {
         std::optional<matmul_parts::Descriptors> descriptors;
-        if (READS == TileReads::Descriptors)
+        if (READS != TileReads::Pointers)
           descriptors = matmul_parts::descriptors_of(
               a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
               stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K);
@@ -208,7 +220,8 @@ auto make_matmul(const char *name) {
           bl::Tensor acc =
               descriptors
                   ? matmul_parts::product_of_descriptors(
-                        *descriptors, tile, K, BLOCK_M, BLOCK_N, BLOCK_K)
+                        *descriptors, tile, K, BLOCK_M, BLOCK_N, BLOCK_K,
+                        READS == TileReads::DescriptorsByProducer)
                   : matmul_parts::product(a, b, tile, M, N, K, stride_am,
                                           stride_ak, stride_bk, stride_bn,
                                           BLOCK_M, BLOCK_N, BLOCK_K, as_is);
@@ -272,6 +285,12 @@ inline auto matmul_tma =
 inline auto matmul_tma_bf16 =
     make_matmul<bl::bfloat16_t, TileWalk::OnePerProgram,
                 TileReads::Descriptors>("matmul_tma_bf16");
+inline auto matmul_tma_ws =
+    make_matmul<bl::half, TileWalk::OnePerProgram,
+                TileReads::DescriptorsByProducer>("matmul_tma_ws");
+inline auto matmul_tma_ws_bf16 =
+    make_matmul<bl::bfloat16_t, TileWalk::OnePerProgram,
+                TileReads::DescriptorsByProducer>("matmul_tma_ws_bf16");
 inline auto matmul_persistent_tma =
     make_matmul<bl::half, TileWalk::Persistent, TileReads::Descriptors>(
         "matmul_persistent_tma");

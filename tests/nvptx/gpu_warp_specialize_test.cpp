@@ -1,0 +1,130 @@
+// Warp specialization (backends/nvptx/warp_specialize.h): a matmul whose
+// K loop asks for a producer warpgroup (bl::LoopOptions::warp_specialize)
+// and reads its tiles through tensor descriptors. On Hopper (sm_90a) four
+// more warps issue the TMA copies while the kernel's 4 or 8 warps multiply;
+// it matches float64 within the f32 accumulator's rounding bound for tails
+// of M, N and K, fewer iterations than stages, K = 0, 1 to 4 stages (1: not
+// pipelined, so not specialized), f16 and bf16, outputs poisoned first.
+// The PTX shows the split (setmaxnreg, the consumers' own barrier, empty
+// mbarriers the consumer warps arrive on) and assembles without spills;
+// for targets without warpgroup MMAs, or a loop whose tiles TMA cannot
+// copy, the kernel is the ordinary one (no producer, num_warps threads).
+#include "nvptx/matmul_cases.h"
+
+namespace bl = blocc;
+using namespace blocc::gpu_testing;
+
+namespace {
+
+template <typename T> auto &specialized_matmul() {
+  static auto k = bl::kernel(
+      "gpu_warp_specialized_matmul",
+      [](bl::Ptr<T> a, bl::Ptr<T> b, bl::Ptr<float> c, bl::i32 M, bl::i32 N,
+         bl::i32 K, bl::Const<int> BM, bl::Const<int> BN, bl::Const<int> BK) {
+        auto pid_m = bl::program_id(0), pid_n = bl::program_id(1);
+        auto a_desc = bl::make_tensor_descriptor(a, {M, K}, {K, 1}, {BM, BK});
+        auto b_desc = bl::make_tensor_descriptor(b, {K, N}, {N, 1}, {BK, BN});
+        auto acc = bl::zeros({BM, BN}, bl::float32);
+        for (auto k : bl::range(0, K, BK, {.warp_specialize = true}))
+          acc = bl::dot(bl::load(a_desc, {pid_m * BM, k}),
+                        bl::load(b_desc, {k, pid_n * BN}), acc);
+        auto c_desc = bl::make_tensor_descriptor(c, {M, N}, {N, 1}, {BM, BN});
+        bl::store(c_desc, {pid_m * BM, pid_n * BN}, acc);
+      });
+  return k;
+}
+
+std::vector<MatmulCase> cases() {
+  // Many iterations; tails of M, N and K; fewer iterations than stages;
+  // none; 8 warps on 128 x 256 tiles; rows of 64 bytes; a K whose rows
+  // TMA cannot copy (an ordinary loop through pointers).
+  const MatmulCase shapes[] = {{512, 512, 1024, 128, 128, 64, 4, 0, false},
+                               {300, 208, 144, 128, 128, 64, 4, 0, false},
+                               {128, 128, 48, 128, 128, 64, 4, 0, false},
+                               {128, 128, 0, 128, 128, 64, 4, 0, false},
+                               {200, 272, 336, 128, 256, 64, 8, 0, false},
+                               {520, 600, 2048, 128, 256, 64, 8, 0, false},
+                               {100, 96, 80, 64, 64, 32, 4, 0, false},
+                               {130, 150, 100, 128, 128, 64, 4, 0, false}};
+  return in_every_stage_count({std::begin(shapes), std::end(shapes)});
+}
+
+class GpuWarpSpecializedMatmul : public ::testing::TestWithParam<MatmulCase> {
+};
+
+TEST_P(GpuWarpSpecializedMatmul, MatchesFloat64) {
+  expect_gpu_matmul_in_its_type_matches_float64(
+      [](auto t) -> auto & { return specialized_matmul<decltype(t)>(); },
+      GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Stages, GpuWarpSpecializedMatmul,
+                         ::testing::ValuesIn(cases()), matmul_case_name);
+
+std::string ptx_of(int k, int stages, int warps, const std::string &arch,
+                   int bn = 128) {
+  std::vector<bl::half> none;
+  std::vector<float> out;
+  const ir::Function &f = specialization(specialized_matmul<bl::half>(), none,
+                                         none, out, 256, 256, k, 128, bn, 64);
+  nvptx::CompileOptions options;
+  options.arch = nvptx::GpuArch::parse(arch);
+  options.num_stages = stages;
+  options.num_warps = warps;
+  return nvptx::ptx_of(*nvptx::compile(f, options));
+}
+
+// The producer gives up registers, the consumers take them (from a count
+// at the entry that ptxas knows: it would ignore setmaxnreg otherwise); the
+// consumers' barriers name their own count; each consumer warp arrives on
+// an empty mbarrier; the CTA is num_warps + 4 warps.
+TEST(GpuWarpSpecializedPtx, AProducerWarpgroupIssuesTheCopies) {
+  using ::testing::HasSubstr;
+  using ::testing::Not;
+  for (int warps : {4, 8}) {
+    SCOPED_TRACE(std::to_string(warps) + " warps");
+    std::string ptx = ptx_of(1024, 3, warps, "sm_90a", 32 * warps);
+    EXPECT_THAT(ptx, HasSubstr(".maxntid " + std::to_string(32 * (warps + 4)) +
+                               ", 1, 1"));
+    EXPECT_THAT(ptx, HasSubstr(".maxnreg 168"));
+    EXPECT_THAT(ptx, HasSubstr("setmaxnreg.dec.sync.aligned.u32 40"));
+    EXPECT_THAT(ptx, HasSubstr("setmaxnreg.inc.sync.aligned.u32 " +
+                               std::string(warps == 4 ? "240" : "232")));
+    EXPECT_THAT(ptx,
+                HasSubstr("barrier.sync \t1, " + std::to_string(32 * warps)));
+    EXPECT_THAT(ptx, HasSubstr("barrier.sync \t2, " +
+                               std::to_string(32 * (warps + 1))));
+    EXPECT_THAT(ptx, HasSubstr("mbarrier.arrive.shared::cta.b64"));
+    EXPECT_THAT(ptx, HasSubstr("mbarrier.arrive.expect_tx.shared::cta.b64"));
+    EXPECT_THAT(ptx, HasSubstr("wgmma.mma_async"));
+    // Every copy of A and B is the producer's, in its loop: one A box and
+    // BN / 64 B boxes; C's BN / 32 go out after the loop.
+    EXPECT_EQ(occurrences(ptx, "cp.async.bulk.tensor.2d.shared::cluster"),
+              1 + warps / 2);
+    EXPECT_THAT(ptx, Not(HasSubstr("bar.sync \t0")));
+    EXPECT_THAT(ptx, Not(HasSubstr("barrier.sync \t0")));
+    if (ptxas()) {
+      PtxasResult r = run_ptxas(ptx, "sm_90a", "-v");
+      EXPECT_TRUE(r.ok) << r.output;
+      EXPECT_THAT(r.output, Not(HasSubstr("ignored"))); // setmaxnreg
+      EXPECT_THAT(r.output, HasSubstr(" 0 bytes spill stores, 0 bytes "
+                                      "spill loads"));
+    }
+  }
+}
+
+// Without warpgroup MMAs, or unpipelined, the loop is an ordinary one.
+TEST(GpuWarpSpecializedPtx, TargetsWithoutItRunTheOrdinaryLoop) {
+  using ::testing::HasSubstr;
+  using ::testing::Not;
+  for (const char *arch : {"sm_80", "sm_90"}) {
+    std::string ptx = ptx_of(1024, 3, 4, arch);
+    EXPECT_THAT(ptx, HasSubstr(".maxntid 128, 1, 1")) << arch;
+    EXPECT_THAT(ptx, Not(HasSubstr("setmaxnreg"))) << arch;
+  }
+  std::string unpipelined = ptx_of(1024, 1, 4, "sm_90a");
+  EXPECT_THAT(unpipelined, HasSubstr(".maxntid 128, 1, 1"));
+  EXPECT_THAT(unpipelined, Not(HasSubstr("setmaxnreg")));
+}
+
+} // namespace

@@ -332,6 +332,12 @@ void KernelLowering::lower_op(const ir::Operation &op) {
          is_tile_view(op)) &&
         staged_operand(op.result()))
       return; // copied into shared memory by its pipelined loop, or a view
+    if (is_tile_view(op) && landed_tile_source(op.result()))
+      if (const StagedOperand *tile = staged_operand(op.operand(0))) {
+        // A view of a tile a TMA copy landed outside a pipelined loop.
+        set_staged_operand(op.result(), *tile);
+        return;
+      }
     if (op.code() == OpCode::Load)
       if (auto it = prefetched_.find(op.result()); it != prefetched_.end())
         return lower_prefetched(op, it->second);

@@ -49,7 +49,13 @@ const ir::Operation *ancestor_in(const ir::Block *block,
 void KernelLowering::find_tile_releases() {
   std::map<const ir::Value *, const ir::Operation *> last_reader;
   kernel.walk([&](const ir::Operation &user) {
-    for (const ir::Value *operand : user.operands()) {
+    // A view of a tile reads nothing: its readers read the tile.
+    if (is_tile_view(user) && landed_tile_source(user.result()))
+      return;
+    for (const ir::Value *read : user.operands()) {
+      const ir::Value *operand = read;
+      if (const ir::Operation *source = landed_tile_source(read))
+        operand = source->result();
       const SharedLayout *shared = layouts_->shared_layout(operand);
       const ir::Operation *writer = operand->defining_op();
       // Tiles written where they are defined: by a convert_layout, or by a

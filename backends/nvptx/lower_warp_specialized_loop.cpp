@@ -45,13 +45,12 @@ void KernelLowering::split_producer_warps() {
   llvm::Function *f = builder.GetInsertBlock()->getParent();
   producer_entry_ = llvm::BasicBlock::Create(context, "producer", f);
   auto *consumers = llvm::BasicBlock::Create(context, "consumers", f);
-  builder.CreateCondBr(
-      builder.CreateICmpUGE(warp, builder.getInt32(num_warps)),
-      producer_entry_, consumers);
+  builder.CreateCondBr(builder.CreateICmpUGE(warp, builder.getInt32(num_warps)),
+                       producer_entry_, consumers);
   builder.SetInsertPoint(consumers);
-  builder.CreateIntrinsic(
-      llvm::Intrinsic::nvvm_setmaxnreg_inc_sync_aligned_u32, {},
-      {builder.getInt32(consumer_registers(num_warps))});
+  builder.CreateIntrinsic(llvm::Intrinsic::nvvm_setmaxnreg_inc_sync_aligned_u32,
+                          {},
+                          {builder.getInt32(consumer_registers(num_warps))});
 }
 
 void KernelLowering::named_barrier(int id, int threads) {
@@ -61,10 +60,9 @@ void KernelLowering::named_barrier(int id, int threads) {
 
 llvm::Value *LoopPipeline::empty_barrier(llvm::Value *stage) {
   return k_.shared_window_address(
-      b_.getInt64Ty(),
-      b_.CreateAdd(b_.getInt32(static_cast<uint32_t>(barriers_at_ / 8 +
-                                                     plan_.stages)),
-                   stage));
+      b_.getInt64Ty(), b_.CreateAdd(b_.getInt32(static_cast<uint32_t>(
+                                        barriers_at_ / 8 + plan_.stages)),
+                                    stage));
 }
 
 std::vector<const ir::Value *> LoopPipeline::producer_inputs() const {
@@ -189,15 +187,16 @@ void LoopPipeline::lower_producer_loop(
 
   b_.SetInsertPoint(copy);
   llvm::Value *stages = b_.getInt64(static_cast<uint64_t>(plan_.stages));
-  llvm::Value *stage = b_.CreateTrunc(b_.CreateURem(trip, stages),
-                                      b_.getInt32Ty());
+  llvm::Value *stage =
+      b_.CreateTrunc(b_.CreateURem(trip, stages), b_.getInt32Ty());
   llvm::Value *use = b_.CreateUDiv(trip, stages);
-  k_.wait_mbarrier(empty_barrier(stage),
-                   b_.CreateTrunc(b_.CreateXor(b_.CreateAnd(use, b_.getInt64(1)),
-                                               b_.getInt64(1)),
-                                  b_.getInt32Ty()));
-  llvm::Value *iv = llvm_backend::induction_value(b_, lb, step, trip,
-                                                  bounds_.is_signed);
+  k_.wait_mbarrier(
+      empty_barrier(stage),
+      b_.CreateTrunc(
+          b_.CreateXor(b_.CreateAnd(use, b_.getInt64(1)), b_.getInt64(1)),
+          b_.getInt32Ty()));
+  llvm::Value *iv =
+      llvm_backend::induction_value(b_, lb, step, trip, bounds_.is_signed);
   std::vector<CarriedValue> next = issue(iv, current, stage, b_.getTrue());
   llvm::BasicBlock *latch = b_.GetInsertBlock();
   trip->addIncoming(b_.CreateAdd(trip, b_.getInt64(1)), latch);
@@ -210,10 +209,10 @@ void LoopPipeline::lower_producer_loop(
 }
 
 void LoopPipeline::release_previous_stage() {
-  llvm::Value *previous = b_.CreateSelect(
-      b_.CreateICmpEQ(stage_, b_.getInt32(0)),
-      b_.getInt32(static_cast<uint32_t>(plan_.stages - 1)),
-      b_.CreateSub(stage_, b_.getInt32(1)));
+  llvm::Value *previous =
+      b_.CreateSelect(b_.CreateICmpEQ(stage_, b_.getInt32(0)),
+                      b_.getInt32(static_cast<uint32_t>(plan_.stages - 1)),
+                      b_.CreateSub(stage_, b_.getInt32(1)));
   k_.arrive_per_warp(empty_barrier(previous),
                      b_.CreateICmpNE(trip_, b_.getInt64(0)));
 }

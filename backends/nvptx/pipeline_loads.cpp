@@ -217,6 +217,23 @@ std::vector<const ir::Operation *> views_from_source(const ir::Value *tile) {
   return views;
 }
 
+bool tma_lands_k_fastest(int operand,
+                         const std::vector<const ir::Operation *> &views) {
+  bool transposed = false;
+  for (const ir::Operation *view : views)
+    transposed = transposed != (view->code() == OpCode::Permute);
+  return (operand == 0) != transposed;
+}
+
+SharedLayout
+landed_tma_layout(const ir::Operation &dot, int operand,
+                  const std::vector<const ir::Operation *> &views) {
+  return before_views(
+      views, shared_layout_of(operand_tile(dot, operand,
+                                           tma_lands_k_fastest(operand, views)),
+                              operand));
+}
+
 SharedLayout landed_tile_layout(const ir::Operation &dot, int operand,
                                 const std::vector<const ir::Operation *> &views,
                                 const BlockedLayout &parent,
@@ -359,23 +376,23 @@ public:
   }
 
   /// A descriptor_load marked tma, as a pipelined tile: TMA copies it
-  /// where its one reader, a dot of the body on warpgroup MMAs, reads it
-  /// (A K-major, B N-major: tma.h).
+  /// where its one reader, a dot of the body on warpgroup MMAs, reads it,
+  /// directly or through a transposing view (tma.h).
   std::optional<PipelinedLoad> tma_candidate(const ir::Block &body,
                                              const ir::Operation &load) const {
     if (!copied_by_tma(load))
       return std::nullopt;
     std::optional<std::vector<TileRead>> reads =
         tile_reads(body, load.result(), runs_on_warpgroups);
-    if (!reads || reads->size() != 1 || !reads->front().views.empty())
+    if (!reads || reads->size() != 1)
       return std::nullopt;
     const TileRead &read = reads->front();
     PipelinedLoad p;
     p.load = &load;
-    const FragmentTile tile =
-        operand_tile(*read.dot, read.operand, /*k_fastest=*/read.operand == 0);
-    p.layout = shared_layout_of(tile, read.operand);
-    p.tile = tile;
+    p.views = read.views;
+    p.layout = landed_tma_layout(*read.dot, read.operand, read.views);
+    p.tile = operand_tile(*read.dot, read.operand,
+                          tma_lands_k_fastest(read.operand, read.views));
     p.warpgroups = true;
     p.tma = true;
     p.alignment = wgmma_tile_alignment(p.tile);

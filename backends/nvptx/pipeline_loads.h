@@ -160,6 +160,17 @@ SharedLayout landed_tile_layout(const ir::Operation &dot, int operand,
                                 const BlockedLayout &parent,
                                 const Layout &layout);
 
+/// Whether a tile the Tensor Memory Accelerator copies, which operand
+/// `operand` of a dot reads through `views` (2-D permutes transpose it),
+/// lands with K fastest: its rows run along the array's last dimension,
+/// K for A and N for B as loaded, the other way round transposed.
+bool tma_lands_k_fastest(int operand,
+                         const std::vector<const ir::Operation *> &views);
+
+/// The tile such a copy lands in, in the load's own coordinates.
+SharedLayout landed_tma_layout(const ir::Operation &dot, int operand,
+                               const std::vector<const ir::Operation *> &views);
+
 /// Whether operand `operand` of `dot`, a dot on tensor cores in `body`
 /// (a pipelined loop's), is written into shared memory once, before the
 /// loop, rather than at every iteration: it is defined before the loop

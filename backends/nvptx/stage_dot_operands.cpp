@@ -53,12 +53,9 @@ public:
       ir::Value *v = dot.operand(static_cast<size_t>(side));
       if (layouts_->shared_layout(v))
         continue; // in its tile already
-      if (ir::Operation *copied = v->defining_op();
+      if (const ir::Operation *copied = landed_tile_source(v);
           copied && copied_by_tma(*copied)) {
-        // The Tensor Memory Accelerator writes the tile as the dot reads
-        // it (tma.h): rows along the array's last dimension.
-        copied->set_attr(gpu_attr::kLayout,
-                         tile_name(operand_tile(dot, side, side == 0), side));
+        land_tma_copy(dot, side, const_cast<ir::Operation &>(*copied), v);
         continue;
       }
       ir::Operation *load = copied_load(v);
@@ -94,11 +91,19 @@ private:
   /// tile the dot reads (`v`: the load, or a view of it) as its registers
   /// run, as pipeline_loads.h copies it; each view between is in that
   /// tile too, as it sees it.
-  void land_copy(ir::Operation &dot, int side, ir::Operation &load,
-                 ir::Value *v, const BlockedLayout &parent,
-                 const Layout &layout) {
+  /// The Tensor Memory Accelerator writes the tile as the dot reads it
+  /// (tma.h, landed_tma_layout).
+  void land_tma_copy(ir::Operation &dot, int side, ir::Operation &load,
+                     ir::Value *v) {
     const std::vector<const ir::Operation *> views = views_from_source(v);
-    SharedLayout tile = landed_tile_layout(dot, side, views, parent, layout);
+    set_layouts(load, views, landed_tma_layout(dot, side, views));
+  }
+
+  /// `load`'s tile in `tile`, and each of its views in the tile as it sees
+  /// it.
+  void set_layouts(ir::Operation &load,
+                   const std::vector<const ir::Operation *> &views,
+                   SharedLayout tile) {
     load.set_attr(gpu_attr::kLayout,
                   shared_layout_name(function_, known_, tile));
     for (const ir::Operation *view : views) {
@@ -106,6 +111,14 @@ private:
       const_cast<ir::Operation *>(view)->set_attr(
           gpu_attr::kLayout, shared_layout_name(function_, known_, tile));
     }
+  }
+
+  void land_copy(ir::Operation &dot, int side, ir::Operation &load,
+                 ir::Value *v, const BlockedLayout &parent,
+                 const Layout &layout) {
+    const std::vector<const ir::Operation *> views = views_from_source(v);
+    set_layouts(load, views,
+                landed_tile_layout(dot, side, views, parent, layout));
   }
 
   void write_tile(ir::Operation &dot, int side, ir::Value *v,

@@ -1,6 +1,7 @@
 #include "backends/nvptx/tma.h"
 
 #include "backends/nvptx/gpu_ir.h"
+#include "backends/nvptx/pipeline_loads.h"
 #include "ir/error.h"
 #include "ir/tensor_descriptor.h"
 
@@ -107,23 +108,34 @@ public:
     const ir::Type &type = op_.result()->type();
     TmaCopy copy;
     copy.op = &op_;
-    copy.dot = only_user(function_, op_.result());
+    // The dot may read the tile transposed, through a permute (attention's
+    // K^T from a tile of K's rows): the same bytes (gpu_ir.h: is_tile_view).
+    const ir::Value *read = op_.result();
+    copy.dot = only_user(function_, read);
+    const bool transposed = copy.dot && is_tile_view(*copy.dot) &&
+                            copy.dot->code() == OpCode::Permute;
+    if (transposed) {
+      read = copy.dot->result();
+      copy.dot = only_user(function_, read);
+    }
     if (!copy.dot || copy.dot->code() != OpCode::Dot ||
         copy.dot->operand(0) == copy.dot->operand(1) ||
-        copy.dot->operand(2) == op_.result())
+        copy.dot->operand(2) == read)
       return no("the tile is not read by one dot alone, as A or B");
-    copy.operand = copy.dot->operand(0) == op_.result() ? 0 : 1;
+    copy.operand = copy.dot->operand(0) == read ? 0 : 1;
+    const bool k_fastest = tma_lands_k_fastest(
+        copy.operand,
+        transposed ? std::vector<const ir::Operation *>{read->defining_op()}
+                   : std::vector<const ir::Operation *>{});
     const int64_t bytes = ir::scalar_bits(type.element()) / 8;
-    if (copy.operand == 1 && bytes != 2)
-      return no("a B of " + std::to_string(8 * bytes) +
-                "-bit elements lands N-major, which warpgroup MMAs read "
-                "for 16-bit elements only");
+    if (!k_fastest && bytes != 2)
+      return no("a tile of " + std::to_string(8 * bytes) +
+                "-bit elements lands " + (copy.operand == 0 ? "M" : "N") +
+                "-major, which warpgroup MMAs read for 16-bit elements only");
     if (!warpgroups_read_from_shared(*copy.dot, copy.operand, num_warps, arch))
       return no("its dot does not read it from shared memory on warpgroup "
                 "MMAs");
-    // A lands K-major, B N-major: either way rows along the array's last
-    // dimension.
-    copy.tile = wgmma_operand_tile(*copy.dot, copy.operand, copy.operand == 0);
+    copy.tile = wgmma_operand_tile(*copy.dot, copy.operand, k_fastest);
     if (copy.tile.rows != type.dim(0) || copy.tile.columns != type.dim(1))
       return no("internal: the operand tile is not the tile's shape");
     return boxed(copy, type.element());

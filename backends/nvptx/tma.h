@@ -10,7 +10,10 @@
 // are XORed with the row's phase, a tile whose rows are longer in atoms of
 // 128 bytes, one box each. The tile's rows run along the array's last
 // dimension, so A [M, K] lands K-major and B [K, N] N-major (16-bit B
-// only: warpgroup MMAs transpose no other width).
+// only: warpgroup MMAs transpose no other width). A tile the dot reads
+// through a permute (attention's K^T from a tile of K's rows: B given as
+// [N, K]) lands the other way round, B K-major (and A M-major, 16-bit
+// only), the permute a view of the same bytes (gpu_ir.h: is_tile_view).
 //
 // The host encodes one tensor map per such load at every launch: the base
 // must be a pointer argument aligned to 16 bytes, the extents and the

@@ -21,13 +21,12 @@ std::string why_not_computable(const ir::Value *v, const ir::Block &body) {
   if (v->type().is_block())
     return "a copy's coordinates depend on a block value";
   if (!defined_inside(v, body) && !v->type().is_integer())
-    return "a copy's coordinates depend on a value of type " +
-           v->type().str() + " from before the loop";
+    return "a copy's coordinates depend on a value of type " + v->type().str() +
+           " from before the loop";
   return {};
 }
 
-std::string why_not_address_op(const ir::Operation &op,
-                               const ir::Block &body) {
+std::string why_not_address_op(const ir::Operation &op, const ir::Block &body) {
   if (op.code() == ir::OpCode::Div || op.code() == ir::OpCode::Rem)
     return "a copy's coordinates divide (" + op.describe() + ")";
   for (const ir::Value *result : op.results())
@@ -67,6 +66,16 @@ std::string why_not_copies(const ir::Operation &loop,
   return {};
 }
 
+/// f32 (or i32) registers a thread of `num_warps` warps holds for the
+/// accumulators of the loop's dots.
+int64_t accumulator_registers(const ir::Operation &loop, int num_warps) {
+  int64_t elements = 0;
+  for (const auto &op : loop.region(0)->ops())
+    if (op->code() == ir::OpCode::Dot)
+      elements += op->result()->type().num_elements();
+  return elements / (32 * num_warps);
+}
+
 } // namespace
 
 std::string why_not_warp_specialized(const ir::Function &function,
@@ -84,6 +93,12 @@ std::string why_not_warp_specialized(const ir::Function &function,
   std::optional<int64_t> step = axis_info.get(loop.operand(2)).constant_value;
   if (!step || *step <= 0)
     return "its step is not a positive constant";
+  // A producer warpgroup takes the registers of a second CTA where the
+  // consumers' accumulators are small enough for two to share an SM
+  // without one (attention at head dimension 64: 0.8x with one).
+  if (accumulator_registers(loop, num_warps) < kFewAccumulatorRegisters)
+    return "its accumulators leave room for two CTAs an SM without a "
+           "producer warpgroup";
   return why_not_copies(loop, *plan);
 }
 

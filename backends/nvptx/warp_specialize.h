@@ -32,6 +32,10 @@
 
 namespace blocc::nvptx {
 
+/// Accumulator registers a thread below which a loop is not specialized:
+/// without a producer, two CTAs of such a kernel fit an SM.
+inline constexpr int64_t kFewAccumulatorRegisters = 96;
+
 /// Warps of the producer warpgroup a warp-specialized loop adds.
 inline constexpr int kProducerWarps = 4;
 /// Registers per thread: at the entry (what 12 warps can all hold), the
@@ -54,7 +58,8 @@ inline constexpr int consumer_registers(int num_warps) {
 /// warpgroup MMAs kept in flight (PipelinedLoop::mma_in_flight), a
 /// positive constant step, address ops that compute integer scalars
 /// without divisions (whose checks stop the whole CTA) from integer
-/// scalars, and num_warps is 4 or 8 (one or two consumer warpgroups).
+/// scalars, num_warps is 4 or 8 (one or two consumer warpgroups), and its
+/// dots' accumulators take kFewAccumulatorRegisters a thread or more.
 std::string why_not_warp_specialized(const ir::Function &function,
                                      const ir::Operation &loop,
                                      const PipelinedLoop *plan,

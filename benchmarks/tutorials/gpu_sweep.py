@@ -376,9 +376,12 @@ def attention_config_text(config):
             f"{config['num_warps']} warps {config['num_stages']} stages")
 
 
-def attention(seq, heads=32, dim=64, causal=False, batch=1):
+def attention(seq, heads=32, dim=64, causal=False, batch=1,
+              kernel="attention"):
     """Forward attention over batch x heads independent [seq, dim] problems
-    (blocc's and Triton's kernels see batch * heads of them)."""
+    (blocc's and Triton's kernels see batch * heads of them). kernel
+    "attention_ws": blocc's blocks of K and V copied by TMA, issued by a
+    producer warpgroup, next to blocc's attention too."""
     n = batch * heads
     q, k, v = (torch.rand(n, seq, dim, device=DEVICE, dtype=torch.float16)
                - 0.5 for _ in range(3))
@@ -387,15 +390,18 @@ def attention(seq, heads=32, dim=64, causal=False, batch=1):
     outs = {c: torch.full_like(q, float("nan")) for c in ("blocc", "triton")}
     q4, k4, v4 = (t.view(batch, heads, seq, dim) for t in (q, k, v))
 
-    def launcher(kernel, out):
+    def launcher(kernel, out, *rows):
         def run(config):
             grid = (cdiv(seq, config["BLOCK_M"]), n)
-            kernel[grid](q, k, v, out, seq, scale, HEAD_DIM=dim,
+            kernel[grid](q, k, v, out, seq, *rows, scale, HEAD_DIM=dim,
                          CAUSAL=causal, **config)
         return run
 
-    blocc_config, blocc_run = fastest(launcher(B.attention, outs["blocc"]),
-                                      ATTENTION_CONFIGS[dim])
+    specialized = kernel == "attention_ws"
+    blocc_config, blocc_run = fastest(
+        launcher(getattr(B, kernel), outs["blocc"],
+                 *([n * seq] if specialized else [])),
+        ATTENTION_CONFIGS[dim])
     triton_config, triton_run = fastest(
         launcher(T.attention, outs["triton"]), ATTENTION_CONFIGS[dim])
     poison(outs.values())  # the check reads the chosen launch's output
@@ -412,6 +418,16 @@ def attention(seq, heads=32, dim=64, causal=False, batch=1):
         "SDPA (ceiling)": (lambda: F.scaled_dot_product_attention(
             q4, k4, v4, is_causal=causal), None),
     }
+    walk = ""
+    if specialized:
+        # The same kernel whose warps issue their own copies (cp.async).
+        out = torch.full_like(q, float("nan"))
+        config, run = fastest(launcher(B.attention, out),
+                              ATTENTION_CONFIGS[dim])
+        poison([out])
+        columns["blocc without a producer warpgroup"] = (run, out)
+        walk = (f"; K and V copied by TMA from a producer warpgroup (blocc "
+                f"without one {attention_config_text(config)})")
     if batch == 1:  # the [seq, seq] scores of 128 heads take too long
         compiled = torch.compile(naive)
         columns["torch"] = (lambda: naive(q, k, v), None)
@@ -421,7 +437,7 @@ def attention(seq, heads=32, dim=64, causal=False, batch=1):
     return ("TFLOP/s", flops, columns, want, (1e-2, 5e-3),
             f"fastest of {len(ATTENTION_CONFIGS[dim])} configurations each: "
             f"blocc {attention_config_text(blocc_config)}, Triton "
-            f"{attention_config_text(triton_config)}"
+            f"{attention_config_text(triton_config)}{walk}"
             + (", causal" if causal else ""))
 
 
@@ -443,6 +459,22 @@ def attention_b4_causal(seq):
 
 def attention_b4_d128_causal(seq):
     return attention(seq, dim=128, batch=4, causal=True)
+
+
+def attention_b4_ws(seq):
+    return attention(seq, batch=4, kernel="attention_ws")
+
+
+def attention_b4_d128_ws(seq):
+    return attention(seq, dim=128, batch=4, kernel="attention_ws")
+
+
+def attention_b4_causal_ws(seq):
+    return attention(seq, batch=4, causal=True, kernel="attention_ws")
+
+
+def attention_b4_d128_causal_ws(seq):
+    return attention(seq, dim=128, batch=4, causal=True, kernel="attention_ws")
 
 
 def attention_backward_reference(q, k, v, dout, scale, causal):
@@ -747,6 +779,11 @@ SWEEPS = {
     "attention_b4_d128": (attention_b4_d128, [1024, 4096], "f16"),
     "attention_b4_causal": (attention_b4_causal, [1024, 4096], "f16"),
     "attention_b4_d128_causal": (attention_b4_d128_causal, [1024, 4096], "f16"),
+    "attention_b4_ws": (attention_b4_ws, [1024, 4096], "f16"),
+    "attention_b4_d128_ws": (attention_b4_d128_ws, [1024, 4096], "f16"),
+    "attention_b4_causal_ws": (attention_b4_causal_ws, [1024, 4096], "f16"),
+    "attention_b4_d128_causal_ws": (attention_b4_d128_causal_ws, [1024, 4096],
+                                    "f16"),
     "attention_backward": (attention_backward, [1024, 4096], "f16"),
     "attention_backward_d128": (attention_backward_d128, [1024, 4096], "f16"),
     "attention_backward_causal": (attention_backward_causal, [1024, 4096],
@@ -775,6 +812,11 @@ SIZE_LABELS = {"softmax": "row length, 4096 rows",
                "attention_b4_d128": "sequence, 4 x 32 heads x 128",
                "attention_b4_causal": "sequence, 4 x 32 heads x 64, causal",
                "attention_b4_d128_causal":
+                   "sequence, 4 x 32 heads x 128, causal",
+               "attention_b4_ws": "sequence, 4 x 32 heads x 64",
+               "attention_b4_d128_ws": "sequence, 4 x 32 heads x 128",
+               "attention_b4_causal_ws": "sequence, 4 x 32 heads x 64, causal",
+               "attention_b4_d128_causal_ws":
                    "sequence, 4 x 32 heads x 128, causal",
                "attention_backward": "sequence, 4 x 32 heads x 64",
                "attention_backward_d128": "sequence, 4 x 32 heads x 128",

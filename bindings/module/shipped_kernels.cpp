@@ -35,6 +35,7 @@ std::vector<const blocc_kernel_v1 *> shipped_kernels() {
           export_kernel_abi(tutorials::layer_norm_bwd_dx),
           export_kernel_abi(tutorials::layer_norm_bwd_dwdb),
           export_kernel_abi(tutorials::attention),
+          export_kernel_abi(tutorials::attention_ws),
           export_kernel_abi(tutorials::attention_fwd_lse),
           export_kernel_abi(tutorials::attention_bwd_preprocess),
           export_kernel_abi(tutorials::attention_bwd_dkdv),

@@ -9,6 +9,9 @@
 // mbarriers the consumer warps arrive on) and assembles without spills;
 // for targets without warpgroup MMAs, or a loop whose tiles TMA cannot
 // copy, the kernel is the ordinary one (no producer, num_warps threads).
+// A B given as its transpose's rows ([N, K], attention's K), which the dot
+// reads through bl::trans, is copied by TMA too (K-major), with and
+// without a producer.
 #include "nvptx/matmul_cases.h"
 
 namespace bl = blocc;
@@ -49,8 +52,7 @@ std::vector<MatmulCase> cases() {
   return in_every_stage_count({std::begin(shapes), std::end(shapes)});
 }
 
-class GpuWarpSpecializedMatmul : public ::testing::TestWithParam<MatmulCase> {
-};
+class GpuWarpSpecializedMatmul : public ::testing::TestWithParam<MatmulCase> {};
 
 TEST_P(GpuWarpSpecializedMatmul, MatchesFloat64) {
   expect_gpu_matmul_in_its_type_matches_float64(
@@ -59,6 +61,65 @@ TEST_P(GpuWarpSpecializedMatmul, MatchesFloat64) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Stages, GpuWarpSpecializedMatmul,
+                         ::testing::ValuesIn(cases()), matmul_case_name);
+
+/// C = A B for B given as its transpose's rows, [N, K] (attention's K),
+/// through a descriptor whose tile the dot reads transposed (bl::trans):
+/// TMA lands it K-major; the loop a producer warpgroup's where `WS`.
+template <typename T, bool WS> auto &transposed_b_matmul() {
+  static auto k = bl::kernel(
+      WS ? "gpu_warp_specialized_bt_matmul" : "gpu_tma_bt_matmul",
+      [](bl::Ptr<T> a, bl::Ptr<T> bt, bl::Ptr<float> c, bl::i32 M, bl::i32 N,
+         bl::i32 K, bl::Const<int> BM, bl::Const<int> BN, bl::Const<int> BK) {
+        auto pid_m = bl::program_id(0), pid_n = bl::program_id(1);
+        auto a_desc = bl::make_tensor_descriptor(a, {M, K}, {K, 1}, {BM, BK});
+        auto bt_desc = bl::make_tensor_descriptor(bt, {N, K}, {K, 1}, {BN, BK});
+        auto acc = bl::zeros({BM, BN}, bl::float32);
+        for (auto k : bl::range(0, K, BK, {.warp_specialize = WS}))
+          acc = bl::dot(bl::load(a_desc, {pid_m * BM, k}),
+                        bl::trans(bl::load(bt_desc, {pid_n * BN, k})), acc);
+        auto c_desc = bl::make_tensor_descriptor(c, {M, N}, {N, 1}, {BM, BN});
+        bl::store(c_desc, {pid_m * BM, pid_n * BN}, acc);
+      });
+  return k;
+}
+
+template <typename T, bool WS>
+void expect_transposed_b_matches_float64(const MatmulCase &c) {
+  auto a = random_values<T>(size_t(c.m) * c.k, -2, 2);
+  auto bt = random_values<T>(size_t(c.n) * c.k, -2, 2);
+  std::vector<T> b(bt.size());
+  for (int q = 0; q < c.k; ++q)
+    for (int j = 0; j < c.n; ++j)
+      b[size_t(q) * c.n + j] = bt[size_t(j) * c.k + q];
+  DeviceBuffer<T> da(a), dbt(bt);
+  auto dc = poisoned_on_gpu<float>(size_t(c.m) * c.n);
+  LaunchOptions options = on(Backend::Gpu, c.warps);
+  options.num_stages = c.stages;
+  ::blocc::Grid grid{::blocc::cdiv(c.m, c.bm), ::blocc::cdiv(c.n, c.bn)};
+  transposed_b_matmul<T, WS>()[grid].with(options)(da, dbt, dc, c.m, c.n, c.k,
+                                                   c.bm, c.bn, c.bk);
+  expect_matmul_matches_float64(a, b, dc.to_host(), c);
+}
+
+class GpuTmaTransposedB : public ::testing::TestWithParam<MatmulCase> {};
+
+TEST_P(GpuTmaTransposedB, MatchesFloat64WithAndWithoutAProducer) {
+  BLOCC_REQUIRE_GPU();
+  BLOCC_SEED_TRACE();
+  const MatmulCase &c = GetParam();
+  for (bool ws : {false, true}) {
+    SCOPED_TRACE(ws ? "warp-specialized" : "without a producer");
+    if (c.bf16)
+      ws ? expect_transposed_b_matches_float64<bl::bfloat16_t, true>(c)
+         : expect_transposed_b_matches_float64<bl::bfloat16_t, false>(c);
+    else
+      ws ? expect_transposed_b_matches_float64<bl::half, true>(c)
+         : expect_transposed_b_matches_float64<bl::half, false>(c);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Stages, GpuTmaTransposedB,
                          ::testing::ValuesIn(cases()), matmul_case_name);
 
 std::string ptx_of(int k, int stages, int warps, const std::string &arch,
@@ -109,6 +170,36 @@ TEST(GpuWarpSpecializedPtx, AProducerWarpgroupIssuesTheCopies) {
       EXPECT_THAT(r.output, Not(HasSubstr("ignored"))); // setmaxnreg
       EXPECT_THAT(r.output, HasSubstr(" 0 bytes spill stores, 0 bytes "
                                       "spill loads"));
+    }
+  }
+}
+
+// A tile the dot reads transposed is copied by TMA as well, landing
+// K-major: no cp.async, no thread's loads of B.
+TEST(GpuWarpSpecializedPtx, ATransposedTileIsCopiedByTheProducerToo) {
+  using ::testing::HasSubstr;
+  using ::testing::Not;
+  std::vector<bl::half> none;
+  std::vector<float> out;
+  for (int stages : {1, 3}) {
+    SCOPED_TRACE(std::to_string(stages) + " stages");
+    const ir::Function &f =
+        specialization(transposed_b_matmul<bl::half, true>(), none, none, out,
+                       256, 256, 1024, 128, 128, 64);
+    nvptx::CompileOptions options;
+    options.arch = nvptx::GpuArch::parse("sm_90a");
+    options.num_stages = stages;
+    std::string ptx = nvptx::ptx_of(*nvptx::compile(f, options));
+    // A's box and B^T's (128 rows of 64 halves) a stage; C's four.
+    EXPECT_EQ(occurrences(ptx, "cp.async.bulk.tensor.2d.shared::cluster"), 2);
+    EXPECT_THAT(ptx, Not(HasSubstr("cp.async.cg")));
+    EXPECT_THAT(ptx, Not(HasSubstr("ld.global")));
+    if (stages > 1) {
+      EXPECT_THAT(ptx, HasSubstr("setmaxnreg"));
+    }
+    if (ptxas()) {
+      PtxasResult r = run_ptxas(ptx, "sm_90a", "-v");
+      EXPECT_TRUE(r.ok) << r.output;
     }
   }
 }

@@ -15,6 +15,7 @@ import blocc
 import blocc_test_module as module
 from blocc.kernels import (add, attention, attention_bwd_dkdv, attention_bwd_dq,
                            attention_bwd_preprocess, attention_fwd_lse,
+                           attention_ws,
                            matmul_persistent, matmul_persistent_tma, matmul_tma,
                            matmul_tma_bf16, matmul_tma_ws, matmul_tma_ws_bf16,
                            softmax)
@@ -74,18 +75,44 @@ def attention_reference(q, k, v, scale, causal):
 @pytest.mark.parametrize("causal", [False, True])
 def test_attention_on_tensor_cores(rng, block_m, block_n, warps, dim, stages,
                                    causal):
-    heads, seq = 4, 300
+    check_attention(rng, attention, 4, 300, dim, causal, block_m, block_n,
+                    warps, stages)
+
+
+def check_attention(rng, kernel, heads, seq, dim, causal, block_m, block_n,
+                    warps, stages, *rows):
+    """`kernel` (attention, or attention_ws given `rows`) on fresh inputs
+    against float64, within the rounding of half inputs and output."""
     q, k, v = (rng.uniform(-1, 1, (heads, seq, dim)).astype(np.float16)
                for _ in range(3))
     dout = module.DeviceArray(poisoned((heads, seq, dim), np.float16))
     scale = 1 / np.sqrt(dim)
-    attention[(blocc.cdiv(seq, block_m), heads)](
+    kernel[(blocc.cdiv(seq, block_m), heads)](
         module.DeviceArray(q), module.DeviceArray(k), module.DeviceArray(v),
-        dout, seq, scale, HEAD_DIM=dim, BLOCK_M=block_m, BLOCK_N=block_n,
-        CAUSAL=causal, num_warps=warps, num_stages=stages)
+        dout, seq, *rows, scale, HEAD_DIM=dim, BLOCK_M=block_m,
+        BLOCK_N=block_n, CAUSAL=causal, num_warps=warps, num_stages=stages)
     np.testing.assert_allclose(dout.numpy().astype(np.float64),
                                attention_reference(q, k, v, scale, causal),
                                rtol=4e-3, atol=2e-3)
+
+
+# attention_ws: the same forward pass, its unmasked key and value blocks
+# read through tensor descriptors over all heads' rows; on an H100 TMA
+# copies them, issued by a producer warpgroup where the accumulators are
+# large (head dimension 128 on 8 warps; a loop of many blocks too, whose
+# stages' phases wrap); 1 stage: no producer.
+@pytest.mark.parametrize("block_m,block_n,warps", [(64, 64, 4), (128, 64, 8),
+                                                   (64, 128, 4),
+                                                   (128, 128, 8)])
+@pytest.mark.parametrize("dim", [64, 128])
+@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("heads,seq", [(4, 300), (2, 2100)])
+def test_warp_specialized_attention_on_tensor_cores(rng, block_m, block_n,
+                                                    warps, dim, stages, causal,
+                                                    heads, seq):
+    check_attention(rng, attention_ws, heads, seq, dim, causal, block_m,
+                    block_n, warps, stages, heads * seq)
 
 
 # Tutorial 06's backward kernels on tensor cores in the GPU sweep's

@@ -9,7 +9,8 @@ import pytest
 
 import blocc
 from blocc.kernels import (add, attention, attention_bwd_dkdv, attention_bwd_dq,
-                           attention_bwd_preprocess, attention_fwd_lse, gelu,
+                           attention_bwd_preprocess, attention_fwd_lse,
+                           attention_ws, gelu,
                            gelu_f16, layer_norm_bwd_dwdb, layer_norm_bwd_dx,
                            layer_norm_fwd, matmul, matmul_fp8,
                            matmul_persistent, matmul_persistent_bf16,
@@ -32,7 +33,8 @@ def test_every_tutorial_kernel_is_shipped():
 def test_shipped_kernels_are_the_tutorials():
     assert blocc.kernels.__all__ == [
         "add", "attention", "attention_bwd_dkdv", "attention_bwd_dq",
-        "attention_bwd_preprocess", "attention_fwd_lse", "gelu", "gelu_f16",
+        "attention_bwd_preprocess", "attention_fwd_lse", "attention_ws",
+        "gelu", "gelu_f16",
         "layer_norm_bwd_dwdb", "layer_norm_bwd_dx", "layer_norm_fwd", "matmul",
         "matmul_bf16", "matmul_fp8", "matmul_persistent",
         "matmul_persistent_bf16", "matmul_persistent_tma", "matmul_tma",
@@ -460,9 +462,15 @@ def test_attention(rng, heads, seq, dim, causal):
                for _ in range(3))
     out = poisoned((heads, seq, dim), np.float16)
     scale = 1 / np.sqrt(dim)
+    # attention_ws reads the unmasked blocks through descriptors over all
+    # heads' rows (heads * seq of them); the same result.
+    out_ws = poisoned((heads, seq, dim), np.float16)
     attention[(blocc.cdiv(seq, 32), heads)](
         q, k, v, out, seq, scale, HEAD_DIM=dim, BLOCK_M=32, BLOCK_N=32,
         CAUSAL=causal)
+    attention_ws[(blocc.cdiv(seq, 32), heads)](
+        q, k, v, out_ws, seq, heads * seq, scale, HEAD_DIM=dim, BLOCK_M=32,
+        BLOCK_N=32, CAUSAL=causal)
     s = np.einsum("hid,hjd->hij", q.astype(np.float64), k.astype(np.float64))
     s *= scale
     if causal:
@@ -470,8 +478,9 @@ def test_attention(rng, heads, seq, dim, causal):
     p = np.exp(s - s.max(-1, keepdims=True))
     want = (p / p.sum(-1, keepdims=True)) @ v.astype(np.float64)
     # Probabilities and the output rounded to half: a few 2^-11.
-    np.testing.assert_allclose(out.astype(np.float64), want, rtol=4e-3,
-                               atol=2e-3)
+    for got in (out, out_ws):
+        np.testing.assert_allclose(got.astype(np.float64), want, rtol=4e-3,
+                                   atol=2e-3)
 
 
 def float64_attention_backward(q, k, v, dout, scale, causal, out=None):

@@ -1,5 +1,5 @@
 // Tutorial 06's forward kernels, shared by the tutorial (main.cpp) and the
-// Python package (blocc.kernels.attention and attention_fwd_lse,
+// Python package (blocc.kernels.attention, attention_ws and attention_fwd_lse,
 // bindings/module/shipped_kernels.cpp); the backward pass is in
 // attention_backward.h.
 //
@@ -46,14 +46,16 @@ namespace bl = blocc;
 /// (masked = false); then the last few, up to the block holding the
 /// last key a query sees (masked = true). The forward pass and the
 /// backward pass's dq walk the keys alike.
+/// `unmasked` is how the first loop is compiled (bl::LoopOptions).
 template <typename Fold>
 void for_each_key_block(const bl::Tensor &first_query, bl::i32 seq_len,
-                        int BLOCK_M, int BLOCK_N, bool CAUSAL, Fold fold) {
+                        int BLOCK_M, int BLOCK_N, bool CAUSAL, Fold fold,
+                        bl::LoopOptions unmasked = {}) {
   bl::Tensor unmasked_end = seq_len;
   if (CAUSAL)
     unmasked_end = bl::minimum(first_query, seq_len);
   unmasked_end = unmasked_end / BLOCK_N * BLOCK_N;
-  for (auto first_key : bl::range(0, unmasked_end, BLOCK_N))
+  for (auto first_key : bl::range(0, unmasked_end, BLOCK_N, unmasked))
     fold(first_key, false);
   bl::Tensor end = seq_len;
   if (CAUSAL) // no key after the block's last query is seen
@@ -79,16 +81,20 @@ inline auto block_loader(bl::Tensor index, bl::Tensor seq_len, bool masked) {
   };
 }
 
-/// One program of the forward pass; the two kernels below differ only in
-/// `lse`. Where given, it receives each query row's log-sum-exp of its
+/// One program of the forward pass; the kernels below differ in `lse` and
+/// `rows`. Where given, `lse` receives each query row's log-sum-exp of its
 /// scaled scores, ln(sum_j exp(scale q.k_j)): the one number per row from
 /// which the backward pass (attention_backward.h) recomputes the row's
-/// probabilities instead of storing them.
+/// probabilities instead of storing them. Where `rows` (batch * heads *
+/// seq_len) is given, the unmasked loop reads its key and value blocks
+/// through tensor descriptors over all heads' rows (a block of that loop
+/// lies wholly inside its head), whose copies a producer warpgroup issues
+/// on Hopper (attention_ws).
 template <typename T>
 void attention_forward(bl::Ptr<T> q, bl::Ptr<T> k, bl::Ptr<T> v, bl::Ptr<T> out,
                        std::optional<bl::Ptr<float>> lse, bl::i32 seq_len,
                        bl::f32 scale, int HEAD_DIM, int BLOCK_M, int BLOCK_N,
-                       bool CAUSAL) {
+                       bool CAUSAL, std::optional<bl::i32> rows = {}) {
   auto head = bl::program_id(1) * seq_len * HEAD_DIM; // its matrices
   auto first_query = bl::program_id(0) * BLOCK_M;
   auto queries = first_query + bl::arange(0, BLOCK_M);
@@ -102,6 +108,14 @@ void attention_forward(bl::Ptr<T> q, bl::Ptr<T> k, bl::Ptr<T> v, bl::Ptr<T> out,
   auto l = bl::zeros({BLOCK_M}, bl::float32);
   auto acc = bl::zeros({BLOCK_M, HEAD_DIM}, bl::float32);
   auto scale_log2 = scale * 1.4426950408889634f; // exp(x) = 2^(x log2 e)
+  std::optional<bl::TensorDescriptor> k_rows, v_rows;
+  if (rows) {
+    k_rows = bl::make_tensor_descriptor(k, {*rows, HEAD_DIM}, {HEAD_DIM, 1},
+                                        {BLOCK_N, HEAD_DIM});
+    v_rows = bl::make_tensor_descriptor(v, {*rows, HEAD_DIM}, {HEAD_DIM, 1},
+                                        {BLOCK_N, HEAD_DIM});
+  }
+  auto first_row = bl::program_id(1) * seq_len; // the head's first row
   // Folds the key block at first_key into m, l and acc. Only the
   // last blocks need masks (keys past the end, or after a query);
   // the blocks before them are folded without any.
@@ -114,7 +128,10 @@ void attention_forward(bl::Ptr<T> q, bl::Ptr<T> k, bl::Ptr<T> v, bl::Ptr<T> out,
     // K^T's tile, [HEAD_DIM, BLOCK_N], read straight from K's rows.
     auto kt_ptrs = k + head + key_row * HEAD_DIM + bl::expand_dims(dims, 1);
     auto v_ptrs = v + head + key_col * HEAD_DIM + dim_row;
-    auto kt_tile = load_cols(kt_ptrs);
+    const bool from_rows = rows && !masked;
+    auto kt_tile =
+        from_rows ? bl::trans(bl::load(*k_rows, {first_row + first_key, 0}))
+                  : load_cols(kt_ptrs);
     auto qk = bl::dot(q_tile, kt_tile);
     if (masked) {
       auto visible = key_row < seq_len;
@@ -134,12 +151,14 @@ void attention_forward(bl::Ptr<T> q, bl::Ptr<T> k, bl::Ptr<T> v, bl::Ptr<T> out,
     // Rescales the old sums.
     auto alpha = bl::exp2(m - m_new, bl::Subnormals::Flush);
     l = l * alpha + bl::sum(p, 1);
-    auto v_tile = load_rows(v_ptrs);
+    auto v_tile = from_rows ? bl::load(*v_rows, {first_row + first_key, 0})
+                            : load_rows(v_ptrs);
     acc = bl::dot(p.to(bl::dtype_of<T>()), v_tile,
                   acc * bl::expand_dims(alpha, 1));
     m = m_new;
   };
-  for_each_key_block(first_query, seq_len, BLOCK_M, BLOCK_N, CAUSAL, fold);
+  for_each_key_block(first_query, seq_len, BLOCK_M, BLOCK_N, CAUSAL, fold,
+                     {.warp_specialize = rows.has_value()});
   // One reciprocal per row, then products: dividing each of the
   // HEAD_DIM elements correctly rounded cost the GPU a division routine per
   // element, and the f16 output cannot tell the two roundings from one.
@@ -168,6 +187,22 @@ template <typename T> auto make_attention(const char *name) {
                     });
 }
 
+/// The forward pass with `rows` = batch * heads * seq_len: its unmasked
+/// blocks of K and V copied by a producer warpgroup on Hopper.
+template <typename T> auto make_attention_ws(const char *name) {
+  return bl::kernel(name,
+                    {"q", "k", "v", "out", "seq_len", "rows", "scale",
+                     "HEAD_DIM", "BLOCK_M", "BLOCK_N", "CAUSAL"},
+                    [](bl::Ptr<T> q, bl::Ptr<T> k, bl::Ptr<T> v, bl::Ptr<T> out,
+                       bl::i32 seq_len, bl::i32 rows, bl::f32 scale,
+                       bl::Const<int> HEAD_DIM, bl::Const<int> BLOCK_M,
+                       bl::Const<int> BLOCK_N, bl::Const<bool> CAUSAL) {
+                      attention_forward<T>(q, k, v, out, std::nullopt, seq_len,
+                                           scale, HEAD_DIM, BLOCK_M, BLOCK_N,
+                                           CAUSAL, rows);
+                    });
+}
+
 /// The forward pass of training: out, and each row's log-sum-exp in `lse`,
 /// [batch * heads, seq_len] float32, for the backward kernels.
 template <typename T> auto make_attention_fwd_lse(const char *name) {
@@ -184,6 +219,7 @@ template <typename T> auto make_attention_fwd_lse(const char *name) {
 }
 
 inline auto attention = make_attention<bl::half>("attention");
+inline auto attention_ws = make_attention_ws<bl::half>("attention_ws");
 inline auto attention_fwd_lse =
     make_attention_fwd_lse<bl::half>("attention_fwd_lse");
 

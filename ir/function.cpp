@@ -56,9 +56,6 @@ const T &attr_of_kind(const Operation &op, const std::string &name,
 int64_t Operation::int_attr(const std::string &name) const {
   return attr_of_kind<int64_t>(*this, name, "an integer");
 }
-double Operation::float_attr(const std::string &name) const {
-  return attr_of_kind<double>(*this, name, "a float");
-}
 const std::string &Operation::string_attr(const std::string &name) const {
   return attr_of_kind<std::string>(*this, name, "a string");
 }

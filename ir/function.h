@@ -85,7 +85,6 @@ public:
   /// Typed accessors; they throw blocc::Error naming the op when the
   /// attribute is missing or of another kind.
   int64_t int_attr(const std::string &name) const;
-  double float_attr(const std::string &name) const;
   const std::string &string_attr(const std::string &name) const;
   const std::vector<int64_t> &ints_attr(const std::string &name) const;
   /// The string attribute, or `fallback` when absent.

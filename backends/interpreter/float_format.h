@@ -35,7 +35,6 @@ struct FloatFormat {
   bool has_infinity;
 
   int bias() const { return (1 << (exponent_bits - 1)) - 1; }
-  int total_bits() const { return 1 + exponent_bits + mantissa_bits; }
   uint32_t sign_bit() const {
     return uint32_t{1} << (exponent_bits + mantissa_bits);
   }

@@ -8,13 +8,6 @@ RuntimeValue::RuntimeValue(ir::Type t)
     provenance.assign(bits.size(), kNoProvenance);
 }
 
-std::vector<int64_t> strides_of(const std::vector<int64_t> &shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * shape[i + 1];
-  return strides;
-}
-
 std::vector<int64_t> unflatten(int64_t flat,
                                const std::vector<int64_t> &shape) {
   std::vector<int64_t> index(shape.size(), 0);

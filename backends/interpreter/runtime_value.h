@@ -38,8 +38,6 @@ struct RuntimeValue {
   }
 };
 
-/// Row-major strides of `shape` (empty for a scalar).
-std::vector<int64_t> strides_of(const std::vector<int64_t> &shape);
 /// The multi-index of flat row-major position `flat` in `shape`.
 std::vector<int64_t> unflatten(int64_t flat, const std::vector<int64_t> &shape);
 /// The flat row-major position of `index` in `shape`.

@@ -34,10 +34,4 @@ llvm::Type *register_type(llvm::LLVMContext &context, Scalar s) {
   return storage_type(context, s);
 }
 
-llvm::Type *compute_type(llvm::LLVMContext &context, Scalar s) {
-  if (is_narrow_float(s))
-    return llvm::Type::getFloatTy(context);
-  return register_type(context, s);
-}
-
 } // namespace blocc::llvm_backend

@@ -21,7 +21,6 @@ namespace blocc::llvm_backend {
 
 llvm::Type *storage_type(llvm::LLVMContext &context, ir::Scalar s);
 llvm::Type *register_type(llvm::LLVMContext &context, ir::Scalar s);
-llvm::Type *compute_type(llvm::LLVMContext &context, ir::Scalar s);
 
 /// Bytes one element occupies in memory (i1: one byte).
 int storage_bytes(ir::Scalar s);

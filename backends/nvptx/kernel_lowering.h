@@ -550,12 +550,6 @@ private:
   std::vector<llvm::Value *> tensor_map_parameters_;
 
 public:
-  /// Conservative barrier state at the entry of a region that may run
-  /// after itself (a loop body) or after either of two paths.
-  void assume_unordered() {
-    stored_since_barrier_ = true;
-    shared_read_since_barrier_ = true;
-  }
   std::pair<bool, bool> barrier_state() const {
     return {stored_since_barrier_, shared_read_since_barrier_};
   }

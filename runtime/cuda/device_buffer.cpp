@@ -111,12 +111,4 @@ void DeviceAllocation::copy_from_device(const DeviceAllocation &source) {
         "cuMemcpyDtoD", "copying to " + buffer_name(bytes_, device_));
 }
 
-void DeviceAllocation::fill_bytes(unsigned char value) {
-  if (!bytes_)
-    return;
-  cuda::ContextScope scope(static_cast<CUcontext>(context_));
-  check(api().cuMemsetD8(address_, value, bytes_), "cuMemsetD8",
-        "filling " + buffer_name(bytes_, device_));
-}
-
 } // namespace blocc

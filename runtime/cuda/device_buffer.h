@@ -51,8 +51,6 @@ public:
   void copy_to_host(void *destination, size_t bytes, size_t offset = 0) const;
   /// Copies all of `source` (no larger than this) to the start of this.
   void copy_from_device(const DeviceAllocation &source);
-  /// Sets every byte to `value`.
-  void fill_bytes(unsigned char value);
 
 private:
   void release() noexcept;

@@ -343,9 +343,12 @@ public:
   /// masks read no memory (the same lanes give the same addresses).
   bool loads_prechecked = false;
 
+  /// Whether a lazy value is worth materializing where it is defined
+  /// (see the file comment).
+  bool should_materialize(const ir::Value *v) const;
+
 private:
   void lower_arguments();
-  bool should_materialize(const ir::Value *v) const;
   /// Materializes lazy values that read memory and are still needed after
   /// the current op (before it writes memory or runs regions).
   void flush_pending_loads();

@@ -11,6 +11,8 @@
 #include "backends/llvm/llvm_types.h"
 #include "ir/error.h"
 
+#include <optional>
+
 namespace blocc::cpu {
 
 using ir::OpCode;
@@ -38,161 +40,187 @@ llvm::AtomicOrdering failure_ordering(llvm::AtomicOrdering o) {
   }
 }
 
+/// One atomic op: on a scalar pointer, or lane after lane of a block.
+class AtomicLowering {
+public:
+  AtomicLowering(KernelLowering &k, const ir::Operation &op)
+      : k_(k), b_(k.builder), op_(op), is_cas_(op.code() == OpCode::AtomicCas),
+        element_(op.operand(0)->type().pointee()) {
+    if (element_ == Scalar::I1 || element_ == Scalar::Ptr ||
+        ir::is_fp8(element_))
+      k.unsupported(op, "atomics on " + std::string(ir::scalar_name(element_)) +
+                            " elements are not supported");
+    kind_ = is_cas_ ? "cas" : op.string_attr("kind");
+    order_ = ordering_of(op.string_attr_or("sem", "acq_rel"));
+    value_type_ = k.storage_type(element_);
+    bits_type_ = b_.getIntNTy(
+        static_cast<unsigned>(llvm_backend::storage_bytes(element_) * 8));
+    align_ = llvm::Align(llvm_backend::storage_bytes(element_));
+  }
+
+  void lower() {
+    if (op_.operand(0)->type().is_block())
+      lower_block();
+    else
+      lower_scalar();
+  }
+
+private:
+  /// A mask is the third operand of atomic_rmw (atomic_cas takes none).
+  bool masked() const { return !is_cas_ && op_.num_operands() > 2; }
+
+  void lower_scalar() {
+    llvm::Value *address = k_.scalar(op_.operand(0));
+    llvm::Value *value = k_.scalar(op_.operand(is_cas_ ? 2 : 1));
+    llvm::Value *compare = is_cas_ ? k_.scalar(op_.operand(1)) : nullptr;
+    llvm::Value *active = masked() ? k_.scalar(op_.operand(2)) : nullptr;
+    if (k_.info.check_bounds)
+      k_.check_lane(k_.access_site(op_), address, active, k_.i64(0));
+    k_.set_scalar(op_.result(), apply_where(active, address, value, compare));
+  }
+
+  void lower_block() {
+    std::vector<llvm::Value *> sources;
+    for (const ir::Value *v : op_.operands())
+      sources.push_back(k_.materialized_slot(v));
+    llvm::Value *result = k_.allocate_slot_for(op_.result()->type());
+    auto lane_of = [&](size_t i, llvm::Value *lane) {
+      llvm::Value *vector =
+          k_.read_slot(sources[i], op_.operand(i)->type().element(),
+                       Lanes::uniform(lane), 1);
+      return b_.CreateExtractElement(vector, uint64_t{0});
+    };
+    const int64_t lanes = op_.operand(0)->type().num_elements();
+    if (k_.info.check_bounds) {
+      // Every lane is checked before the first one is applied.
+      int site = k_.access_site(op_);
+      k_.counted_loop(k_.i64(lanes), [&](llvm::Value *i) {
+        llvm::Value *lane = b_.CreateTrunc(i, b_.getInt32Ty());
+        k_.check_lane(site, lane_of(0, lane),
+                      masked() ? lane_of(2, lane) : nullptr, i);
+      });
+    }
+    k_.counted_loop(k_.i64(lanes), [&](llvm::Value *i) {
+      llvm::Value *lane = b_.CreateTrunc(i, b_.getInt32Ty());
+      llvm::Value *old = apply_where(
+          masked() ? lane_of(2, lane) : nullptr, lane_of(0, lane),
+          lane_of(is_cas_ ? 2 : 1, lane), is_cas_ ? lane_of(1, lane) : nullptr);
+      b_.CreateAlignedStore(old, b_.CreateGEP(value_type_, result, i), align_);
+    });
+    k_.set_materialized(op_.result(), result);
+  }
+
+  /// apply() where `active` (i1; nullptr: always) holds; 0 where not,
+  /// touching no memory.
+  llvm::Value *apply_where(llvm::Value *active, llvm::Value *address,
+                           llvm::Value *value, llvm::Value *compare) {
+    if (!active)
+      return apply(address, value, compare);
+    llvm::BasicBlock *before = b_.GetInsertBlock();
+    auto *on =
+        llvm::BasicBlock::Create(k_.context, "atomic.active", k_.function);
+    auto *after =
+        llvm::BasicBlock::Create(k_.context, "atomic.skip", k_.function);
+    b_.CreateCondBr(active, on, after);
+    b_.SetInsertPoint(on);
+    llvm::Value *old = apply(address, value, compare);
+    llvm::BasicBlock *on_end = b_.GetInsertBlock();
+    b_.CreateBr(after);
+    b_.SetInsertPoint(after);
+    llvm::PHINode *result = b_.CreatePHI(value_type_, 2);
+    result->addIncoming(old, on_end);
+    result->addIncoming(llvm::Constant::getNullValue(value_type_), before);
+    return result;
+  }
+
+  /// One lane: returns the old value (register form).
+  llvm::Value *apply(llvm::Value *address, llvm::Value *value,
+                     llvm::Value *compare) {
+    if (is_cas_) {
+      llvm::Value *pair =
+          b_.CreateAtomicCmpXchg(address, b_.CreateBitCast(compare, bits_type_),
+                                 b_.CreateBitCast(value, bits_type_), align_,
+                                 order_, failure_ordering(order_));
+      return b_.CreateBitCast(b_.CreateExtractValue(pair, 0), value_type_);
+    }
+    if (std::optional<llvm::AtomicRMWInst::BinOp> native = native_operation())
+      return b_.CreateAtomicRMW(*native, address, value, align_, order_);
+    return compare_and_swap_loop(address, value);
+  }
+
+  /// The atomicrmw operation that applies the op, if LLVM has one.
+  std::optional<llvm::AtomicRMWInst::BinOp> native_operation() const {
+    using B = llvm::AtomicRMWInst::BinOp;
+    const bool is_float = ir::is_float(element_);
+    const bool is_signed = ir::is_signed(element_);
+    if (kind_ == "xchg")
+      return B::Xchg;
+    if (is_float)
+      return kind_ == "add" && !llvm_backend::is_narrow_float(element_)
+                 ? std::optional<B>(B::FAdd)
+                 : std::nullopt;
+    if (kind_ == "add")
+      return B::Add;
+    if (kind_ == "and")
+      return B::And;
+    if (kind_ == "or")
+      return B::Or;
+    if (kind_ == "xor")
+      return B::Xor;
+    if (kind_ == "max")
+      return is_signed ? B::Max : B::UMax;
+    if (kind_ == "min")
+      return is_signed ? B::Min : B::UMin;
+    return std::nullopt;
+  }
+
+  /// A compare-and-swap loop around the elementwise operation.
+  llvm::Value *compare_and_swap_loop(llvm::Value *address, llvm::Value *value) {
+    if (kind_ != "add" && kind_ != "max" && kind_ != "min")
+      k_.unsupported(op_, "atomic " + kind_ + " on " +
+                              std::string(ir::scalar_name(element_)));
+    OpCode combine = kind_ == "add"   ? OpCode::Add
+                     : kind_ == "max" ? OpCode::Maximum
+                                      : OpCode::Minimum;
+    llvm::LoadInst *initial = b_.CreateAlignedLoad(bits_type_, address, align_);
+    initial->setAtomic(llvm::AtomicOrdering::Monotonic);
+    llvm::BasicBlock *before = b_.GetInsertBlock();
+    auto *retry =
+        llvm::BasicBlock::Create(k_.context, "atomic.retry", k_.function);
+    auto *done =
+        llvm::BasicBlock::Create(k_.context, "atomic.done", k_.function);
+    b_.CreateBr(retry);
+    b_.SetInsertPoint(retry);
+    llvm::PHINode *old_bits = b_.CreatePHI(bits_type_, 2);
+    old_bits->addIncoming(initial, before);
+    llvm::Value *old_value = b_.CreateBitCast(old_bits, value_type_);
+    llvm::Value *updated =
+        llvm_backend::emit_binary(b_, combine, element_, old_value, value);
+    llvm::Value *pair = b_.CreateAtomicCmpXchg(
+        address, old_bits, b_.CreateBitCast(updated, bits_type_), align_,
+        order_, failure_ordering(order_));
+    old_bits->addIncoming(b_.CreateExtractValue(pair, 0), b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateExtractValue(pair, 1), done, retry);
+    b_.SetInsertPoint(done);
+    return old_value;
+  }
+
+  KernelLowering &k_;
+  llvm::IRBuilder<> &b_;
+  const ir::Operation &op_;
+  const bool is_cas_;
+  const Scalar element_;
+  std::string kind_;
+  llvm::AtomicOrdering order_;
+  llvm::Type *value_type_ = nullptr;
+  llvm::Type *bits_type_ = nullptr;
+  llvm::Align align_;
+};
+
 } // namespace
 
 void KernelLowering::lower_atomic(const ir::Operation &op) {
-  bool is_cas = op.code() == OpCode::AtomicCas;
-  const ir::Type &pointer_type = op.operand(0)->type();
-  Scalar element = pointer_type.pointee();
-  if (element == Scalar::I1 || element == Scalar::Ptr || ir::is_fp8(element))
-    unsupported(op, "atomics on " + std::string(ir::scalar_name(element)) +
-                        " elements are not supported");
-  std::string kind = is_cas ? "cas" : op.string_attr("kind");
-  llvm::AtomicOrdering order = ordering_of(op.string_attr_or("sem", "acq_rel"));
-  llvm::Type *value_type = storage_type(element);
-  unsigned width =
-      static_cast<unsigned>(llvm_backend::storage_bytes(element) * 8);
-  llvm::Type *bits_type = builder.getIntNTy(width);
-  llvm::Align align(llvm_backend::storage_bytes(element));
-  bool is_float = ir::is_float(element);
-  bool narrow = llvm_backend::is_narrow_float(element);
-
-  // One lane: returns the old value (register form).
-  auto apply = [&](llvm::Value *address, llvm::Value *value,
-                   llvm::Value *compare) -> llvm::Value * {
-    if (is_cas) {
-      llvm::Value *expected = builder.CreateBitCast(compare, bits_type);
-      llvm::Value *desired = builder.CreateBitCast(value, bits_type);
-      llvm::Value *pair = builder.CreateAtomicCmpXchg(
-          address, expected, desired, align, order, failure_ordering(order));
-      return builder.CreateBitCast(builder.CreateExtractValue(pair, 0),
-                                   value_type);
-    }
-    using B = llvm::AtomicRMWInst::BinOp;
-    std::optional<B> native;
-    bool is_signed = ir::is_signed(element);
-    if (kind == "xchg")
-      native = B::Xchg;
-    else if (!is_float && kind == "add")
-      native = B::Add;
-    else if (!narrow && is_float && kind == "add")
-      native = B::FAdd;
-    else if (!is_float && kind == "and")
-      native = B::And;
-    else if (!is_float && kind == "or")
-      native = B::Or;
-    else if (!is_float && kind == "xor")
-      native = B::Xor;
-    else if (!is_float && kind == "max")
-      native = is_signed ? B::Max : B::UMax;
-    else if (!is_float && kind == "min")
-      native = is_signed ? B::Min : B::UMin;
-    if (native)
-      return builder.CreateAtomicRMW(*native, address, value, align, order);
-    // A compare-and-swap loop around the elementwise operation.
-    OpCode combine = kind == "add"   ? OpCode::Add
-                     : kind == "max" ? OpCode::Maximum
-                     : kind == "min" ? OpCode::Minimum
-                                     : OpCode::Add;
-    if (kind != "add" && kind != "max" && kind != "min")
-      unsupported(op, "atomic " + kind + " on " +
-                          std::string(ir::scalar_name(element)));
-    llvm::LoadInst *initial =
-        builder.CreateAlignedLoad(bits_type, address, align);
-    initial->setAtomic(llvm::AtomicOrdering::Monotonic);
-    llvm::BasicBlock *before = builder.GetInsertBlock();
-    auto *retry = llvm::BasicBlock::Create(context, "atomic.retry", function);
-    auto *done = llvm::BasicBlock::Create(context, "atomic.done", function);
-    builder.CreateBr(retry);
-    builder.SetInsertPoint(retry);
-    llvm::PHINode *old_bits = builder.CreatePHI(bits_type, 2);
-    old_bits->addIncoming(initial, before);
-    llvm::Value *old_value = builder.CreateBitCast(old_bits, value_type);
-    llvm::Value *updated =
-        llvm_backend::emit_binary(builder, combine, element, old_value, value);
-    llvm::Value *pair = builder.CreateAtomicCmpXchg(
-        address, old_bits, builder.CreateBitCast(updated, bits_type), align,
-        order, failure_ordering(order));
-    llvm::Value *seen = builder.CreateExtractValue(pair, 0);
-    old_bits->addIncoming(seen, builder.GetInsertBlock());
-    builder.CreateCondBr(builder.CreateExtractValue(pair, 1), done, retry);
-    builder.SetInsertPoint(done);
-    return old_value;
-  };
-
-  if (!pointer_type.is_block()) {
-    llvm::Value *address = scalar(op.operand(0));
-    llvm::Value *value = scalar(op.operand(is_cas ? 2 : 1));
-    llvm::Value *compare = is_cas ? scalar(op.operand(1)) : nullptr;
-    if (info.check_bounds)
-      check_lane(access_site(op), address,
-                 is_cas || op.num_operands() < 3 ? nullptr
-                                                 : scalar(op.operand(2)),
-                 i64(0));
-    if (is_cas || op.num_operands() < 3)
-      return set_scalar(op.result(), apply(address, value, compare));
-    llvm::BasicBlock *before = builder.GetInsertBlock();
-    auto *active = llvm::BasicBlock::Create(context, "atomic.active", function);
-    auto *after = llvm::BasicBlock::Create(context, "atomic.skip", function);
-    builder.CreateCondBr(scalar(op.operand(2)), active, after);
-    builder.SetInsertPoint(active);
-    llvm::Value *old = apply(address, value, nullptr);
-    llvm::BasicBlock *active_end = builder.GetInsertBlock();
-    builder.CreateBr(after);
-    builder.SetInsertPoint(after);
-    llvm::PHINode *result = builder.CreatePHI(value_type, 2);
-    result->addIncoming(old, active_end);
-    result->addIncoming(llvm::Constant::getNullValue(value_type), before);
-    return set_scalar(op.result(), result);
-  }
-
-  std::vector<llvm::Value *> sources;
-  for (const ir::Value *v : op.operands())
-    sources.push_back(materialized_slot(v));
-  llvm::Value *result = allocate_slot_for(op.result()->type());
-  auto lane_of = [&](size_t k, llvm::Value *lane) {
-    llvm::Value *vector = read_slot(sources[k], op.operand(k)->type().element(),
-                                    Lanes::uniform(lane), 1);
-    return builder.CreateExtractElement(vector, uint64_t{0});
-  };
-  bool masked = !is_cas && op.num_operands() > 2;
-  if (info.check_bounds) {
-    // Every lane is checked before the first one is applied.
-    int site = access_site(op);
-    counted_loop(i64(pointer_type.num_elements()), [&](llvm::Value *i) {
-      llvm::Value *lane = builder.CreateTrunc(i, builder.getInt32Ty());
-      check_lane(site, lane_of(0, lane), masked ? lane_of(2, lane) : nullptr,
-                 i);
-    });
-  }
-  counted_loop(i64(pointer_type.num_elements()), [&](llvm::Value *i) {
-    llvm::Value *lane = builder.CreateTrunc(i, builder.getInt32Ty());
-    llvm::Value *address = lane_of(0, lane);
-    llvm::Value *value = lane_of(is_cas ? 2 : 1, lane);
-    llvm::Value *compare = is_cas ? lane_of(1, lane) : nullptr;
-    llvm::Value *old;
-    if (masked) {
-      llvm::BasicBlock *before = builder.GetInsertBlock();
-      auto *active =
-          llvm::BasicBlock::Create(context, "atomic.active", function);
-      auto *after = llvm::BasicBlock::Create(context, "atomic.skip", function);
-      builder.CreateCondBr(lane_of(2, lane), active, after);
-      builder.SetInsertPoint(active);
-      llvm::Value *updated = apply(address, value, nullptr);
-      llvm::BasicBlock *active_end = builder.GetInsertBlock();
-      builder.CreateBr(after);
-      builder.SetInsertPoint(after);
-      llvm::PHINode *phi = builder.CreatePHI(value_type, 2);
-      phi->addIncoming(updated, active_end);
-      phi->addIncoming(llvm::Constant::getNullValue(value_type), before);
-      old = phi;
-    } else {
-      old = apply(address, value, compare);
-    }
-    builder.CreateAlignedStore(old, builder.CreateGEP(value_type, result, i),
-                               align);
-  });
-  set_materialized(op.result(), result);
+  AtomicLowering(*this, op).lower();
 }
 
 } // namespace blocc::cpu

@@ -53,6 +53,65 @@ bool yields_in_place(const ir::Value *v, const ir::Value *own,
   return true;
 }
 
+/// The yield's blocks into their carried slots (`slots`; the carried
+/// scalars, which feed phis, are those with a phi in `phis`): copied once
+/// every yielded block has been computed, except those evaluated in
+/// place (yields_in_place), which are written after the others are
+/// computed and before the copies.
+void yield_blocks(KernelLowering &k, const ir::Block &body,
+                  const std::vector<llvm::Value *> &slots,
+                  const std::vector<llvm::PHINode *> &phis) {
+  const ir::Operation *yield = body.terminator();
+  const size_t carried = slots.size();
+  std::vector<const ir::Value *> carried_blocks;
+  for (size_t i = 0; i < carried; ++i)
+    if (!phis[i])
+      carried_blocks.push_back(body.argument(1 + i));
+  auto is_lazy = [&](const ir::Value *v) { return !k.is_materialized(v); };
+  // Whether carried block i needs no write: unchanged, or computed in its
+  // carried slot (a dot's accumulator).
+  auto stays = [&](size_t i) {
+    const ir::Value *yielded = yield->operand(i);
+    return yielded == body.argument(1 + i) ||
+           (k.is_materialized(yielded) && k.state(yielded).slot == slots[i]);
+  };
+  std::vector<bool> in_place(carried, false);
+  for (size_t i = 0; i < carried; ++i) {
+    const ir::Value *yielded = yield->operand(i);
+    in_place[i] =
+        !phis[i] && yielded != body.argument(1 + i) && is_lazy(yielded) &&
+        yields_in_place(yielded, body.argument(1 + i), carried_blocks, is_lazy);
+  }
+  std::vector<std::pair<llvm::Value *, llvm::Value *>> copies; // slot, source
+  for (size_t i = 0; i < carried; ++i) {
+    if (phis[i] || in_place[i] || stays(i))
+      continue;
+    const ir::Value *yielded = yield->operand(i);
+    llvm::Value *source = nullptr;
+    if (k.is_materialized(yielded)) {
+      llvm::Value *own = k.state(yielded).slot;
+      if (std::find(slots.begin(), slots.end(), own) == slots.end())
+        source = own; // not another carried slot, which the copies change
+    }
+    if (!source) {
+      source = k.allocate_slot_for(yielded->type());
+      k.evaluate_into(yielded, source);
+    }
+    copies.emplace_back(slots[i], source);
+  }
+  for (size_t i = 0; i < carried; ++i)
+    if (in_place[i])
+      k.evaluate_into(yield->operand(i), slots[i]);
+  for (size_t i = 0, c = 0; i < carried; ++i) {
+    if (phis[i] || in_place[i] || stays(i))
+      continue;
+    auto [slot, source] = copies[c++];
+    k.builder.CreateMemCpy(slot, llvm::MaybeAlign(64), source,
+                           llvm::MaybeAlign(64),
+                           bytes_of(yield->operand(i)->type()));
+  }
+}
+
 } // namespace
 
 void KernelLowering::lower_for(const ir::Operation &op) {
@@ -115,61 +174,9 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   }
   lower_block(body);
 
-  // The yield: scalars feed the phis; blocks are copied into their slots
-  // once every yielded block has been computed, except those evaluated in
-  // place (yields_in_place), which are written after the others are
-  // computed and before the copies.
+  // The yield: blocks into their slots, scalars to the phis.
+  yield_blocks(*this, body, slots, phis);
   const ir::Operation *yield = body.terminator();
-  std::vector<const ir::Value *> carried_blocks;
-  for (size_t k = 0; k < carried; ++k)
-    if (!phis[k])
-      carried_blocks.push_back(body.argument(1 + k));
-  auto is_lazy = [&](const ir::Value *v) { return !is_materialized(v); };
-  std::vector<bool> in_place(carried, false);
-  for (size_t k = 0; k < carried; ++k) {
-    const ir::Value *yielded = yield->operand(k);
-    in_place[k] =
-        !phis[k] && yielded != body.argument(1 + k) && is_lazy(yielded) &&
-        yields_in_place(yielded, body.argument(1 + k), carried_blocks, is_lazy);
-  }
-  std::vector<std::pair<llvm::Value *, llvm::Value *>> copies; // slot, source
-  for (size_t k = 0; k < carried; ++k) {
-    const ir::Value *yielded = yield->operand(k);
-    if (phis[k] || in_place[k])
-      continue;
-    if (yielded == body.argument(1 + k))
-      continue; // unchanged
-    llvm::Value *source = nullptr;
-    if (is_materialized(yielded) && state(yielded).slot == slots[k])
-      continue; // computed in its carried slot (a dot's accumulator)
-    if (is_materialized(yielded)) {
-      llvm::Value *own = state(yielded).slot;
-      bool is_carried_slot =
-          std::find(slots.begin(), slots.end(), own) != slots.end();
-      if (!is_carried_slot)
-        source = own;
-    }
-    if (!source) {
-      source = allocate_slot_for(yielded->type());
-      evaluate_into(yielded, source);
-    }
-    copies.emplace_back(slots[k], source);
-  }
-  for (size_t k = 0; k < carried; ++k)
-    if (in_place[k])
-      evaluate_into(yield->operand(k), slots[k]);
-  for (size_t k = 0, c = 0; k < carried; ++k) {
-    if (phis[k] || in_place[k])
-      continue;
-    const ir::Value *yielded = yield->operand(k);
-    if (yielded == body.argument(1 + k))
-      continue;
-    if (is_materialized(yielded) && state(yielded).slot == slots[k])
-      continue;
-    auto [slot, source] = copies[c++];
-    builder.CreateMemCpy(slot, llvm::MaybeAlign(64), source,
-                         llvm::MaybeAlign(64), bytes_of(yielded->type()));
-  }
   std::vector<llvm::Value *> next_scalars(carried, nullptr);
   for (size_t k = 0; k < carried; ++k)
     if (phis[k])

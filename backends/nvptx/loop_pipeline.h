@@ -111,6 +111,11 @@ private:
   /// Issues the copies of the iteration S - 1 ahead into the stage read
   /// last iteration.
   void issue_ahead(llvm::Value *trip);
+  /// The stage the previous iteration read (i32).
+  llvm::Value *previous_stage();
+  /// The values issue() binds: the body's arguments and the address ops'
+  /// results.
+  std::vector<const ir::Value *> address_values() const;
 
   // A warp-specialized loop (warp_specialize.h,
   // lower_warp_specialized_loop.cpp).

@@ -288,13 +288,26 @@ void LoopPipeline::start_iteration(llvm::Value *trip) {
     k_.set_prefetched(load.load->result(), prefetched_first(load, stage_));
 }
 
+llvm::Value *LoopPipeline::previous_stage() {
+  return b_.CreateSelect(b_.CreateICmpEQ(stage_, b_.getInt32(0)),
+                         b_.getInt32(static_cast<uint32_t>(plan_.stages - 1)),
+                         b_.CreateSub(stage_, b_.getInt32(1)));
+}
+
+std::vector<const ir::Value *> LoopPipeline::address_values() const {
+  std::vector<const ir::Value *> values;
+  for (const ir::Value *argument : body_.arguments())
+    values.push_back(argument);
+  for (const ir::Operation *op : plan_.address_ops)
+    for (const ir::Value *result : op->results())
+      values.push_back(result);
+  return values;
+}
+
 void LoopPipeline::issue_ahead(llvm::Value *trip) {
   // Iteration trip + S - 1 goes to the stage read last iteration.
   const int stages = plan_.stages;
-  llvm::Value *last_stage = b_.getInt32(static_cast<uint32_t>(stages - 1));
-  llvm::Value *is_first = b_.CreateICmpEQ(stage_, b_.getInt32(0));
-  llvm::Value *ahead_stage = b_.CreateSelect(
-      is_first, last_stage, b_.CreateSub(stage_, b_.getInt32(1)));
+  llvm::Value *ahead_stage = previous_stage();
   llvm::Value *ahead_trip =
       b_.CreateAdd(trip, b_.getInt64(static_cast<uint64_t>(stages - 1)));
   llvm::Value *ahead_iv = llvm_backend::induction_value(
@@ -310,13 +323,7 @@ void LoopPipeline::end_iteration(llvm::BasicBlock *&latch) {
   } else if (plan_.mma_in_flight) {
     // Issuing computes the address ops again for a later iteration: the
     // loop's own values (what it yields) are put back after.
-    std::vector<const ir::Value *> rebound;
-    for (const ir::Value *argument : body_.arguments())
-      rebound.push_back(argument);
-    for (const ir::Operation *op : plan_.address_ops)
-      for (const ir::Value *result : op->results())
-        rebound.push_back(result);
-    KernelLowering::Bindings own = k_.bindings_of(rebound);
+    KernelLowering::Bindings own = k_.bindings_of(address_values());
     k_.barrier();
     issue_ahead(trip_);
     k_.restore(own);

@@ -146,11 +146,8 @@ void LoopPipeline::lower_producer(const std::vector<const ir::Value *> &inputs,
   // The producer's values of the consumers' ops, bound while its code is
   // lowered, and the consumers' put back after.
   std::vector<const ir::Value *> rebound = inputs;
-  for (const ir::Value *argument : body_.arguments())
-    rebound.push_back(argument);
-  for (const ir::Operation *op : plan_.address_ops)
-    for (const ir::Value *result : op->results())
-      rebound.push_back(result);
+  for (const ir::Value *v : address_values())
+    rebound.push_back(v);
   KernelLowering::Bindings theirs = k_.bindings_of(rebound);
   for (size_t i = 0; i < inputs.size(); ++i)
     k_.set_scalar(inputs[i], read(3 + i));
@@ -209,11 +206,7 @@ void LoopPipeline::lower_producer_loop(
 }
 
 void LoopPipeline::release_previous_stage() {
-  llvm::Value *previous =
-      b_.CreateSelect(b_.CreateICmpEQ(stage_, b_.getInt32(0)),
-                      b_.getInt32(static_cast<uint32_t>(plan_.stages - 1)),
-                      b_.CreateSub(stage_, b_.getInt32(1)));
-  k_.arrive_per_warp(empty_barrier(previous),
+  k_.arrive_per_warp(empty_barrier(previous_stage()),
                      b_.CreateICmpNE(trip_, b_.getInt64(0)));
 }
 

@@ -112,9 +112,10 @@ public:
     // K^T from a tile of K's rows): the same bytes (gpu_ir.h: is_tile_view).
     const ir::Value *read = op_.result();
     copy.dot = only_user(function_, read);
-    const bool transposed = copy.dot && is_tile_view(*copy.dot) &&
-                            copy.dot->code() == OpCode::Permute;
-    if (transposed) {
+    std::vector<const ir::Operation *> views;
+    if (copy.dot && is_tile_view(*copy.dot) &&
+        copy.dot->code() == OpCode::Permute) {
+      views.push_back(copy.dot);
       read = copy.dot->result();
       copy.dot = only_user(function_, read);
     }
@@ -123,10 +124,7 @@ public:
         copy.dot->operand(2) == read)
       return no("the tile is not read by one dot alone, as A or B");
     copy.operand = copy.dot->operand(0) == read ? 0 : 1;
-    const bool k_fastest = tma_lands_k_fastest(
-        copy.operand,
-        transposed ? std::vector<const ir::Operation *>{read->defining_op()}
-                   : std::vector<const ir::Operation *>{});
+    const bool k_fastest = tma_lands_k_fastest(copy.operand, views);
     const int64_t bytes = ir::scalar_bits(type.element()) / 8;
     if (!k_fastest && bytes != 2)
       return no("a tile of " + std::to_string(8 * bytes) +

@@ -26,6 +26,21 @@ matmul_case_name(const ::testing::TestParamInfo<MatmulCase> &info) {
          std::to_string(c.stages);
 }
 
+/// The shapes of the matmuls whose tiles TMA copies: many iterations;
+/// tails of M, N and K (N and K multiples of 16: rows of a multiple of 16
+/// bytes, as TMA needs); fewer iterations than stages; none; 8 warps on
+/// 128 x 256 tiles; rows of 64 bytes (BK = 32); K = 100, whose rows TMA
+/// cannot copy (through pointers instead).
+inline std::vector<MatmulCase> tma_matmul_shapes() {
+  return {{256, 256, 256, 128, 128, 64, 4, 0, false},
+          {300, 208, 144, 128, 128, 64, 4, 0, false},
+          {128, 128, 48, 128, 128, 64, 4, 0, false},
+          {128, 128, 0, 128, 128, 64, 4, 0, false},
+          {200, 272, 336, 128, 256, 64, 8, 0, false},
+          {100, 96, 80, 64, 64, 32, 4, 0, false},
+          {130, 150, 100, 128, 128, 64, 4, 0, false}};
+}
+
 /// Each shape in f16 and bf16, in 1 to 4 stages.
 inline std::vector<MatmulCase>
 in_every_stage_count(const std::vector<MatmulCase> &shapes) {

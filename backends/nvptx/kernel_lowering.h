@@ -152,6 +152,9 @@ public:
   Registers load_block(const ir::Operation &op, const Layout &layout);
   void store(const ir::Operation &op);
   void lower_reduce(const ir::Operation &op);
+  /// Whether lowering the reduction `op` combines its partial results
+  /// within warps alone (registers and shuffles, no shared memory).
+  bool reduces_within_warps(const ir::Operation &op);
   void lower_scan(const ir::Operation &op);
   /// Reshape (moving elements), permute, join, split, cat
   /// (lower_shape.cpp).
@@ -338,11 +341,18 @@ public:
   /// accumulator); the results of the groups it completes are read after
   /// it from here on.
   void wait_for_warpgroup_mmas(int pending, int untracked = 0);
+  /// Reads `operands` (registers MMAs in flight read) right here, after
+  /// the value computed last, so that ptxas keeps them until the wait
+  /// that follows.
+  void keep_alive_until_here(const std::vector<llvm::Value *> &operands);
   /// Leaves the group of MMAs just committed for `result` (in `home`, its
   /// only layout, as `values`) in flight until an op reads the result or
-  /// might disturb the MMAs (wait_for_mmas_before).
+  /// might disturb the MMAs (wait_for_mmas_before). `operands`: the
+  /// registers its MMAs read, which are read again before its wait, so
+  /// that nothing takes them while the MMAs may still read them.
   void leave_mma_group_in_flight(const ir::Value *result, const Layout &home,
-                                 Registers values);
+                                 Registers values,
+                                 std::vector<llvm::Value *> operands);
   /// Before `op` is lowered: waits for the groups in flight whose results
   /// it reads (and those committed before them), or for every group where
   /// lowering `op` might write shared memory, synchronize, branch or leave
@@ -497,6 +507,8 @@ private:
   struct MmaGroupInFlight {
     const ir::Value *result;
     int home; // layout_id of its only layout
+    /// Registers its MMAs read (A's fragments): kept alive until its wait.
+    std::vector<llvm::Value *> operands;
   };
   std::vector<MmaGroupInFlight> mma_groups_in_flight_;
   /// The values of the GPU IR in shared memory (`#sharedN`): what was

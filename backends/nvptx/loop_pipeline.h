@@ -136,9 +136,11 @@ private:
   void lower_producer_loop(llvm::Value *lb, llvm::Value *step,
                            llvm::Value *count,
                            const std::vector<CarriedValue> &carried);
-  /// At the end of an iteration, in the consumers: the stage the previous
-  /// iteration read is empty (its MMAs are done) for the producer to fill.
-  void release_previous_stage();
+  /// At the end of an iteration, in the consumers: the last stage whose
+  /// MMAs are done is empty for the producer to fill (the previous
+  /// iteration's where the accumulating MMAs stay in flight, else this
+  /// iteration's).
+  void release_read_stage();
   /// The address of stage `stage`'s empty mbarrier (after the full ones).
   llvm::Value *empty_barrier(llvm::Value *stage);
 

@@ -265,11 +265,13 @@ void LoopPipeline::start_iteration(llvm::Value *trip) {
         b_.CreateTrunc(b_.CreateAnd(use, b_.getInt64(1)), b_.getInt32Ty()));
   }
   // cp.async copies are shared by the barrier; copies issued right below
-  // go to the stage every warp read last iteration.
-  if (cp_async || !plan_.mma_in_flight)
+  // go to the stage every warp read last iteration (a producer warpgroup
+  // issues them where the loop has one).
+  const bool issues_here = !specialized_ && !plan_.mma_in_flight;
+  if (cp_async || issues_here)
     k_.barrier();
   trip_ = trip;
-  if (!plan_.mma_in_flight)
+  if (issues_here)
     issue_ahead(trip);
   llvm::Value *last_stage = b_.getInt32(static_cast<uint32_t>(stages - 1));
   next_stage_ =
@@ -318,7 +320,7 @@ void LoopPipeline::issue_ahead(llvm::Value *trip) {
 
 void LoopPipeline::end_iteration(llvm::BasicBlock *&latch) {
   if (specialized_) {
-    release_previous_stage();
+    release_read_stage();
     latch = b_.GetInsertBlock();
   } else if (plan_.mma_in_flight) {
     // Issuing computes the address ops again for a later iteration: the

@@ -92,6 +92,39 @@ llvm::Value *KernelLowering::shuffle(llvm::Value *v, Shuffle mode,
   return type->isIntegerTy() ? moved : builder.CreateBitCast(moved, type);
 }
 
+namespace {
+
+/// Thread positions along the reduced dimension of `layout` (its `axis`)
+/// that hold distinct elements.
+int64_t distinct_threads(const Layout &layout, const BlockedLayout &p,
+                         int axis) {
+  const int d = layout.dims[axis];
+  return layout.shape[axis] == 1
+             ? 1
+             : std::max<int64_t>(1, p.shape[d] / p.size_per_thread[d]);
+}
+
+/// How many warps along the reduced dimension hold distinct elements: where
+/// several do, their partial results meet in shared memory.
+int64_t warps_across(const Layout &layout, const BlockedLayout &p, int axis) {
+  const int d = layout.dims[axis];
+  const int64_t distinct = distinct_threads(layout, p, axis);
+  return distinct > p.threads_per_warp[d]
+             ? std::min<int64_t>(p.warps_per_cta[d],
+                                 distinct / p.threads_per_warp[d])
+             : 1;
+}
+
+} // namespace
+
+bool KernelLowering::reduces_within_warps(const ir::Operation &op) {
+  if (!op.operand(0)->type().is_block())
+    return true;
+  const Layout &layout = layouts().reduce_layout(op);
+  return warps_across(layout, parent(layout),
+                      static_cast<int>(op.int_attr("axis"))) == 1;
+}
+
 void KernelLowering::lower_reduce(const ir::Operation &op) {
   const size_t n = op.num_operands();
   const ir::Block &region = *op.region(0);
@@ -147,11 +180,7 @@ void KernelLowering::lower_reduce(const ir::Operation &op) {
       results[i][r] = level[0][i];
   }
 
-  // Thread positions along d that hold distinct elements.
-  const int64_t distinct =
-      layout.shape[axis] == 1
-          ? 1
-          : std::max<int64_t>(1, p.shape[d] / p.size_per_thread[d]);
+  const int64_t distinct = distinct_threads(layout, p, axis);
   // 2. Across lanes.
   const int64_t lanes = std::min<int64_t>(p.threads_per_warp[d], distinct);
   int64_t lane_stride = 1;
@@ -172,11 +201,7 @@ void KernelLowering::lower_reduce(const ir::Operation &op) {
   }
 
   // 3. Across warps.
-  const int64_t warps =
-      distinct > p.threads_per_warp[d]
-          ? std::min<int64_t>(p.warps_per_cta[d],
-                              distinct / p.threads_per_warp[d])
-          : 1;
+  const int64_t warps = warps_across(layout, p, axis);
   if (warps > 1) {
     int64_t warp_stride = 1;
     for (int e = p.rank() - 1; e > d; --e)

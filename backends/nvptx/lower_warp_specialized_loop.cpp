@@ -205,9 +205,14 @@ void LoopPipeline::lower_producer_loop(
   b_.CreateRetVoid();
 }
 
-void LoopPipeline::release_previous_stage() {
-  k_.arrive_per_warp(empty_barrier(previous_stage()),
-                     b_.CreateICmpNE(trip_, b_.getInt64(0)));
+void LoopPipeline::release_read_stage() {
+  // The accumulating dot has just waited for the previous iteration's
+  // MMAs; the first iteration has no previous stage to release.
+  if (plan_.mma_in_flight)
+    return k_.arrive_per_warp(empty_barrier(previous_stage()),
+                              b_.CreateICmpNE(trip_, b_.getInt64(0)));
+  // Every MMA of this iteration was waited for before its yield.
+  k_.arrive_per_warp(empty_barrier(stage_), b_.getTrue());
 }
 
 } // namespace blocc::nvptx

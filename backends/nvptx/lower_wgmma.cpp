@@ -101,7 +101,11 @@ public:
     if (in_flight()) {
       k_.wait_for_warpgroup_mmas(1, /*untracked=*/1);
     } else if (k_.layouts().layouts_of(op_.result()).size() == 1) {
-      k_.leave_mma_group_in_flight(op_.result(), home_, std::move(result));
+      std::vector<llvm::Value *> read;
+      for (const std::array<llvm::Value *, 4> &fragment : a_fragments)
+        read.insert(read.end(), fragment.begin(), fragment.end());
+      k_.leave_mma_group_in_flight(op_.result(), home_, std::move(result),
+                                   std::move(read));
       return;
     } else {
       k_.wait_for_warpgroup_mmas(0);

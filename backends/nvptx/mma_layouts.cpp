@@ -181,11 +181,28 @@ std::optional<MmaInstruction> mma_instruction(const ir::Operation &dot,
 
 namespace {
 
-/// Whether `v` is computed, within `block`, from the result of a dot.
+/// The value a loop body yields for its carried argument `v` (nullptr
+/// where `v` is no carried argument of a loop's body).
+const ir::Value *yielded_for(const ir::Value *v) {
+  const ir::Block *body = v->owner_block();
+  const ir::Operation *loop = body ? body->parent_op() : nullptr;
+  if (!v->is_block_argument() || !loop || loop->code() != ir::OpCode::For ||
+      v->index() == 0)
+    return nullptr;
+  return body->terminator()->operand(static_cast<size_t>(v->index() - 1));
+}
+
+/// Whether `v` is computed, within `block`, from the result of a dot; a
+/// loop's carried value counts where each iteration yields one so
+/// computed (attention's probabilities carried into the next iteration).
 bool derives_from_a_dot(const ir::Value *v, const ir::Block *block,
                         std::set<const ir::Value *> &seen) {
+  if (v->owner_block() != block || !seen.insert(v).second)
+    return false;
+  if (const ir::Value *yielded = yielded_for(v))
+    return derives_from_a_dot(yielded, block, seen);
   const ir::Operation *op = v->defining_op();
-  if (!op || v->owner_block() != block || !seen.insert(v).second)
+  if (!op)
     return false;
   if (op->code() == ir::OpCode::Dot)
     return true;
@@ -196,28 +213,44 @@ bool derives_from_a_dot(const ir::Value *v, const ir::Block *block,
 }
 
 /// Whether the result of `dot` becomes, through the ops after it in its
-/// block, the A of another dot.
+/// block, the A of another dot: in this iteration, or, through a value
+/// its loop carries, in the next.
 bool feeds_another_dot_as_a(const ir::Operation &dot) {
   const ir::Block *block = dot.result()->owner_block();
   std::set<const ir::Value *> derived = {dot.result()};
+  // Whether `op` reads a derived value; its results are derived then.
+  auto derives = [&](const ir::Operation &op) {
+    bool uses = false;
+    for (const ir::Value *operand : op.operands())
+      uses = uses || derived.count(operand);
+    if (uses)
+      for (const ir::Value *result : op.results())
+        derived.insert(result);
+    return uses;
+  };
   bool after = false;
   for (const auto &op : block->ops()) {
     if (op.get() == &dot) {
       after = true;
       continue;
     }
-    if (!after)
-      continue;
-    bool uses = false;
-    for (const ir::Value *operand : op->operands())
-      uses = uses || derived.count(operand);
-    if (!uses)
+    if (!after || !derives(*op))
       continue;
     if (op->code() == ir::OpCode::Dot && derived.count(op->operand(0)))
       return true;
-    for (const ir::Value *result : op->results())
-      derived.insert(result);
   }
+  const ir::Operation *loop = block->parent_op();
+  if (!loop || loop->code() != ir::OpCode::For)
+    return false;
+  // The next iteration.
+  const ir::Operation *yield = block->terminator();
+  for (size_t k = 0; k < yield->num_operands(); ++k)
+    if (derived.count(yield->operand(k)))
+      derived.insert(block->argument(k + 1));
+  for (const auto &op : block->ops())
+    if (derives(*op) && op->code() == ir::OpCode::Dot &&
+        derived.count(op->operand(0)))
+      return true;
   return false;
 }
 

@@ -47,8 +47,8 @@ std::string why_not_copies(const ir::Operation &loop,
     if (!load.tma)
       return "the tile " + load.load->describe() +
              " is copied by cp.async, not by the Tensor Memory Accelerator";
-  if (!plan.mma_in_flight)
-    return "no dot on warpgroup MMAs accumulates its carried value";
+  if (!plan.warpgroups)
+    return "its tiles are not read by warpgroup MMAs";
   const ir::Block &body = *loop.region(0);
   for (const ir::Operation *op : plan.address_ops)
     if (std::string why = why_not_address_op(*op, body); !why.empty())

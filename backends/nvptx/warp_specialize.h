@@ -6,8 +6,11 @@
 //
 //   the kernel's num_warps (the consumers) run the kernel as written, but
 //   issue no copies: each iteration waits for its stage's `full` mbarrier,
-//   multiplies, and once the previous iteration's MMAs are done every
-//   warp arrives on that stage's `empty` mbarrier;
+//   multiplies, and once the MMAs that read the stage are done every warp
+//   arrives on that stage's `empty` mbarrier (where the loop keeps its
+//   accumulating MMAs in flight, once the next iteration's dot has waited
+//   for them; else at the end of the iteration, whose MMAs are all waited
+//   for there);
 //   four more warps (the producer warpgroup, after the consumers) give up
 //   registers (setmaxnreg) to the consumers; the first of them waits for
 //   a stage's `empty` phase, announces its bytes on `full` and issues its
@@ -54,8 +57,7 @@ inline constexpr int consumer_registers(int num_warps) {
 /// `num_warps` warps and `arch`, given its pipelining plan (nullptr: not
 /// pipelined); empty where it can. It can where it stands in the kernel's
 /// top-level block (every consumer reaches it once), is pipelined with
-/// every tile copied by TMA, nothing prefetched, its accumulating dot on
-/// warpgroup MMAs kept in flight (PipelinedLoop::mma_in_flight), a
+/// every tile copied by TMA and read by warpgroup MMAs, nothing prefetched, a
 /// positive constant step, address ops that compute integer scalars
 /// without divisions (whose checks stop the whole CTA) from integer
 /// scalars, num_warps is 4 or 8 (one or two consumer warpgroups), and its

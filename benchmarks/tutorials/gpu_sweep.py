@@ -373,7 +373,8 @@ ATTENTION_CONFIGS = {
 
 def attention_config_text(config):
     return (f"{config['BLOCK_M']}x{config['BLOCK_N']} blocks "
-            f"{config['num_warps']} warps {config['num_stages']} stages")
+            f"{config['num_warps']} warps {config['num_stages']} stages"
+            + (", overlapped" if config.get("OVERLAP") else ""))
 
 
 def attention(seq, heads=32, dim=64, causal=False, batch=1,
@@ -398,10 +399,15 @@ def attention(seq, heads=32, dim=64, causal=False, batch=1,
         return run
 
     specialized = kernel == "attention_ws"
+    # attention_ws in each configuration with its blocks' products in
+    # order and overlapped with the next block's softmax.
+    blocc_configs = ([dict(c, OVERLAP=o) for c in ATTENTION_CONFIGS[dim]
+                      for o in (False, True)] if specialized
+                     else ATTENTION_CONFIGS[dim])
     blocc_config, blocc_run = fastest(
         launcher(getattr(B, kernel), outs["blocc"],
                  *([n * seq] if specialized else [])),
-        ATTENTION_CONFIGS[dim])
+        blocc_configs)
     triton_config, triton_run = fastest(
         launcher(T.attention, outs["triton"]), ATTENTION_CONFIGS[dim])
     poison(outs.values())  # the check reads the chosen launch's output
@@ -435,7 +441,8 @@ def attention(seq, heads=32, dim=64, causal=False, batch=1,
     # FLOPs of the products computed: a causal problem needs half of them.
     flops = 4 * n * seq * seq * dim // (2 if causal else 1)
     return ("TFLOP/s", flops, columns, want, (1e-2, 5e-3),
-            f"fastest of {len(ATTENTION_CONFIGS[dim])} configurations each: "
+            f"fastest of {len(blocc_configs)} and "
+            f"{len(ATTENTION_CONFIGS[dim])} configurations: "
             f"blocc {attention_config_text(blocc_config)}, Triton "
             f"{attention_config_text(triton_config)}{walk}"
             + (", causal" if causal else ""))

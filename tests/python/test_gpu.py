@@ -80,9 +80,10 @@ def test_attention_on_tensor_cores(rng, block_m, block_n, warps, dim, stages,
 
 
 def check_attention(rng, kernel, heads, seq, dim, causal, block_m, block_n,
-                    warps, stages, *rows):
-    """`kernel` (attention, or attention_ws given `rows`) on fresh inputs
-    against float64, within the rounding of half inputs and output."""
+                    warps, stages, *rows, **constants):
+    """`kernel` (attention, or attention_ws given `rows` and OVERLAP in
+    `constants`) on fresh inputs against float64, within the rounding of
+    half inputs and output."""
     q, k, v = (rng.uniform(-1, 1, (heads, seq, dim)).astype(np.float16)
                for _ in range(3))
     dout = module.DeviceArray(poisoned((heads, seq, dim), np.float16))
@@ -90,7 +91,8 @@ def check_attention(rng, kernel, heads, seq, dim, causal, block_m, block_n,
     kernel[(blocc.cdiv(seq, block_m), heads)](
         module.DeviceArray(q), module.DeviceArray(k), module.DeviceArray(v),
         dout, seq, *rows, scale, HEAD_DIM=dim, BLOCK_M=block_m,
-        BLOCK_N=block_n, CAUSAL=causal, num_warps=warps, num_stages=stages)
+        BLOCK_N=block_n, CAUSAL=causal, num_warps=warps, num_stages=stages,
+        **constants)
     np.testing.assert_allclose(dout.numpy().astype(np.float64),
                                attention_reference(q, k, v, scale, causal),
                                rtol=4e-3, atol=2e-3)
@@ -100,19 +102,24 @@ def check_attention(rng, kernel, heads, seq, dim, causal, block_m, block_n,
 # read through tensor descriptors over all heads' rows; on an H100 TMA
 # copies them, issued by a producer warpgroup where the accumulators are
 # large (head dimension 128 on 8 warps; a loop of many blocks too, whose
-# stages' phases wrap); 1 stage: no producer.
+# stages' phases wrap); 1 stage: no producer. Overlapped: each block's
+# softmax runs while the previous block's second product is in flight, the
+# first block and the last product outside the loop (a sequence of one
+# block included).
+@pytest.mark.parametrize("overlap", [False, True])
 @pytest.mark.parametrize("block_m,block_n,warps", [(64, 64, 4), (128, 64, 8),
                                                    (64, 128, 4),
                                                    (128, 128, 8)])
 @pytest.mark.parametrize("dim", [64, 128])
 @pytest.mark.parametrize("stages", [1, 3])
 @pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("heads,seq", [(4, 300), (2, 2100)])
-def test_warp_specialized_attention_on_tensor_cores(rng, block_m, block_n,
-                                                    warps, dim, stages, causal,
-                                                    heads, seq):
+@pytest.mark.parametrize("heads,seq", [(4, 300), (2, 2100), (3, 50)])
+def test_warp_specialized_attention_on_tensor_cores(rng, overlap, block_m,
+                                                    block_n, warps, dim,
+                                                    stages, causal, heads,
+                                                    seq):
     check_attention(rng, attention_ws, heads, seq, dim, causal, block_m,
-                    block_n, warps, stages, heads * seq)
+                    block_n, warps, stages, heads * seq, OVERLAP=overlap)
 
 
 # Tutorial 06's backward kernels on tensor cores in the GPU sweep's

@@ -463,14 +463,16 @@ def test_attention(rng, heads, seq, dim, causal):
     out = poisoned((heads, seq, dim), np.float16)
     scale = 1 / np.sqrt(dim)
     # attention_ws reads the unmasked blocks through descriptors over all
-    # heads' rows (heads * seq of them); the same result.
-    out_ws = poisoned((heads, seq, dim), np.float16)
+    # heads' rows (heads * seq of them), its blocks' products in order or
+    # overlapped with the next block's softmax; the same result.
+    outs_ws = [poisoned((heads, seq, dim), np.float16) for _ in range(2)]
     attention[(blocc.cdiv(seq, 32), heads)](
         q, k, v, out, seq, scale, HEAD_DIM=dim, BLOCK_M=32, BLOCK_N=32,
         CAUSAL=causal)
-    attention_ws[(blocc.cdiv(seq, 32), heads)](
-        q, k, v, out_ws, seq, heads * seq, scale, HEAD_DIM=dim, BLOCK_M=32,
-        BLOCK_N=32, CAUSAL=causal)
+    for overlap, out_ws in zip((False, True), outs_ws):
+        attention_ws[(blocc.cdiv(seq, 32), heads)](
+            q, k, v, out_ws, seq, heads * seq, scale, HEAD_DIM=dim,
+            BLOCK_M=32, BLOCK_N=32, CAUSAL=causal, OVERLAP=overlap)
     s = np.einsum("hid,hjd->hij", q.astype(np.float64), k.astype(np.float64))
     s *= scale
     if causal:
@@ -478,7 +480,7 @@ def test_attention(rng, heads, seq, dim, causal):
     p = np.exp(s - s.max(-1, keepdims=True))
     want = (p / p.sum(-1, keepdims=True)) @ v.astype(np.float64)
     # Probabilities and the output rounded to half: a few 2^-11.
-    for got in (out, out_ws):
+    for got in (out, *outs_ws):
         np.testing.assert_allclose(got.astype(np.float64), want, rtol=4e-3,
                                    atol=2e-3)
 

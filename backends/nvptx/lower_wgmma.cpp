@@ -101,9 +101,14 @@ public:
     if (in_flight()) {
       k_.wait_for_warpgroup_mmas(1, /*untracked=*/1);
     } else if (k_.layouts().layouts_of(op_.result()).size() == 1) {
+      // A carried by the loop (attention's P of the previous block, the
+      // softmax of the next running meanwhile): its registers are kept
+      // until the wait (keep_alive_until_here). A computed in the
+      // iteration needs no such care: ptxas was seen to keep it.
       std::vector<llvm::Value *> read;
-      for (const std::array<llvm::Value *, 4> &fragment : a_fragments)
-        read.insert(read.end(), fragment.begin(), fragment.end());
+      if (op_.operand(0)->is_block_argument())
+        for (const std::array<llvm::Value *, 4> &fragment : a_fragments)
+          read.insert(read.end(), fragment.begin(), fragment.end());
       k_.leave_mma_group_in_flight(op_.result(), home_, std::move(result),
                                    std::move(read));
       return;

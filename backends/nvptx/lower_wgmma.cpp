@@ -102,11 +102,12 @@ public:
       k_.wait_for_warpgroup_mmas(1, /*untracked=*/1);
     } else if (k_.layouts().layouts_of(op_.result()).size() == 1) {
       // A carried by the loop (attention's P of the previous block, the
-      // softmax of the next running meanwhile): its registers are kept
+      // softmax of the next running meanwhile), or its rounding: its
+      // registers are kept
       // until the wait (keep_alive_until_here). A computed in the
       // iteration needs no such care: ptxas was seen to keep it.
       std::vector<llvm::Value *> read;
-      if (op_.operand(0)->is_block_argument())
+      if (a_carried_by_loop())
         for (const std::array<llvm::Value *, 4> &fragment : a_fragments)
           read.insert(read.end(), fragment.begin(), fragment.end());
       k_.leave_mma_group_in_flight(op_.result(), home_, std::move(result),
@@ -201,6 +202,14 @@ private:
       units = b_.CreateAdd(
           units, b_.CreateZExt(b_.CreateLShr(extra, 4), b_.getInt64Ty()));
     return b_.CreateAdd(base_[side], units);
+  }
+
+  /// Whether A is a value the loop carries, or its rounding.
+  bool a_carried_by_loop() const {
+    const ir::Value *a = op_.operand(0);
+    while (a->defining_op() && a->defining_op()->code() == ir::OpCode::Cast)
+      a = a->defining_op()->operand(0);
+    return a->is_block_argument();
   }
 
   bool in_flight() const {

@@ -1,5 +1,8 @@
 #include "backends/nvptx/nan_blind_uses.h"
 
+#include <cmath>
+#include <variant>
+
 #include "backends/nvptx/observed_uses.h"
 
 namespace blocc::nvptx {
@@ -115,6 +118,49 @@ results_with_unobserved_nan_bits(const ir::Function &kernel) {
   return unobserved;
 }
 
+namespace {
+
+/// Whether every NaN `v` (f32) can hold is the hardware's: computed by f32
+/// add, sub, mul, fma, exp or exp2, a constant that is no NaN, or a value
+/// a loop carries whose initial and yielded values are such (attention's
+/// probabilities carried into the next iteration). `seen`: the carried
+/// values already asked about (a cycle through them brings no other NaN).
+bool holds_hardware_nans_only(const ir::Value *v,
+                              std::set<const ir::Value *> &seen) {
+  if (!seen.insert(v).second)
+    return true;
+  if (v->is_block_argument()) {
+    const ir::Block *body = v->owner_block();
+    const ir::Operation *loop = body ? body->parent_op() : nullptr;
+    if (!loop || loop->code() != OpCode::For || v->index() == 0)
+      return false;
+    const size_t k = static_cast<size_t>(v->index() - 1);
+    return holds_hardware_nans_only(loop->operand(3 + k), seen) &&
+           holds_hardware_nans_only(body->terminator()->operand(k), seen);
+  }
+  const ir::Operation *producer = v->defining_op();
+  switch (producer->code()) {
+  case OpCode::Add:
+  case OpCode::Sub:
+  case OpCode::Mul:
+  case OpCode::Fma:
+  case OpCode::Exp:
+  case OpCode::Exp2:
+    return true;
+  case OpCode::Constant: {
+    const auto *real = std::get_if<double>(&producer->attributes().at("value"));
+    return real && !std::isnan(*real);
+  }
+  case OpCode::Splat:
+  case OpCode::Broadcast:
+    return holds_hardware_nans_only(producer->operand(0), seen);
+  default:
+    return false;
+  }
+}
+
+} // namespace
+
 std::set<const ir::Value *>
 narrows_of_hardware_nans(const ir::Function &kernel) {
   std::set<const ir::Value *> out;
@@ -123,22 +169,11 @@ narrows_of_hardware_nans(const ir::Function &kernel) {
       return;
     Scalar to = op.result()->type().element();
     const ir::Value *from = op.operand(0);
-    const ir::Operation *producer = from->defining_op();
-    if ((to != Scalar::F16 && to != Scalar::BF16) ||
-        from->type().element() != Scalar::F32 || !producer)
-      return;
-    switch (producer->code()) {
-    case OpCode::Add:
-    case OpCode::Sub:
-    case OpCode::Mul:
-    case OpCode::Fma:
-    case OpCode::Exp:
-    case OpCode::Exp2:
+    std::set<const ir::Value *> seen;
+    if ((to == Scalar::F16 || to == Scalar::BF16) &&
+        from->type().element() == Scalar::F32 &&
+        holds_hardware_nans_only(from, seen))
       out.insert(op.result());
-      break;
-    default:
-      break;
-    }
   });
   return out;
 }

@@ -33,7 +33,8 @@ std::set<const ir::Value *>
 results_with_unobserved_nan_bits(const ir::Function &kernel);
 
 /// The results of f32 -> f16/bf16 casts of values computed by f32 add, sub,
-/// mul, fma, exp or exp2. On the GPU these return the hardware's one NaN
+/// mul, fma, exp or exp2 (or carried by a loop from such values and
+/// constants). On the GPU these return the hardware's one NaN
 /// (0x7fffffff, where the CPU backend returns the x86 default NaN or an
 /// operand's), so a NaN reaching the cast never has bits of the program's
 /// own; the cast gives the hardware's f16/bf16 NaN for it (cvt.rn), as f16

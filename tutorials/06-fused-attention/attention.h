@@ -81,47 +81,39 @@ void for_each_key_block(const bl::Tensor &first_query, bl::i32 seq_len,
 /// tensor cores run asynchronously (Hopper's warpgroup MMAs), block j's
 /// exponentials then run while the tensor cores compute P_{j-1} V_{j-1},
 /// where they would otherwise wait for them. `scores(first_key, masked)`
-/// is a block's Q K^T, `values(first_key)` its V tile read through a
-/// tensor descriptor, `softmax(scores)` folds the scores into the row
-/// statistics and gives (P, alpha), `fold` folds a whole block; P is
-/// rounded to `half` for the second product; acc is the output
-/// accumulator. acc, in units of the row maxima before block j - 1, is
-/// rescaled by alpha_{j-1} before it takes P_{j-1} V_{j-1}. The first
-/// iteration has no previous block: its P is zero and its V the block at
-/// `beyond`, past the descriptor's rows, which the copy fills with zeros
-/// (0 x 0: no NaN from a V it would not see); the last unmasked block's
-/// product follows the loop. The blocks that need masks follow as in
-/// for_each_key_block. The loop of unmasked blocks asks for a producer
-/// warpgroup.
+/// is a block's Q K^T, `values` its V tile, `softmax(scores)` folds the
+/// scores into the row statistics and gives (P, alpha), `fold` folds a
+/// whole block; P is rounded to `half` for the second product; acc is the
+/// output accumulator. Block 0 goes first, masked
+/// (every query sees key 0), its P V after the loop of unmasked blocks
+/// where that loop runs none; the blocks that need masks follow as in
+/// for_each_key_block. acc, in units of the row maxima before block j - 1,
+/// is rescaled by alpha_{j-1} before it takes P_{j-1} V_{j-1}.
+/// The loop of unmasked blocks asks for a producer warpgroup.
 template <typename Scores, typename Values, typename Softmax, typename Fold>
 void overlapped_key_walk(const bl::Tensor &first_query, bl::i32 seq_len,
                          int BLOCK_M, int BLOCK_N, bool CAUSAL, Scores scores,
                          Values values, Softmax softmax, Fold fold,
-                         bl::DType half, const bl::Tensor &beyond,
-                         bl::Tensor &acc) {
+                         bl::DType half, bl::Tensor &acc) {
   KeyBlocks keys(first_query, seq_len, BLOCK_M, BLOCK_N, CAUSAL);
-  // Carried unrounded: rounded where the product reads it, the rounding
-  // packs the halves into the MMA's registers as it goes.
-  bl::Tensor previous = bl::zeros({BLOCK_M, BLOCK_N}, bl::float32);
-  bl::Tensor alpha = bl::full({BLOCK_M, 1}, 1.0f, bl::float32);
-  for (auto first_key :
-       bl::range(0, keys.unmasked_end, BLOCK_N, {.warp_specialize = true})) {
+  auto [first, first_alpha] = softmax(scores(bl::scalar(0, bl::int32), true));
+  bl::Tensor previous = first.to(half), alpha = first_alpha;
+  for (auto first_key : bl::range(BLOCK_N, keys.unmasked_end, BLOCK_N,
+                                  {.warp_specialize = true})) {
     // Rescaled before any MMA is issued: after the MMAs of the product,
     // it would wait for them; between those of the scores and the
     // product's, ptxas finds the accumulator read while MMAs are in flight
     // and issues them one at a time.
     acc = acc * alpha;
     auto qk = scores(first_key, false);
-    auto previous_key = bl::where(first_key > 0, first_key - BLOCK_N, beyond);
-    acc = bl::dot(previous.to(half), values(previous_key), acc);
+    acc = bl::dot(previous, values(first_key - BLOCK_N, false), acc);
     auto [p, p_alpha] = softmax(qk);
-    previous = p;
+    previous = p.to(half);
     alpha = p_alpha;
   }
-  auto last_key =
-      bl::where(keys.unmasked_end > 0, keys.unmasked_end - BLOCK_N, beyond);
-  acc = bl::dot(previous.to(half), values(last_key), acc * alpha);
-  for (auto first_key : bl::range(keys.unmasked_end, keys.end, BLOCK_N))
+  bl::Tensor next = bl::maximum(keys.unmasked_end, BLOCK_N);
+  acc = bl::dot(previous, values(next - BLOCK_N, true), acc * alpha);
+  for (auto first_key : bl::range(next, keys.end, BLOCK_N))
     fold(first_key, true);
 }
 
@@ -150,8 +142,8 @@ inline auto block_loader(bl::Tensor index, bl::Tensor seq_len, bool masked) {
 /// seq_len) is given, the unmasked loop reads its key and value blocks
 /// through tensor descriptors over all heads' rows (a block of that loop
 /// lies wholly inside its head), whose copies a producer warpgroup issues
-/// on Hopper (attention_ws). OVERLAP (with `rows`) walks the keys with
-/// each block's second product issued after the next block's scores
+/// on Hopper (attention_ws). OVERLAP walks the keys with each block's
+/// second product issued after the next block's scores
 /// (overlapped_key_walk).
 template <typename T>
 void attention_forward(bl::Ptr<T> q, bl::Ptr<T> k, bl::Ptr<T> v, bl::Ptr<T> out,
@@ -230,10 +222,8 @@ void attention_forward(bl::Ptr<T> q, bl::Ptr<T> k, bl::Ptr<T> v, bl::Ptr<T> out,
                   acc * alpha);
   };
   if (OVERLAP)
-    overlapped_key_walk(
-        first_query, seq_len, BLOCK_M, BLOCK_N, CAUSAL, scores,
-        [&](const bl::Tensor &first_key) { return values(first_key, false); },
-        softmax, fold, bl::dtype_of<T>(), *rows - first_row, acc);
+    overlapped_key_walk(first_query, seq_len, BLOCK_M, BLOCK_N, CAUSAL, scores,
+                        values, softmax, fold, bl::dtype_of<T>(), acc);
   else
     for_each_key_block(first_query, seq_len, BLOCK_M, BLOCK_N, CAUSAL, fold,
                        {.warp_specialize = rows.has_value()});
@@ -269,7 +259,7 @@ template <typename T> auto make_attention(const char *name) {
 /// blocks of K and V copied by a producer warpgroup on Hopper; OVERLAP:
 /// the softmax of a block overlapped with the previous block's second
 /// product (faster at long sequences, slower at short ones, where the
-/// last product, left outside the loop, weighs more).
+/// first block and the last product are left outside the loop).
 template <typename T> auto make_attention_ws(const char *name) {
   return bl::kernel(
       name,

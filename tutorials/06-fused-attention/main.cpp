@@ -17,6 +17,7 @@ using blocc::tutorials::attention_bwd_dkdv;
 using blocc::tutorials::attention_bwd_dq;
 using blocc::tutorials::attention_bwd_preprocess;
 using blocc::tutorials::attention_fwd_lse;
+using blocc::tutorials::attention_ws;
 
 struct Shape {
   int heads, seq, dim; // heads: batch * heads independent problems
@@ -388,6 +389,24 @@ int main() {
               // product (2^-11 relative each) and the output is stored in
               // half; with |v| < 1 the error stays within a few 2^-11.
               check("out", rows_of(s, on.read(out), rows), want, {4e-3, 2e-3});
+            });
+        // attention_ws: the unmasked blocks of K and V read through tensor
+        // descriptors over every head's rows (on Hopper, copied by TMA),
+        // and each block's softmax overlapped with the previous block's
+        // second product (OVERLAP).
+        const int block = on.is_gpu() ? 64 : 32;
+        auto out_ws = on.copy(tutorial::poisoned<bl::half>(n));
+        on.row(
+            s.label() + (causal ? " causal" : "") + " attention_ws",
+            tutorial::Work::flops(causal ? flops / 2 : flops),
+            [&] {
+              attention_ws[bl::Grid(bl::cdiv(s.seq, block), s.heads)](
+                  q_on, k_on, v_on, out_ws, s.seq, s.heads * s.seq, scale,
+                  s.dim, block, block, causal, true);
+            },
+            [&](tutorial::Check &check) {
+              check("out", rows_of(s, on.read(out_ws), rows), want,
+                    {4e-3, 2e-3});
             });
       }
     }

@@ -125,147 +125,197 @@ bool KernelLowering::reduces_within_warps(const ir::Operation &op) {
                       static_cast<int>(op.int_attr("axis"))) == 1;
 }
 
+namespace {
+
+/// The lowering of one reduction of a block along an axis, in the three
+/// steps above. results_[i][r]: operand i's partial result at register r
+/// of the operand's layout, for the canonical registers of the result.
+class ReduceLowering {
+public:
+  ReduceLowering(KernelLowering &k, const ir::Operation &op)
+      : k_(k), b_(k.builder), op_(op), region_(*op.region(0)),
+        n_(op.num_operands()), axis_(static_cast<int>(op.int_attr("axis"))),
+        layout_(k.layouts().reduce_layout(op)), p_(k.parent(layout_)),
+        d_(layout_.dims[axis_]), sliced_(layout_) {
+    sliced_.dims.erase(sliced_.dims.begin() + axis_);
+    sliced_.shape.erase(sliced_.shape.begin() + axis_);
+  }
+
+  void lower() {
+    within_threads();
+    across_lanes();
+    across_warps();
+    define_results();
+  }
+
+private:
+  /// 1. In each thread: registers differing only along d, as a pairwise
+  /// tree (neighbours first, the earlier one on the left): a chain of
+  /// dependent combines made ptxas start it between the loads of the
+  /// operand, delaying the later loads.
+  void within_threads() {
+    std::vector<const KernelLowering::Registers *> inputs;
+    for (size_t i = 0; i < n_; ++i)
+      inputs.push_back(&k_.registers(op_.operand(i), layout_));
+    results_.assign(n_, KernelLowering::Registers(p_.num_registers(), nullptr));
+    int64_t stride = 1; // between register numbers along d
+    for (int e = p_.rank() - 1; e > d_; --e)
+      stride *= p_.registers_along(e);
+    const int64_t along =
+        layout_.shape[axis_] == 1 ? 1 : p_.registers_along(d_);
+    for (int64_t r = 0; r < p_.num_registers(); ++r) {
+      if (canonical_register(p_, sliced_, r) != r)
+        continue;
+      canonicals_.push_back(r);
+      std::vector<std::vector<llvm::Value *>> level;
+      for (int64_t j = 0; j < along; ++j) {
+        std::vector<llvm::Value *> element;
+        for (size_t i = 0; i < n_; ++i)
+          element.push_back((*inputs[i])[r + j * stride]);
+        level.push_back(std::move(element));
+      }
+      while (level.size() > 1) {
+        std::vector<std::vector<llvm::Value *>> next;
+        for (size_t j = 0; j + 1 < level.size(); j += 2)
+          next.push_back(k_.combine(region_, level[j], level[j + 1]));
+        if (level.size() % 2)
+          next.push_back(level.back());
+        level = std::move(next);
+      }
+      set_partial(r, level[0]);
+    }
+  }
+
+  /// 2. Across the lanes holding distinct elements along d, by butterfly
+  /// shuffles.
+  void across_lanes() {
+    const int64_t lanes = std::min<int64_t>(
+        p_.threads_per_warp[d_], distinct_threads(layout_, p_, axis_));
+    int64_t lane_stride = 1;
+    for (int e = p_.rank() - 1; e > d_; --e)
+      lane_stride *= p_.threads_per_warp[e];
+    for (int64_t j = 1; j < lanes; j *= 2) {
+      const int mask = static_cast<int>(j * lane_stride);
+      for (int64_t r : canonicals_) {
+        std::vector<llvm::Value *> theirs;
+        for (size_t i = 0; i < n_; ++i)
+          theirs.push_back(k_.shuffle_xor(results_[i][r], mask));
+        set_partial(r, k_.combine(region_, partial(r), theirs));
+      }
+    }
+  }
+
+  /// 3. Across warps, through shared memory: each warp writes its partial
+  /// results, and after a barrier every thread combines the warps' in
+  /// warp order. Warps beyond `warps` along d hold replicas: they write
+  /// where their originals do, the same values.
+  void across_warps() {
+    const int64_t warps = warps_across(layout_, p_, axis_);
+    if (warps <= 1)
+      return;
+    int64_t warp_stride = 1;
+    for (int e = p_.rank() - 1; e > d_; --e)
+      warp_stride *= p_.warps_per_cta[e];
+    llvm::Value *warp_d = b_.CreateURem(
+        b_.CreateUDiv(k_.warp, b_.getInt32(static_cast<uint32_t>(warp_stride))),
+        b_.getInt32(static_cast<uint32_t>(warps)));
+    int64_t slots = warps;
+    for (int64_t s : sliced_.shape)
+      slots *= s;
+    const std::vector<int64_t> offsets = slot_offsets(slots);
+    auto slot = [&](int64_t r, llvm::Value *w) {
+      return b_.CreateAdd(
+          b_.CreateMul(k_.linear_index(sliced_, r),
+                       b_.getInt32(static_cast<uint32_t>(warps))),
+          w);
+    };
+    auto element = [&](size_t i, int64_t r, llvm::Value *w) {
+      return k_.shared_element(offsets[i], slots, results_[i][r]->getType(),
+                               slot(r, w));
+    };
+    k_.before_shared_write();
+    for (int64_t r : canonicals_)
+      for (size_t i = 0; i < n_; ++i)
+        b_.CreateStore(results_[i][r], element(i, r, warp_d));
+    k_.after_shared_write();
+    for (int64_t r : canonicals_) {
+      std::vector<llvm::Value *> acc;
+      for (int64_t w = 0; w < warps; ++w) {
+        std::vector<llvm::Value *> theirs;
+        for (size_t i = 0; i < n_; ++i)
+          theirs.push_back(b_.CreateLoad(
+              results_[i][r]->getType(),
+              element(i, r, b_.getInt32(static_cast<uint32_t>(w)))));
+        acc = w == 0 ? theirs : k_.combine(region_, acc, theirs);
+      }
+      set_partial(r, acc);
+    }
+  }
+
+  /// Byte offsets of each operand's `slots` partial results in shared
+  /// memory, 8-byte aligned one after the other.
+  std::vector<int64_t> slot_offsets(int64_t slots) const {
+    std::vector<int64_t> offsets;
+    int64_t offset = 0;
+    for (size_t i = 0; i < n_; ++i) {
+      offset = (offset + 7) / 8 * 8;
+      offsets.push_back(offset);
+      llvm::Type *t = results_[i][canonicals_[0]]->getType();
+      offset +=
+          slots *
+          static_cast<int64_t>(
+              k_.module.getDataLayout().getTypeAllocSize(t).getFixedValue());
+    }
+    return offsets;
+  }
+
+  void define_results() {
+    for (size_t i = 0; i < n_; ++i) {
+      KernelLowering::Registers &values = results_[i];
+      for (int64_t r = 0; r < p_.num_registers(); ++r)
+        values[r] = values[canonical_register(p_, sliced_, r)];
+      if (op_.result(i)->type().is_block())
+        k_.define_block(op_.result(i), *k_.layouts().home(op_.result(i)),
+                        values);
+      else
+        k_.set_scalar(op_.result(i), values[0]);
+    }
+  }
+
+  std::vector<llvm::Value *> partial(int64_t r) const {
+    std::vector<llvm::Value *> out;
+    for (size_t i = 0; i < n_; ++i)
+      out.push_back(results_[i][r]);
+    return out;
+  }
+  void set_partial(int64_t r, const std::vector<llvm::Value *> &values) {
+    for (size_t i = 0; i < n_; ++i)
+      results_[i][r] = values[i];
+  }
+
+  KernelLowering &k_;
+  llvm::IRBuilderBase &b_;
+  const ir::Operation &op_;
+  const ir::Block &region_;
+  const size_t n_;
+  const int axis_;
+  const Layout &layout_;
+  const BlockedLayout &p_;
+  const int d_;
+  Layout sliced_;
+  std::vector<int64_t> canonicals_;
+  std::vector<KernelLowering::Registers> results_;
+};
+
+} // namespace
+
 void KernelLowering::lower_reduce(const ir::Operation &op) {
-  const size_t n = op.num_operands();
-  const ir::Block &region = *op.region(0);
   if (!op.operand(0)->type().is_block()) {
-    for (size_t i = 0; i < n; ++i) // reducing a scalar gives it back
+    for (size_t i = 0; i < op.num_operands(); ++i) // a scalar gives itself
       set_scalar(op.result(i), scalar(op.operand(i)));
     return;
   }
-  const int axis = static_cast<int>(op.int_attr("axis"));
-  const Layout &layout = layouts().reduce_layout(op);
-  const BlockedLayout &p = parent(layout);
-  const int d = layout.dims[axis];
-  Layout sliced = layout;
-  sliced.dims.erase(sliced.dims.begin() + axis);
-  sliced.shape.erase(sliced.shape.begin() + axis);
-
-  std::vector<const Registers *> inputs;
-  for (size_t i = 0; i < n; ++i)
-    inputs.push_back(&registers(op.operand(i), layout));
-  // results[i][r]: operand i's partial result at (sliced) register r.
-  std::vector<Registers> results(n, Registers(p.num_registers(), nullptr));
-
-  // 1. In each thread: registers differing only along d.
-  int64_t stride = 1; // between register numbers along d
-  for (int e = p.rank() - 1; e > d; --e)
-    stride *= p.registers_along(e);
-  const int64_t along = layout.shape[axis] == 1 ? 1 : p.registers_along(d);
-  std::vector<int64_t> canonicals;
-  for (int64_t r = 0; r < p.num_registers(); ++r) {
-    int64_t c = canonical_register(p, sliced, r);
-    if (c != r)
-      continue;
-    canonicals.push_back(r);
-    // A pairwise tree (neighbours first, the earlier one on the left): a
-    // chain of `along` dependent combines made ptxas start it between the
-    // loads of the operand, delaying the later loads.
-    std::vector<std::vector<llvm::Value *>> level;
-    for (int64_t k = 0; k < along; ++k) {
-      std::vector<llvm::Value *> element;
-      for (size_t i = 0; i < n; ++i)
-        element.push_back((*inputs[i])[r + k * stride]);
-      level.push_back(std::move(element));
-    }
-    while (level.size() > 1) {
-      std::vector<std::vector<llvm::Value *>> next;
-      for (size_t k = 0; k + 1 < level.size(); k += 2)
-        next.push_back(combine(region, level[k], level[k + 1]));
-      if (level.size() % 2)
-        next.push_back(level.back());
-      level = std::move(next);
-    }
-    for (size_t i = 0; i < n; ++i)
-      results[i][r] = level[0][i];
-  }
-
-  const int64_t distinct = distinct_threads(layout, p, axis);
-  // 2. Across lanes.
-  const int64_t lanes = std::min<int64_t>(p.threads_per_warp[d], distinct);
-  int64_t lane_stride = 1;
-  for (int e = p.rank() - 1; e > d; --e)
-    lane_stride *= p.threads_per_warp[e];
-  for (int64_t k = 1; k < lanes; k *= 2) {
-    int mask = static_cast<int>(k * lane_stride);
-    for (int64_t r : canonicals) {
-      std::vector<llvm::Value *> mine, theirs;
-      for (size_t i = 0; i < n; ++i) {
-        mine.push_back(results[i][r]);
-        theirs.push_back(shuffle_xor(results[i][r], mask));
-      }
-      std::vector<llvm::Value *> acc = combine(region, mine, theirs);
-      for (size_t i = 0; i < n; ++i)
-        results[i][r] = acc[i];
-    }
-  }
-
-  // 3. Across warps.
-  const int64_t warps = warps_across(layout, p, axis);
-  if (warps > 1) {
-    int64_t warp_stride = 1;
-    for (int e = p.rank() - 1; e > d; --e)
-      warp_stride *= p.warps_per_cta[e];
-    // Warps beyond `warps` along d hold replicas: they write where their
-    // originals do, the same values.
-    llvm::Value *warp_d = builder.CreateURem(
-        builder.CreateUDiv(
-            warp, builder.getInt32(static_cast<uint32_t>(warp_stride))),
-        builder.getInt32(static_cast<uint32_t>(warps)));
-    int64_t slots = warps;
-    for (int64_t s : sliced.shape)
-      slots *= s;
-    std::vector<int64_t> offsets;
-    int64_t offset = 0;
-    for (size_t i = 0; i < n; ++i) {
-      offset = (offset + 7) / 8 * 8;
-      offsets.push_back(offset);
-      llvm::Type *t = results[i][canonicals[0]]->getType();
-      offset += slots *
-                static_cast<int64_t>(
-                    module.getDataLayout().getTypeAllocSize(t).getFixedValue());
-    }
-    auto slot = [&](int64_t r, llvm::Value *w) {
-      return builder.CreateAdd(
-          builder.CreateMul(linear_index(sliced, r),
-                            builder.getInt32(static_cast<uint32_t>(warps))),
-          w);
-    };
-    before_shared_write();
-    for (int64_t r : canonicals)
-      for (size_t i = 0; i < n; ++i) {
-        llvm::Value *v = results[i][r];
-        builder.CreateStore(v, shared_element(offsets[i], slots, v->getType(),
-                                              slot(r, warp_d)));
-      }
-    after_shared_write();
-    for (int64_t r : canonicals) {
-      std::vector<llvm::Value *> acc;
-      for (int64_t w = 0; w < warps; ++w) {
-        std::vector<llvm::Value *> partial;
-        for (size_t i = 0; i < n; ++i) {
-          llvm::Type *t = results[i][r]->getType();
-          partial.push_back(builder.CreateLoad(
-              t, shared_element(
-                     offsets[i], slots, t,
-                     slot(r, builder.getInt32(static_cast<uint32_t>(w))))));
-        }
-        acc = w == 0 ? partial : combine(region, acc, partial);
-      }
-      for (size_t i = 0; i < n; ++i)
-        results[i][r] = acc[i];
-    }
-  }
-
-  for (size_t i = 0; i < n; ++i) {
-    Registers &values = results[i];
-    for (int64_t r = 0; r < p.num_registers(); ++r)
-      values[r] = values[canonical_register(p, sliced, r)];
-    if (op.result(i)->type().is_block())
-      define_block(op.result(i), *layouts().home(op.result(i)), values);
-    else
-      set_scalar(op.result(i), values[0]);
-  }
+  ReduceLowering(*this, op).lower();
 }
 
 } // namespace blocc::nvptx

@@ -48,97 +48,254 @@ struct Prefix {
   llvm::Value *valid = nullptr;
 };
 
-} // namespace
+/// Per line along the axis and chunk of it: the operands' values.
+using PerChunk = std::vector<std::vector<std::vector<llvm::Value *>>>;
 
-void KernelLowering::lower_scan(const ir::Operation &op) {
-  const size_t n = op.num_operands();
-  const ir::Block &region = *op.region(0);
-  const Layout &layout = *layouts().home(op.result(0));
-  const int rank = static_cast<int>(layout.shape.size());
-  int axis = static_cast<int>(op.int_attr("axis"));
-  if (axis < 0)
-    axis += rank;
-  const bool reverse = op.has_attr("reverse") && op.int_attr("reverse") != 0;
-  const BlockedLayout &p = parent(layout);
+/// The lowering of one scan of a block, in the four steps above.
+class ScanLowering {
+public:
+  ScanLowering(KernelLowering &k, const ir::Operation &op)
+      : k_(k), b_(k.builder), op_(op), region_(*op.region(0)),
+        n_(op.num_operands()), layout_(*k.layouts().home(op.result(0))),
+        p_(k.parent(layout_)) {
+    axis_ = static_cast<int>(op.int_attr("axis"));
+    if (axis_ < 0)
+      axis_ += static_cast<int>(layout_.shape.size());
+    reverse_ = op.has_attr("reverse") && op.int_attr("reverse") != 0;
+    for (size_t i = 0; i < n_; ++i)
+      values_.push_back(k.registers(op.operand(i), layout_));
+  }
 
-  std::vector<Registers> values; // per operand, then per result
-  for (size_t i = 0; i < n; ++i)
-    values.push_back(registers(op.operand(i), layout));
-  auto define_results = [&] {
-    for (size_t i = 0; i < n; ++i)
-      define_block(op.result(i), layout, values[i]);
-  };
-  const int64_t length = layout.shape[axis];
-  if (length == 1) { // a scan of one element gives it back
+  void lower() {
+    if (layout_.shape[axis_] == 1) // a scan of one element gives it back
+      return define_results();
+    measure();
+    PerChunk totals = within_chunks();
+    across_lanes(totals);
+    lane_prefixes(totals);
+    across_warps();
+    across_chunks();
+    // Registers sharing an element (sliced dimensions) share its value.
+    for (size_t i = 0; i < n_; ++i)
+      for (int64_t r = 0; r < p_.num_registers(); ++r)
+        values_[i][r] = values_[i][canonical_register(p_, layout_, r)];
     define_results();
-    return;
   }
 
-  // The axis in the parent layout.
-  const int d = layout.dims[axis];
-  // The carries below pass from lanes to warps to the tile's repetitions,
-  // the order of the elements along d without repetitions in a warp.
-  if (p.repeats_in_warp(d) != 1)
-    throw Error("internal: a scan along a dimension whose warps repeat "
-                "their lanes (" +
-                p.str() + ")");
-  const int64_t per_thread = p.size_per_thread[d];
-  const int64_t chunks = p.registers_along(d) / per_thread;
-  // Thread positions along d holding distinct chunks of a tile, as lanes
-  // of one warp times warps.
-  const int64_t positions =
-      std::min(p.threads_per_warp[d] * p.warps_per_cta[d], length / per_thread);
-  const int64_t lanes = std::min(p.threads_per_warp[d], positions);
-  const int64_t warps = positions / lanes;
-  int64_t stride = 1, lane_stride = 1, warp_stride = 1;
-  for (int e = p.rank() - 1; e > d; --e) {
-    stride *= p.registers_along(e);
-    lane_stride *= p.threads_per_warp[e];
-    warp_stride *= p.warps_per_cta[e];
+private:
+  /// The axis in the parent layout, its chunks, lanes and warps, this
+  /// thread's lane and warp positions along it, and its lines.
+  void measure() {
+    d_ = layout_.dims[axis_];
+    // The carries below pass from lanes to warps to the tile's
+    // repetitions, the order of the elements along d without repetitions
+    // in a warp.
+    if (p_.repeats_in_warp(d_) != 1)
+      throw Error("internal: a scan along a dimension whose warps repeat "
+                  "their lanes (" +
+                  p_.str() + ")");
+    const int64_t length = layout_.shape[axis_];
+    per_thread_ = p_.size_per_thread[d_];
+    chunks_ = p_.registers_along(d_) / per_thread_;
+    // Thread positions along d holding distinct chunks of a tile, as
+    // lanes of one warp times warps.
+    const int64_t positions = std::min(
+        p_.threads_per_warp[d_] * p_.warps_per_cta[d_], length / per_thread_);
+    lanes_ = std::min(p_.threads_per_warp[d_], positions);
+    warps_ = positions / lanes_;
+    int64_t warp_stride = 1;
+    for (int e = p_.rank() - 1; e > d_; --e) {
+      stride_ *= p_.registers_along(e);
+      lane_stride_ *= p_.threads_per_warp[e];
+      warp_stride *= p_.warps_per_cta[e];
+    }
+    // This thread's position among the lanes and warps along d (replicas
+    // take their original's).
+    lane_position_ =
+        b_.CreateURem(b_.CreateUDiv(k_.lane, i32(lane_stride_)), i32(lanes_));
+    warp_position_ =
+        b_.CreateURem(b_.CreateUDiv(k_.warp, i32(warp_stride)), i32(warps_));
+    // Registers holding the first element of a line along the axis, each
+    // line scanned independently.
+    for (int64_t r = 0; r < p_.num_registers(); ++r)
+      if (canonical_register(p_, layout_, r) == r &&
+          (r / stride_) % p_.registers_along(d_) == 0)
+        lines_.push_back(r);
   }
-  auto i32 = [&](int64_t v) {
-    return builder.getInt32(static_cast<uint32_t>(v));
-  };
-  // This thread's position among the lanes and warps along d (replicas
-  // take their original's).
-  llvm::Value *lane_position = builder.CreateURem(
-      builder.CreateUDiv(lane, i32(lane_stride)), i32(lanes));
-  llvm::Value *warp_position = builder.CreateURem(
-      builder.CreateUDiv(warp, i32(warp_stride)), i32(warps));
-  // Positions in scan order: position k of `count` is step k forward and
-  // step count - 1 - k in reverse.
-  auto in_order = [&](int64_t step, int64_t count) {
-    return reverse ? count - 1 - step : step;
-  };
-  // True where at least `k` lanes precede this one in scan order.
-  auto lanes_before_at_least = [&](int64_t k) {
-    return reverse ? builder.CreateICmpULT(lane_position, i32(lanes - k))
-                   : builder.CreateICmpUGE(lane_position, i32(k));
-  };
-  const Shuffle from_earlier = reverse ? Shuffle::Down : Shuffle::Up;
-  auto shuffle_all = [&](const std::vector<llvm::Value *> &vs, Shuffle mode,
-                         llvm::Value *b) {
-    std::vector<llvm::Value *> out;
-    for (llvm::Value *v : vs)
-      out.push_back(shuffle(v, mode, b));
-    return out;
-  };
-  auto select_all = [&](llvm::Value *condition,
-                        const std::vector<llvm::Value *> &a,
-                        const std::vector<llvm::Value *> &b) {
-    std::vector<llvm::Value *> out;
-    for (size_t i = 0; i < a.size(); ++i)
-      out.push_back(builder.CreateSelect(condition, a[i], b[i]));
-    return out;
-  };
-  // `earlier` followed by `later` in scan order.
-  auto then = [&](const Prefix &earlier, const Prefix &later) -> Prefix {
+
+  /// 1. In each thread: inclusive scans of each chunk; their totals.
+  PerChunk within_chunks() {
+    PerChunk totals(lines_.size());
+    for (size_t l = 0; l < lines_.size(); ++l)
+      for (int64_t c = 0; c < chunks_; ++c) {
+        std::vector<llvm::Value *> acc;
+        for (int64_t step = 0; step < per_thread_; ++step) {
+          int64_t r = element(lines_[l], c, in_order(step, per_thread_));
+          std::vector<llvm::Value *> next = at(r);
+          acc = step == 0 ? next : k_.combine(region_, acc, next);
+          set(r, acc);
+        }
+        totals[l].push_back(acc);
+      }
+    return totals;
+  }
+
+  /// 2. Across lanes: Hillis and Steele's inclusive scan of the totals.
+  void across_lanes(PerChunk &totals) {
+    for (int64_t j = 1; j < lanes_; j *= 2) {
+      llvm::Value *has_source = lanes_before_at_least(j);
+      for (auto &line : totals)
+        for (auto &total : line) {
+          std::vector<llvm::Value *> theirs =
+              shuffle_all(total, from_earlier(), i32(j * lane_stride_));
+          total =
+              select_all(has_source, k_.combine(region_, theirs, total), total);
+        }
+    }
+  }
+
+  /// Per line and chunk: the lanes before this one (exclusive) and the
+  /// warp's total (the last lane's inclusive scan).
+  void lane_prefixes(const PerChunk &totals) {
+    lane_prefix_.assign(lines_.size(), {});
+    warp_total_.assign(lines_.size(), {});
+    llvm::Value *has_lane_before = lanes_before_at_least(1);
+    llvm::Value *last_lane = b_.CreateAdd(
+        k_.lane, b_.CreateMul(b_.CreateSub(i32(in_order(lanes_ - 1, lanes_)),
+                                           lane_position_),
+                              i32(lane_stride_)));
+    for (size_t l = 0; l < lines_.size(); ++l)
+      for (int64_t c = 0; c < chunks_; ++c) {
+        const std::vector<llvm::Value *> &inclusive = totals[l][c];
+        if (lanes_ > 1)
+          lane_prefix_[l].push_back(
+              {shuffle_all(inclusive, from_earlier(), i32(lane_stride_)),
+               has_lane_before});
+        else
+          lane_prefix_[l].push_back({});
+        warp_total_[l].push_back(
+            lanes_ > 1 && (warps_ > 1 || chunks_ > 1)
+                ? shuffle_all(inclusive, KernelLowering::Shuffle::Index,
+                              last_lane)
+                : inclusive);
+      }
+  }
+
+  /// 3. Across warps, through shared memory: the warps before this one,
+  /// and the tile's total.
+  void across_warps() {
+    warp_prefix_.assign(lines_.size(), std::vector<Prefix>(chunks_));
+    tile_total_ = warp_total_;
+    if (warps_ <= 1)
+      return;
+    Layout sliced = layout_;
+    sliced.dims.erase(sliced.dims.begin() + axis_);
+    sliced.shape.erase(sliced.shape.begin() + axis_);
+    int64_t slots = warps_ * chunks_;
+    for (int64_t s : sliced.shape)
+      slots *= s;
+    const std::vector<int64_t> offsets = slot_offsets(slots);
+    auto slot = [&](size_t l, int64_t c, llvm::Value *w) {
+      llvm::Value *line_and_chunk = b_.CreateAdd(
+          b_.CreateMul(k_.linear_index(sliced, lines_[l]), i32(chunks_)),
+          i32(c));
+      return b_.CreateAdd(b_.CreateMul(line_and_chunk, i32(warps_)), w);
+    };
+    k_.before_shared_write();
+    for (size_t l = 0; l < lines_.size(); ++l)
+      for (int64_t c = 0; c < chunks_; ++c)
+        for (size_t i = 0; i < n_; ++i) {
+          llvm::Value *v = warp_total_[l][c][i];
+          b_.CreateStore(v, k_.shared_element(offsets[i], slots, v->getType(),
+                                              slot(l, c, warp_position_)));
+        }
+    k_.after_shared_write();
+    for (size_t l = 0; l < lines_.size(); ++l)
+      for (int64_t c = 0; c < chunks_; ++c) {
+        // Running combinations over the warps in scan order; the one
+        // before this warp is its prefix.
+        std::vector<llvm::Value *> running;
+        Prefix before;
+        for (int64_t step = 0; step < warps_; ++step) {
+          int64_t w = in_order(step, warps_);
+          std::vector<llvm::Value *> total;
+          for (size_t i = 0; i < n_; ++i) {
+            llvm::Type *t = warp_total_[l][c][i]->getType();
+            total.push_back(
+                b_.CreateLoad(t, k_.shared_element(offsets[i], slots, t,
+                                                   slot(l, c, i32(w)))));
+          }
+          if (step > 0) {
+            // Warps after step - 1 in scan order see running as theirs.
+            llvm::Value *here =
+                b_.CreateICmpEQ(warp_position_, i32(in_order(step, warps_)));
+            before.values = before.values.empty()
+                                ? running
+                                : select_all(here, running, before.values);
+          }
+          running = step == 0 ? total : k_.combine(region_, running, total);
+        }
+        before.valid =
+            b_.CreateICmpNE(warp_position_, i32(in_order(0, warps_)));
+        warp_prefix_[l][c] = before;
+        tile_total_[l][c] = running;
+      }
+  }
+
+  /// Byte offsets of each operand's `slots` warp totals in shared memory,
+  /// 8-byte aligned one after the other.
+  std::vector<int64_t> slot_offsets(int64_t slots) const {
+    std::vector<int64_t> offsets;
+    int64_t offset = 0;
+    for (size_t i = 0; i < n_; ++i) {
+      offset = (offset + 7) / 8 * 8;
+      offsets.push_back(offset);
+      llvm::Type *t = warp_total_[0][0][i]->getType();
+      offset +=
+          slots *
+          static_cast<int64_t>(
+              k_.module.getDataLayout().getTypeAllocSize(t).getFixedValue());
+    }
+    return offsets;
+  }
+
+  /// 4. Across chunks, and every element's prefix: the earlier tiles,
+  /// warps and lanes, in that order, before its in-thread prefix.
+  void across_chunks() {
+    for (size_t l = 0; l < lines_.size(); ++l) {
+      Prefix tiles_before;
+      for (int64_t step = 0; step < chunks_; ++step) {
+        int64_t c = in_order(step, chunks_);
+        Prefix prefix =
+            then(then(tiles_before, warp_prefix_[l][c]), lane_prefix_[l][c]);
+        if (!prefix.values.empty())
+          for (int64_t j = 0; j < per_thread_; ++j) {
+            int64_t r = element(lines_[l], c, j);
+            std::vector<llvm::Value *> mine = at(r);
+            std::vector<llvm::Value *> out =
+                k_.combine(region_, prefix.values, mine);
+            if (prefix.valid)
+              out = select_all(prefix.valid, out, mine);
+            set(r, out);
+          }
+        tiles_before = then(tiles_before, Prefix{tile_total_[l][c], nullptr});
+      }
+    }
+  }
+
+  void define_results() {
+    for (size_t i = 0; i < n_; ++i)
+      k_.define_block(op_.result(i), layout_, values_[i]);
+  }
+
+  /// `earlier` followed by `later` in scan order.
+  Prefix then(const Prefix &earlier, const Prefix &later) {
     if (earlier.values.empty())
       return later;
     if (later.values.empty())
       return earlier;
     std::vector<llvm::Value *> both =
-        combine(region, earlier.values, later.values);
+        k_.combine(region_, earlier.values, later.values);
     if (!earlier.valid && !later.valid)
       return {both, nullptr};
     if (!later.valid)
@@ -148,168 +305,77 @@ void KernelLowering::lower_scan(const ir::Operation &op) {
     return {select_all(earlier.valid,
                        select_all(later.valid, both, earlier.values),
                        later.values),
-            builder.CreateOr(earlier.valid, later.valid)};
-  };
-
-  // Registers holding the first element of a line along the axis, each
-  // line scanned independently.
-  std::vector<int64_t> lines;
-  for (int64_t r = 0; r < p.num_registers(); ++r)
-    if (canonical_register(p, layout, r) == r &&
-        (r / stride) % p.registers_along(d) == 0)
-      lines.push_back(r);
-  auto element = [&](int64_t line, int64_t chunk, int64_t k) {
-    return line + (chunk * per_thread + k) * stride;
-  };
-
-  // 1. In each thread: inclusive scans of each chunk; their totals.
-  // totals[line][chunk]: the chunk's total, then the lanes' inclusive scan.
-  std::vector<std::vector<std::vector<llvm::Value *>>> totals(lines.size());
-  for (size_t l = 0; l < lines.size(); ++l)
-    for (int64_t c = 0; c < chunks; ++c) {
-      std::vector<llvm::Value *> acc;
-      for (int64_t step = 0; step < per_thread; ++step) {
-        int64_t r = element(lines[l], c, in_order(step, per_thread));
-        std::vector<llvm::Value *> next;
-        for (size_t i = 0; i < n; ++i)
-          next.push_back(values[i][r]);
-        acc = step == 0 ? next : combine(region, acc, next);
-        for (size_t i = 0; i < n; ++i)
-          values[i][r] = acc[i];
-      }
-      totals[l].push_back(acc);
-    }
-
-  // 2. Across lanes: Hillis and Steele's inclusive scan of the totals.
-  for (int64_t k = 1; k < lanes; k *= 2) {
-    llvm::Value *has_source = lanes_before_at_least(k);
-    for (auto &line : totals)
-      for (auto &total : line) {
-        std::vector<llvm::Value *> theirs =
-            shuffle_all(total, from_earlier, i32(k * lane_stride));
-        total = select_all(has_source, combine(region, theirs, total), total);
-      }
-  }
-  // Per line and chunk: the lanes before this one (exclusive) and the
-  // warp's total (the last lane's inclusive scan).
-  std::vector<std::vector<Prefix>> lane_prefix(lines.size());
-  std::vector<std::vector<std::vector<llvm::Value *>>> warp_total(lines.size());
-  llvm::Value *has_lane_before = lanes_before_at_least(1);
-  llvm::Value *last_lane = builder.CreateAdd(
-      lane, builder.CreateMul(builder.CreateSub(i32(in_order(lanes - 1, lanes)),
-                                                lane_position),
-                              i32(lane_stride)));
-  for (size_t l = 0; l < lines.size(); ++l)
-    for (int64_t c = 0; c < chunks; ++c) {
-      const std::vector<llvm::Value *> &inclusive = totals[l][c];
-      if (lanes > 1)
-        lane_prefix[l].push_back(
-            {shuffle_all(inclusive, from_earlier, i32(lane_stride)),
-             has_lane_before});
-      else
-        lane_prefix[l].push_back({});
-      warp_total[l].push_back(
-          lanes > 1 && (warps > 1 || chunks > 1)
-              ? shuffle_all(inclusive, Shuffle::Index, last_lane)
-              : inclusive);
-    }
-
-  // 3. Across warps: the warps before this one, and the tile's total.
-  std::vector<std::vector<Prefix>> warp_prefix(lines.size(),
-                                               std::vector<Prefix>(chunks));
-  std::vector<std::vector<std::vector<llvm::Value *>>> tile_total = warp_total;
-  if (warps > 1) {
-    Layout sliced = layout;
-    sliced.dims.erase(sliced.dims.begin() + axis);
-    sliced.shape.erase(sliced.shape.begin() + axis);
-    int64_t slots = warps * chunks;
-    for (int64_t s : sliced.shape)
-      slots *= s;
-    std::vector<int64_t> offsets;
-    int64_t offset = 0;
-    for (size_t i = 0; i < n; ++i) {
-      offset = (offset + 7) / 8 * 8;
-      offsets.push_back(offset);
-      llvm::Type *t = warp_total[0][0][i]->getType();
-      offset += slots *
-                static_cast<int64_t>(
-                    module.getDataLayout().getTypeAllocSize(t).getFixedValue());
-    }
-    auto slot = [&](size_t l, int64_t c, llvm::Value *w) {
-      llvm::Value *line_and_chunk = builder.CreateAdd(
-          builder.CreateMul(linear_index(sliced, lines[l]), i32(chunks)),
-          i32(c));
-      return builder.CreateAdd(builder.CreateMul(line_and_chunk, i32(warps)),
-                               w);
-    };
-    before_shared_write();
-    for (size_t l = 0; l < lines.size(); ++l)
-      for (int64_t c = 0; c < chunks; ++c)
-        for (size_t i = 0; i < n; ++i) {
-          llvm::Value *v = warp_total[l][c][i];
-          builder.CreateStore(v, shared_element(offsets[i], slots, v->getType(),
-                                                slot(l, c, warp_position)));
-        }
-    after_shared_write();
-    for (size_t l = 0; l < lines.size(); ++l)
-      for (int64_t c = 0; c < chunks; ++c) {
-        // Running combinations over the warps in scan order; the one
-        // before this warp is its prefix.
-        std::vector<llvm::Value *> running;
-        Prefix before;
-        for (int64_t step = 0; step < warps; ++step) {
-          int64_t w = in_order(step, warps);
-          std::vector<llvm::Value *> total;
-          for (size_t i = 0; i < n; ++i) {
-            llvm::Type *t = warp_total[l][c][i]->getType();
-            total.push_back(builder.CreateLoad(
-                t, shared_element(offsets[i], slots, t, slot(l, c, i32(w)))));
-          }
-          if (step > 0) {
-            // Warps after step - 1 in scan order see running as theirs.
-            llvm::Value *here =
-                builder.CreateICmpEQ(warp_position, i32(in_order(step, warps)));
-            before.values = before.values.empty()
-                                ? running
-                                : select_all(here, running, before.values);
-          }
-          running = step == 0 ? total : combine(region, running, total);
-        }
-        before.valid =
-            builder.CreateICmpNE(warp_position, i32(in_order(0, warps)));
-        warp_prefix[l][c] = before;
-        tile_total[l][c] = running;
-      }
+            b_.CreateOr(earlier.valid, later.valid)};
   }
 
-  // 4. Across chunks, and every element's prefix.
-  for (size_t l = 0; l < lines.size(); ++l) {
-    Prefix tiles_before;
-    for (int64_t step = 0; step < chunks; ++step) {
-      int64_t c = in_order(step, chunks);
-      Prefix prefix =
-          then(then(tiles_before, warp_prefix[l][c]), lane_prefix[l][c]);
-      if (!prefix.values.empty())
-        for (int64_t k = 0; k < per_thread; ++k) {
-          int64_t r = element(lines[l], c, k);
-          std::vector<llvm::Value *> mine;
-          for (size_t i = 0; i < n; ++i)
-            mine.push_back(values[i][r]);
-          std::vector<llvm::Value *> out = combine(region, prefix.values, mine);
-          if (prefix.valid)
-            out = select_all(prefix.valid, out, mine);
-          for (size_t i = 0; i < n; ++i)
-            values[i][r] = out[i];
-        }
-      tiles_before = then(tiles_before, Prefix{tile_total[l][c], nullptr});
-    }
+  llvm::Value *i32(int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); }
+  /// Position k of `count` in scan order: step k forward, count - 1 - k in
+  /// reverse.
+  int64_t in_order(int64_t step, int64_t count) const {
+    return reverse_ ? count - 1 - step : step;
+  }
+  /// True where at least `j` lanes precede this one in scan order.
+  llvm::Value *lanes_before_at_least(int64_t j) {
+    return reverse_ ? b_.CreateICmpULT(lane_position_, i32(lanes_ - j))
+                    : b_.CreateICmpUGE(lane_position_, i32(j));
+  }
+  KernelLowering::Shuffle from_earlier() const {
+    return reverse_ ? KernelLowering::Shuffle::Down
+                    : KernelLowering::Shuffle::Up;
+  }
+  std::vector<llvm::Value *> shuffle_all(const std::vector<llvm::Value *> &vs,
+                                         KernelLowering::Shuffle mode,
+                                         llvm::Value *lane) {
+    std::vector<llvm::Value *> out;
+    for (llvm::Value *v : vs)
+      out.push_back(k_.shuffle(v, mode, lane));
+    return out;
+  }
+  std::vector<llvm::Value *> select_all(llvm::Value *condition,
+                                        const std::vector<llvm::Value *> &a,
+                                        const std::vector<llvm::Value *> &b) {
+    std::vector<llvm::Value *> out;
+    for (size_t i = 0; i < a.size(); ++i)
+      out.push_back(b_.CreateSelect(condition, a[i], b[i]));
+    return out;
+  }
+  int64_t element(int64_t line, int64_t chunk, int64_t j) const {
+    return line + (chunk * per_thread_ + j) * stride_;
+  }
+  std::vector<llvm::Value *> at(int64_t r) const {
+    std::vector<llvm::Value *> out;
+    for (size_t i = 0; i < n_; ++i)
+      out.push_back(values_[i][r]);
+    return out;
+  }
+  void set(int64_t r, const std::vector<llvm::Value *> &vs) {
+    for (size_t i = 0; i < n_; ++i)
+      values_[i][r] = vs[i];
   }
 
-  // Registers sharing an element (sliced dimensions) share its value.
-  for (size_t i = 0; i < n; ++i)
-    for (int64_t r = 0; r < p.num_registers(); ++r)
-      values[i][r] = values[i][canonical_register(p, layout, r)];
-  define_results();
+  KernelLowering &k_;
+  llvm::IRBuilderBase &b_;
+  const ir::Operation &op_;
+  const ir::Block &region_;
+  const size_t n_;
+  const Layout &layout_;
+  const BlockedLayout &p_;
+  int axis_ = 0;
+  bool reverse_ = false;
+  int d_ = 0;
+  int64_t per_thread_ = 0, chunks_ = 0, lanes_ = 0, warps_ = 0;
+  int64_t stride_ = 1, lane_stride_ = 1;
+  llvm::Value *lane_position_ = nullptr, *warp_position_ = nullptr;
+  std::vector<int64_t> lines_;
+  std::vector<KernelLowering::Registers> values_; // per operand
+  std::vector<std::vector<Prefix>> lane_prefix_, warp_prefix_;
+  PerChunk warp_total_, tile_total_;
+};
+
+} // namespace
+
+void KernelLowering::lower_scan(const ir::Operation &op) {
+  ScanLowering(*this, op).lower();
 }
 
 } // namespace blocc::nvptx

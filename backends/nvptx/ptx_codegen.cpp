@@ -97,6 +97,29 @@ std::string emit_ptx(llvm::Module &module, llvm::TargetMachine &machine) {
   return emit_optimized_ptx(module, machine);
 }
 
+namespace {
+
+/// `ptx` without the numbers of LLVM's `// callseq N, M` comments: they
+/// count the calls lowered so far in the whole process, so that the same
+/// kernel would otherwise read differently after other compiles (and the
+/// disk cache keep whichever came first).
+std::string without_call_numbers(std::string ptx) {
+  const std::string mark = "// callseq";
+  std::string out;
+  out.reserve(ptx.size());
+  size_t from = 0;
+  for (size_t at = ptx.find(mark); at != std::string::npos;
+       at = ptx.find(mark, from)) {
+    out.append(ptx, from, at + mark.size() - from);
+    size_t end = ptx.find('\n', at);
+    from = end == std::string::npos ? ptx.size() : end;
+  }
+  out.append(ptx, from, std::string::npos);
+  return out;
+}
+
+} // namespace
+
 std::string emit_optimized_ptx(llvm::Module &module,
                                llvm::TargetMachine &machine) {
   // A call to anything but an intrinsic would be an unresolved symbol in
@@ -115,7 +138,8 @@ std::string emit_optimized_ptx(llvm::Module &module,
                                   llvm::CodeGenFileType::AssemblyFile))
     throw Error("internal: LLVM's NVPTX target cannot emit PTX");
   passes.run(module);
-  return rewrite_ptx_min_max_as_selects(std::string(ptx.str()));
+  return without_call_numbers(
+      rewrite_ptx_min_max_as_selects(std::string(ptx.str())));
 }
 
 } // namespace blocc::nvptx

@@ -232,118 +232,158 @@ void check_order(const std::string &sem, const std::string &scope,
                 "' (expected cta, gpu or sys)");
 }
 
+/// The lowering of one atomic op: its kind, then the scalar form (thread
+/// 0 applies it) or the block form (each owner its elements).
+class AtomicLowering {
+public:
+  AtomicLowering(KernelLowering &k, const ir::Operation &op)
+      : k_(k), b_(k.builder), op_(op), result_(op.result()),
+        is_cas_(op.code() == OpCode::AtomicCas), what_(op.describe()) {
+    const ir::Type &pointer_type = op.operand(0)->type();
+    kind_.kind = is_cas_ ? "cas" : op.string_attr("kind");
+    kind_.sem = op.string_attr_or("sem", "acq_rel");
+    kind_.scope = op.string_attr_or("scope", "gpu");
+    check_order(kind_.sem, kind_.scope, what_);
+    kind_.element = pointer_type.pointee();
+    kind_.bf16_add = k.arch.sm >= 90;
+    kind_.value_type = k.value_type(result_->type());
+    kind_.bits_type = b_.getIntNTy(
+        static_cast<unsigned>(llvm_backend::storage_bytes(kind_.element) * 8));
+    mask_ = !is_cas_ && op.num_operands() > 2 ? op.operand(2) : nullptr;
+    if (mask_ && provably_all_true(k.axis_info, mask_))
+      mask_ = nullptr;
+    value_index_ = is_cas_ ? 2 : 1;
+  }
+
+  void lower() {
+    // An atomic reads and writes: ordered after the program's stores, and
+    // its writes before the program's later accesses.
+    if (k_.barrier_state().first)
+      k_.barrier();
+    if (op_.operand(0)->type().is_block())
+      lower_block();
+    else
+      lower_scalar();
+    k_.set_barrier_state({true, k_.barrier_state().second});
+  }
+
+private:
+  /// Thread 0 applies it, and hands its old value to the others where it
+  /// is used.
+  void lower_scalar() {
+    llvm::Value *first = b_.CreateICmpEQ(
+        b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {}),
+        b_.getInt32(0));
+    llvm::Value *active = mask_ ? b_.CreateAnd(first, k_.scalar(mask_)) : first;
+    llvm::Value *old = apply_where(b_, active, [&] {
+      return apply(b_, kind_, what_, k_.scalar(op_.operand(0)),
+                   k_.scalar(op_.operand(value_index_)),
+                   is_cas_ ? k_.scalar(op_.operand(1)) : nullptr);
+    });
+    if (used_in(k_.kernel.body(), result_))
+      old = handed_to_all(first, old);
+    k_.set_scalar(result_, old);
+  }
+
+  /// Each owner applies its elements (where its mask holds); replicas and
+  /// duplicate registers take the owners' old values.
+  void lower_block() {
+    const Layout &home = *k_.layouts().home(result_);
+    const BlockedLayout &p = k_.parent(home);
+    const KernelLowering::Registers &addresses =
+        k_.registers(op_.operand(0), home);
+    const KernelLowering::Registers &values =
+        k_.registers(op_.operand(value_index_), home);
+    const KernelLowering::Registers *compares =
+        is_cas_ ? &k_.registers(op_.operand(1), home) : nullptr;
+    const KernelLowering::Registers *masks =
+        mask_ ? &k_.registers(mask_, home) : nullptr;
+    llvm::Value *owner = k_.owns_elements(p);
+    KernelLowering::Registers old(p.num_registers(), nullptr);
+    for (int64_t r = 0; r < p.num_registers(); ++r) {
+      int64_t canonical = canonical_register(p, home, r);
+      if (canonical != r) {
+        old[r] = old[canonical];
+        continue;
+      }
+      llvm::Value *active = owner;
+      if (masks)
+        active = b_.CreateAnd(active, (*masks)[r]);
+      old[r] = apply_where(b_, active, [&] {
+        return apply(b_, kind_, what_, addresses[r], values[r],
+                     compares ? (*compares)[r] : nullptr);
+      });
+    }
+    auto *always = llvm::dyn_cast<llvm::ConstantInt>(owner);
+    if (!(always && always->isOne()) &&
+        !k_.layouts().layouts_of(result_).empty())
+      old = owners_old_values(home, p, owner, old);
+    k_.define_block(result_, home, std::move(old));
+  }
+
+  /// Thread 0's old value, handed to the others through shared memory.
+  llvm::Value *handed_to_all(llvm::Value *first, llvm::Value *old) {
+    k_.before_shared_write();
+    llvm::Value *slot =
+        k_.shared_element(0, 1, kind_.bits_type, b_.getInt32(0));
+    write_where(first, [&] {
+      b_.CreateStore(b_.CreateBitCast(old, kind_.bits_type), slot);
+    });
+    k_.after_shared_write();
+    return b_.CreateBitCast(b_.CreateLoad(kind_.bits_type, slot),
+                            kind_.value_type);
+  }
+
+  /// Replicas take the owners' old values through shared memory.
+  KernelLowering::Registers
+  owners_old_values(const Layout &home, const BlockedLayout &p,
+                    llvm::Value *owner, const KernelLowering::Registers &old) {
+    const int64_t count = result_->type().num_elements();
+    llvm::Type *bits = kind_.bits_type;
+    k_.before_shared_write();
+    write_where(owner, [&] {
+      for (int64_t r = 0; r < p.num_registers(); ++r)
+        if (canonical_register(p, home, r) == r)
+          b_.CreateStore(
+              b_.CreateBitCast(old[r], bits),
+              k_.shared_element(0, count, bits, k_.linear_index(home, r)));
+    });
+    k_.after_shared_write();
+    return k_.per_register(home, [&](int64_t r) {
+      return b_.CreateBitCast(
+          b_.CreateLoad(bits, k_.shared_element(0, count, bits,
+                                                k_.linear_index(home, r))),
+          kind_.value_type);
+    });
+  }
+
+  /// `write()` in a block that runs where `writer` (i1) holds.
+  void write_where(llvm::Value *writer, const std::function<void()> &write) {
+    llvm::Function *f = b_.GetInsertBlock()->getParent();
+    auto *block = llvm::BasicBlock::Create(k_.context, "atomic.share", f);
+    auto *join = llvm::BasicBlock::Create(k_.context, "atomic.shared", f);
+    b_.CreateCondBr(writer, block, join);
+    b_.SetInsertPoint(block);
+    write();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+  }
+
+  KernelLowering &k_;
+  llvm::IRBuilderBase &b_;
+  const ir::Operation &op_;
+  const ir::Value *result_;
+  const bool is_cas_;
+  const std::string what_;
+  AtomicKind kind_;
+  const ir::Value *mask_ = nullptr;
+  size_t value_index_ = 1;
+};
+
 } // namespace
 
 void KernelLowering::lower_atomic(const ir::Operation &op) {
-  const bool is_cas = op.code() == OpCode::AtomicCas;
-  const ir::Type &pointer_type = op.operand(0)->type();
-  const ir::Value *result = op.result();
-  AtomicKind k;
-  k.kind = is_cas ? "cas" : op.string_attr("kind");
-  k.sem = op.string_attr_or("sem", "acq_rel");
-  k.scope = op.string_attr_or("scope", "gpu");
-  check_order(k.sem, k.scope, op.describe());
-  k.element = pointer_type.pointee();
-  k.bf16_add = arch.sm >= 90;
-  k.value_type = value_type(result->type());
-  k.bits_type = builder.getIntNTy(
-      static_cast<unsigned>(llvm_backend::storage_bytes(k.element) * 8));
-  const ir::Value *mask =
-      !is_cas && op.num_operands() > 2 ? op.operand(2) : nullptr;
-  if (mask && provably_all_true(axis_info, mask))
-    mask = nullptr;
-  const size_t value_index = is_cas ? 2 : 1;
-  const std::string what = op.describe();
-
-  // An atomic reads and writes: ordered after the program's stores, and
-  // its writes before the program's later accesses.
-  if (barrier_state().first)
-    barrier();
-
-  if (!pointer_type.is_block()) {
-    llvm::Value *first = builder.CreateICmpEQ(
-        builder.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {},
-                                {}),
-        builder.getInt32(0));
-    llvm::Value *active = mask ? builder.CreateAnd(first, scalar(mask)) : first;
-    llvm::Value *old = apply_where(builder, active, [&] {
-      return apply(builder, k, what, scalar(op.operand(0)),
-                   scalar(op.operand(value_index)),
-                   is_cas ? scalar(op.operand(1)) : nullptr);
-    });
-    if (used_in(kernel.body(), result)) {
-      // Thread 0 hands its old value to the others.
-      before_shared_write();
-      llvm::Value *slot =
-          shared_element(0, 1, k.bits_type, builder.getInt32(0));
-      llvm::Function *f = builder.GetInsertBlock()->getParent();
-      auto *write = llvm::BasicBlock::Create(context, "atomic.share", f);
-      auto *join = llvm::BasicBlock::Create(context, "atomic.shared", f);
-      builder.CreateCondBr(first, write, join);
-      builder.SetInsertPoint(write);
-      builder.CreateStore(builder.CreateBitCast(old, k.bits_type), slot);
-      builder.CreateBr(join);
-      builder.SetInsertPoint(join);
-      after_shared_write();
-      old = builder.CreateBitCast(builder.CreateLoad(k.bits_type, slot),
-                                  k.value_type);
-    }
-    set_scalar(result, old);
-    set_barrier_state({true, barrier_state().second});
-    return;
-  }
-
-  const Layout &home = *layouts().home(result);
-  const BlockedLayout &p = parent(home);
-  const Registers &addresses = registers(op.operand(0), home);
-  const Registers &values = registers(op.operand(value_index), home);
-  const Registers *compares =
-      is_cas ? &registers(op.operand(1), home) : nullptr;
-  const Registers *masks = mask ? &registers(mask, home) : nullptr;
-  llvm::Value *owner = owns_elements(p);
-  Registers old(p.num_registers(), nullptr);
-  for (int64_t r = 0; r < p.num_registers(); ++r) {
-    int64_t canonical = canonical_register(p, home, r);
-    if (canonical != r) {
-      old[r] = old[canonical];
-      continue;
-    }
-    llvm::Value *active = owner;
-    if (masks)
-      active = builder.CreateAnd(active, (*masks)[r]);
-    old[r] = apply_where(builder, active, [&] {
-      return apply(builder, k, what, addresses[r], values[r],
-                   compares ? (*compares)[r] : nullptr);
-    });
-  }
-  auto *always = llvm::dyn_cast<llvm::ConstantInt>(owner);
-  if (!(always && always->isOne()) && !layouts().layouts_of(result).empty()) {
-    // Replicas take the owners' old values through shared memory.
-    int64_t count = result->type().num_elements();
-    before_shared_write();
-    llvm::Function *f = builder.GetInsertBlock()->getParent();
-    auto *write = llvm::BasicBlock::Create(context, "atomic.share", f);
-    auto *join = llvm::BasicBlock::Create(context, "atomic.shared", f);
-    builder.CreateCondBr(owner, write, join);
-    builder.SetInsertPoint(write);
-    for (int64_t r = 0; r < p.num_registers(); ++r)
-      if (canonical_register(p, home, r) == r)
-        builder.CreateStore(
-            builder.CreateBitCast(old[r], k.bits_type),
-            shared_element(0, count, k.bits_type, linear_index(home, r)));
-    builder.CreateBr(join);
-    builder.SetInsertPoint(join);
-    after_shared_write();
-    old = per_register(home, [&](int64_t r) {
-      return builder.CreateBitCast(
-          builder.CreateLoad(
-              k.bits_type,
-              shared_element(0, count, k.bits_type, linear_index(home, r))),
-          k.value_type);
-    });
-  }
-  define_block(result, home, std::move(old));
-  set_barrier_state({true, barrier_state().second});
+  AtomicLowering(*this, op).lower();
 }
 
 } // namespace blocc::nvptx

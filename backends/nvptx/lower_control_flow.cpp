@@ -75,6 +75,115 @@ void join_skipped_loop(KernelLowering &k, const ir::Operation &loop,
 
 } // namespace
 
+namespace {
+
+/// A run-time step of 0 stops the program (the step is a scalar, alike in
+/// every thread), as the interpreter reports it. A non-zero constant, or
+/// the grid's size along an axis (a grid-stride loop's step: at least 1),
+/// needs no check; a check makes the kernel one that can fail, whose every
+/// launch waits for it to read its fault record.
+void check_step(KernelLowering &k, const ir::Operation &loop,
+                llvm::Value *step) {
+  std::optional<int64_t> known_step =
+      k.axis_info.get(loop.operand(2)).constant_value;
+  const ir::Operation *step_producer = loop.operand(2)->defining_op();
+  const bool step_is_grid_size =
+      step_producer && step_producer->code() == ir::OpCode::NumPrograms;
+  if (!step_is_grid_size && (!known_step || *known_step == 0))
+    k.fail_if(k.builder.CreateICmpEQ(
+                  step, llvm::Constant::getNullValue(step->getType())),
+              k.builder.getInt32(0),
+              k.add_fault_site(loop, "step is 0: the loop would never end",
+                               FaultSite::Form::NoLane),
+              true);
+}
+
+/// The loop's carried values before its first iteration.
+std::vector<CarriedValue> initial_values(KernelLowering &k,
+                                         const ir::Operation &loop) {
+  std::vector<CarriedValue> initial(loop.num_operands() - 3);
+  for (size_t i = 0; i < initial.size(); ++i) {
+    const ir::Value *init = loop.operand(3 + i);
+    if (init->type().is_block())
+      initial[i].registers =
+          k.registers(init, *k.layouts().home(loop.result(i)));
+    else
+      initial[i].scalar = k.scalar(init);
+  }
+  return initial;
+}
+
+/// In the loop's header: a phi per distinct carried value (registers of a
+/// block share values), from `initial` on entry from `before`. `current`
+/// becomes the phis, `phis` lists each value's.
+void add_carried_phis(KernelLowering &k, const ir::Operation &loop,
+                      const std::vector<CarriedValue> &initial,
+                      llvm::BasicBlock *before,
+                      std::vector<std::vector<llvm::PHINode *>> &phis,
+                      std::vector<CarriedValue> &current) {
+  for (size_t i = 0; i < initial.size(); ++i) {
+    if (initial[i].scalar) {
+      llvm::PHINode *phi = k.builder.CreatePHI(initial[i].scalar->getType(), 2);
+      phi->addIncoming(initial[i].scalar, before);
+      phis[i].push_back(phi);
+      current[i].scalar = phi;
+      continue;
+    }
+    const Layout &home = *k.layouts().home(loop.result(i));
+    const BlockedLayout &p = k.parent(home);
+    current[i].registers.assign(p.num_registers(), nullptr);
+    for (int64_t r = 0; r < p.num_registers(); ++r) {
+      int64_t c = canonical_register(p, home, r);
+      if (c != r) {
+        current[i].registers[r] = current[i].registers[c];
+        continue;
+      }
+      llvm::PHINode *phi =
+          k.builder.CreatePHI(initial[i].registers[r]->getType(), 2);
+      phi->addIncoming(initial[i].registers[r], before);
+      phis[i].push_back(phi);
+      current[i].registers[r] = phi;
+    }
+  }
+}
+
+/// The values the body yields, into the phis from `latch`.
+void add_yielded(KernelLowering &k, const ir::Operation &loop,
+                 const ir::Operation &yield,
+                 const std::vector<CarriedValue> &current,
+                 std::vector<std::vector<llvm::PHINode *>> &phis,
+                 llvm::BasicBlock *latch) {
+  for (size_t i = 0; i < current.size(); ++i) {
+    const ir::Value *next = yield.operand(i);
+    if (current[i].scalar) {
+      phis[i][0]->addIncoming(k.scalar(next), latch);
+      continue;
+    }
+    const Layout &home = *k.layouts().home(loop.result(i));
+    const KernelLowering::Registers &values = k.registers(next, home);
+    size_t phi = 0;
+    for (int64_t r = 0; r < static_cast<int64_t>(values.size()); ++r)
+      if (canonical_register(k.parent(home), home, r) == r)
+        phis[i][phi++]->addIncoming(values[r], latch);
+  }
+}
+
+/// The carried `values` bound to `targets`: the body's arguments after
+/// the induction variable, or the loop's results.
+void bind_carried(KernelLowering &k, const ir::Operation &loop,
+                  const std::vector<const ir::Value *> &targets,
+                  const std::vector<CarriedValue> &values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i].scalar)
+      k.set_scalar(targets[i], values[i].scalar);
+    else
+      k.define_block(targets[i], *k.layouts().home(loop.result(i)),
+                     values[i].registers);
+  }
+}
+
+} // namespace
+
 void KernelLowering::lower_for(const ir::Operation &op) {
   const ir::Block &body = *op.region(0);
   const ir::Type &iv_type = op.operand(0)->type();
@@ -84,37 +193,11 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   llvm::Value *ub = scalar(op.operand(1));
   llvm::Value *step = scalar(op.operand(2));
   llvm::Function *f = builder.GetInsertBlock()->getParent();
-
-  // A run-time step of 0 stops the program (the step is a scalar, alike
-  // in every thread), as the interpreter reports it. A non-zero constant,
-  // or the grid's size along an axis (a grid-stride loop's step: at least
-  // 1), needs no check; a check makes the kernel one that can fail, whose
-  // every launch waits for it to read its fault record.
-  std::optional<int64_t> known_step =
-      axis_info.get(op.operand(2)).constant_value;
-  const ir::Operation *step_producer = op.operand(2)->defining_op();
-  const bool step_is_grid_size =
-      step_producer && step_producer->code() == ir::OpCode::NumPrograms;
-  if (!step_is_grid_size && (!known_step || *known_step == 0))
-    fail_if(builder.CreateICmpEQ(step,
-                                 llvm::Constant::getNullValue(step->getType())),
-            builder.getInt32(0),
-            add_fault_site(op, "step is 0: the loop would never end",
-                           FaultSite::Form::NoLane),
-            true);
-
+  check_step(*this, op, step);
   llvm::Value *count =
       llvm_backend::trip_count(builder, lb, ub, step, is_signed);
-
-  size_t carried = op.num_operands() - 3;
-  std::vector<CarriedValue> initial(carried);
-  for (size_t k = 0; k < carried; ++k) {
-    const ir::Value *init = op.operand(3 + k);
-    if (init->type().is_block())
-      initial[k].registers = registers(init, *layouts().home(op.result(k)));
-    else
-      initial[k].scalar = scalar(init);
-  }
+  const size_t carried = op.num_operands() - 3;
+  std::vector<CarriedValue> initial = initial_values(*this, op);
 
   // Loads of tiles for dots on tensor cores run stages ahead
   // (loop_pipeline.h).
@@ -150,33 +233,9 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   builder.SetInsertPoint(check);
   llvm::PHINode *trip = builder.CreatePHI(wide, 2, "trip");
   trip->addIncoming(builder.getInt64(0), before);
-  // One phi per distinct value (registers of a block share values).
   std::vector<std::vector<llvm::PHINode *>> phis(carried);
   std::vector<CarriedValue> current(carried);
-  for (size_t k = 0; k < carried; ++k) {
-    if (initial[k].scalar) {
-      llvm::PHINode *phi = builder.CreatePHI(initial[k].scalar->getType(), 2);
-      phi->addIncoming(initial[k].scalar, before);
-      phis[k].push_back(phi);
-      current[k].scalar = phi;
-      continue;
-    }
-    const Layout &home = *layouts().home(op.result(k));
-    const BlockedLayout &p = parent(home);
-    current[k].registers.assign(p.num_registers(), nullptr);
-    for (int64_t r = 0; r < p.num_registers(); ++r) {
-      int64_t c = canonical_register(p, home, r);
-      if (c != r) {
-        current[k].registers[r] = current[k].registers[c];
-        continue;
-      }
-      llvm::PHINode *phi =
-          builder.CreatePHI(initial[k].registers[r]->getType(), 2);
-      phi->addIncoming(initial[k].registers[r], before);
-      phis[k].push_back(phi);
-      current[k].registers[r] = phi;
-    }
-  }
+  add_carried_phis(*this, op, initial, before, phis, current);
   if (pipeline)
     pipeline->add_phis(before);
   builder.CreateCondBr(builder.CreateICmpULT(trip, count), loop, after);
@@ -191,32 +250,14 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   llvm::Value *iv =
       llvm_backend::induction_value(builder, lb, step, trip, is_signed);
   set_scalar(body.argument(0), iv);
-  for (size_t k = 0; k < carried; ++k) {
-    const ir::Value *argument = body.argument(1 + k);
-    if (current[k].scalar)
-      set_scalar(argument, current[k].scalar);
-    else
-      define_block(argument, *layouts().home(op.result(k)),
-                   current[k].registers);
-  }
+  std::vector<ir::Value *> arguments = body.arguments();
+  bind_carried(*this, op, {arguments.begin() + 1, arguments.end()}, current);
   const ir::Operation *yield = lower_region(body);
   llvm::BasicBlock *latch = builder.GetInsertBlock();
   if (pipeline)
     pipeline->end_iteration(latch);
   trip->addIncoming(builder.CreateAdd(trip, builder.getInt64(1)), latch);
-  for (size_t k = 0; k < carried; ++k) {
-    const ir::Value *next = yield->operand(k);
-    if (current[k].scalar) {
-      phis[k][0]->addIncoming(scalar(next), latch);
-      continue;
-    }
-    const Layout &home = *layouts().home(op.result(k));
-    const Registers &values = registers(next, home);
-    size_t i = 0;
-    for (int64_t r = 0; r < static_cast<int64_t>(values.size()); ++r)
-      if (canonical_register(parent(home), home, r) == r)
-        phis[k][i++]->addIncoming(values[r], latch);
-  }
+  add_yielded(*this, op, *yield, current, phis, latch);
   builder.CreateBr(check);
 
   builder.SetInsertPoint(after);
@@ -228,13 +269,8 @@ void KernelLowering::lower_for(const ir::Operation &op) {
     set_barrier_state(
         {stored_before_guard || stored_before || body_stores, true});
   }
-  for (size_t k = 0; k < carried; ++k) {
-    if (current[k].scalar)
-      set_scalar(op.result(k), current[k].scalar);
-    else
-      define_block(op.result(k), *layouts().home(op.result(k)),
-                   current[k].registers);
-  }
+  std::vector<ir::Value *> results = op.results();
+  bind_carried(*this, op, {results.begin(), results.end()}, current);
 }
 
 void KernelLowering::lower_if(const ir::Operation &op) {

@@ -356,6 +356,86 @@ Inspection inspect(const ir::Function &function, const CompileOptions &options,
   return inspection;
 }
 
+namespace {
+
+/// Argument `i` of a launch of kernel `name` in its parameter `slot` (8
+/// bytes; a 32-bit value in the low ones). The first device pointer's
+/// context goes to `context` where that is still null.
+void pack_argument(const std::string &name, size_t i, ParameterKind kind,
+                   const KernelArg &a, uint64_t &slot,
+                   cuda::driver::CUcontext &context) {
+  bool want_pointer = kind == ParameterKind::Pointer;
+  if (want_pointer != (a.kind == KernelArg::Kind::Pointer))
+    throw Error("kernel '" + name + "': runtime argument " + std::to_string(i) +
+                " takes " + (want_pointer ? "a pointer" : "a number") +
+                ", got " + kind_name(a.kind));
+  slot = 0; // the upper bytes of a 32-bit value
+  switch (kind) {
+  case ParameterKind::Pointer:
+    if (a.device < 0)
+      throw Error("kernel '" + name + "': runtime argument " +
+                  std::to_string(i) +
+                  " points to host memory, which a GPU kernel cannot "
+                  "read; pass a blocc::DeviceBuffer");
+    slot = reinterpret_cast<uintptr_t>(a.pointer);
+    // A DeviceBuffer knows its context; other device memory (Python's
+    // arrays) is looked up.
+    if (!context && a.pointer)
+      context = a.context ? static_cast<cuda::driver::CUcontext>(a.context)
+                          : cuda::context_of_pointer(slot, name);
+    break;
+  case ParameterKind::Int32:
+  case ParameterKind::Int64: {
+    int64_t v = a.kind == KernelArg::Kind::Int
+                    ? a.int_value
+                    : static_cast<int64_t>(a.float_value);
+    if (kind == ParameterKind::Int32) {
+      uint32_t word = static_cast<uint32_t>(v);
+      std::memcpy(&slot, &word, sizeof word);
+    } else {
+      std::memcpy(&slot, &v, sizeof v);
+    }
+    break;
+  }
+  case ParameterKind::Float32: {
+    float f = static_cast<float>(a.kind == KernelArg::Kind::Float
+                                     ? a.float_value
+                                     : static_cast<double>(a.int_value));
+    std::memcpy(&slot, &f, sizeof f);
+    break;
+  }
+  case ParameterKind::Float64: {
+    double d = a.kind == KernelArg::Kind::Float
+                   ? a.float_value
+                   : static_cast<double>(a.int_value);
+    std::memcpy(&slot, &d, sizeof d);
+    break;
+  }
+  }
+}
+
+/// The context a launch runs in: its buffers' (`context`), which the
+/// stream must share, else the stream's, else the current device's
+/// primary context.
+cuda::driver::CUcontext launch_context(const std::string &name,
+                                       cuda::driver::CUcontext context,
+                                       cuda::driver::CUstream stream) {
+  cuda::driver::CUcontext stream_context =
+      stream ? cuda::context_of_stream(stream, name) : nullptr;
+  if (context && stream_context && stream_context != context)
+    throw Error("kernel '" + name +
+                "': the stream belongs to another CUDA context than the "
+                "kernel's buffers; create the stream in the context the "
+                "buffers were allocated in (the device's primary context "
+                "unless another was current)");
+  if (context)
+    return context;
+  return stream_context ? stream_context
+                        : cuda::context_for_device(cuda::current_device());
+}
+
+} // namespace
+
 void run(const CompiledKernel &kernel, const Grid &grid,
          const std::vector<KernelArg> &args, void *stream_handle) {
   const std::string &name = kernel.loaded.name();
@@ -385,74 +465,14 @@ void run(const CompiledKernel &kernel, const Grid &grid,
   }
   cuda::driver::CUcontext context = nullptr;
   for (size_t i = 0; i < args.size(); ++i) {
-    const KernelArg &a = args[i];
-    ParameterKind kind = kernel.parameters[i];
-    bool want_pointer = kind == ParameterKind::Pointer;
-    if (want_pointer != (a.kind == KernelArg::Kind::Pointer))
-      throw Error("kernel '" + name + "': runtime argument " +
-                  std::to_string(i) + " takes " +
-                  (want_pointer ? "a pointer" : "a number") + ", got " +
-                  kind_name(a.kind));
-    slots[i] = 0; // the upper bytes of a 32-bit value
-    switch (kind) {
-    case ParameterKind::Pointer:
-      if (a.device < 0)
-        throw Error("kernel '" + name + "': runtime argument " +
-                    std::to_string(i) +
-                    " points to host memory, which a GPU kernel cannot "
-                    "read; pass a blocc::DeviceBuffer");
-      slots[i] = reinterpret_cast<uintptr_t>(a.pointer);
-      // A DeviceBuffer knows its context; other device memory (Python's
-      // arrays) is looked up.
-      if (!context && a.pointer)
-        context = a.context ? static_cast<cuda::driver::CUcontext>(a.context)
-                            : cuda::context_of_pointer(slots[i], name);
-      break;
-    case ParameterKind::Int32:
-    case ParameterKind::Int64: {
-      int64_t v = a.kind == KernelArg::Kind::Int
-                      ? a.int_value
-                      : static_cast<int64_t>(a.float_value);
-      if (kind == ParameterKind::Int32) {
-        uint32_t word = static_cast<uint32_t>(v);
-        std::memcpy(&slots[i], &word, sizeof word);
-      } else {
-        std::memcpy(&slots[i], &v, sizeof v);
-      }
-      break;
-    }
-    case ParameterKind::Float32: {
-      float f = static_cast<float>(a.kind == KernelArg::Kind::Float
-                                       ? a.float_value
-                                       : static_cast<double>(a.int_value));
-      std::memcpy(&slots[i], &f, sizeof f);
-      break;
-    }
-    case ParameterKind::Float64: {
-      double d = a.kind == KernelArg::Kind::Float
-                     ? a.float_value
-                     : static_cast<double>(a.int_value);
-      std::memcpy(&slots[i], &d, sizeof d);
-      break;
-    }
-    }
+    pack_argument(name, i, kernel.parameters[i], args[i], slots[i], context);
     parameters[i] = &slots[i];
   }
   // Each 64-byte aligned (CUtensorMap's alignment), as the PTX declares
   // them; empty, and allocating nothing, for kernels without TMA copies.
   std::vector<cuda::driver::CUtensorMap> tensor_maps;
   auto stream = static_cast<cuda::driver::CUstream>(stream_handle);
-  cuda::driver::CUcontext stream_context =
-      stream ? cuda::context_of_stream(stream, name) : nullptr;
-  if (context && stream_context && stream_context != context)
-    throw Error("kernel '" + name +
-                "': the stream belongs to another CUDA context than the "
-                "kernel's buffers; create the stream in the context the "
-                "buffers were allocated in (the device's primary context "
-                "unless another was current)");
-  if (!context)
-    context = stream_context ? stream_context
-                             : cuda::context_for_device(cuda::current_device());
+  context = launch_context(name, context, stream);
   if (!kernel.tensor_maps.empty()) {
     // The driver encodes a map for the current context's device.
     cuda::ContextScope current(context);

@@ -50,124 +50,172 @@ void require_end_of_block(llvm::IRBuilderBase &b, const char *what) {
                 " must be emitted at the end of a block");
 }
 
+/// The steps of Payne and Hanek's reduction on 64-bit limbs.
+class PayneHanek {
+public:
+  PayneHanek(math::FloatLanes &f, unsigned address_space)
+      : f_(f), b_(f.b), f64_(f.is_f64()), p_(f.mantissa_bits()),
+        words_(f64_ ? 3 : 2), address_space_(address_space),
+        i64_(b_.getInt64Ty()), i128_(b_.getInt128Ty()) {}
+
+  math::TrigReduction reduce(llvm::Value *ax) {
+    // ax = M 2^E with the integer significand M < 2^(p+1).
+    llvm::Value *bits = b_.CreateZExt(f_.to_bits(ax), i64_);
+    llvm::Value *field = b_.CreateLShr(bits, p_);
+    llvm::Value *significand =
+        b_.CreateOr(b_.CreateAnd(bits, c64((uint64_t{1} << p_) - 1)),
+                    c64(uint64_t{1} << p_));
+    std::vector<llvm::Value *> product =
+        low_limbs(significand, window_of_two_over_pi(field));
+    // Its top two bits are j mod 4; the fraction below them, moved to the
+    // top, is a signed fraction: from 1/2 on, r is negative and j one more.
+    llvm::Value *j = b_.CreateLShr(product[words_ - 1], 62);
+    std::vector<llvm::Value *> fraction;
+    for (int k = 0; k < words_; ++k)
+      fraction.push_back(
+          funnel(product[k], k > 0 ? product[k - 1] : c64(0), c64(2)));
+    llvm::Value *negative = b_.CreateICmpSLT(fraction[words_ - 1], c64(0));
+    j = b_.CreateAdd(j, b_.CreateZExt(negative, i64_));
+    negate_where(negative, fraction);
+    auto [hi, lo] = double_double(fraction);
+    return times_half_pi(hi, lo, negative, j);
+  }
+
+private:
+  /// The bits of 2/pi of weight 2^-i for i < E - 1 contribute multiples of
+  /// 4 to x 2/pi: the window starts at bit E - 1, which is E - 2 + 64
+  /// bits into the table (behind its zero word). Most significant first.
+  std::vector<llvm::Value *> window_of_two_over_pi(llvm::Value *field) {
+    const int bias = f64_ ? 1023 : 127;
+    llvm::Value *start = b_.CreateAdd(field, c64(uint64_t(64 - 2 - bias - p_)));
+    llvm::Value *first_word = b_.CreateLShr(start, 6);
+    llvm::Value *shift = b_.CreateAnd(start, c64(63));
+    llvm::GlobalVariable *table =
+        two_over_pi_table(*b_.GetInsertBlock()->getModule(), address_space_);
+    auto table_word = [&](int k) {
+      llvm::Value *index = b_.CreateAdd(first_word, c64(uint64_t(k)));
+      return b_.CreateLoad(i64_, b_.CreateGEP(i64_, table, index));
+    };
+    std::vector<llvm::Value *> window;
+    for (int k = 0; k < words_; ++k)
+      window.push_back(funnel(table_word(k), table_word(k + 1), shift));
+    return window;
+  }
+
+  /// x 2/pi = M window 2^(2 - 64 words) modulo 4: the product's low limbs
+  /// (least significant first) hold all that is left.
+  std::vector<llvm::Value *>
+  low_limbs(llvm::Value *significand,
+            const std::vector<llvm::Value *> &window) {
+    std::vector<llvm::Value *> product;
+    llvm::Value *carry = llvm::ConstantInt::get(i128_, 0);
+    llvm::Value *wide_significand = b_.CreateZExt(significand, i128_);
+    for (int k = 0; k < words_; ++k) {
+      llvm::Value *sum = b_.CreateAdd(
+          b_.CreateMul(wide_significand,
+                       b_.CreateZExt(window[words_ - 1 - k], i128_)),
+          carry);
+      product.push_back(b_.CreateTrunc(sum, i64_));
+      carry = b_.CreateLShr(sum, 64);
+    }
+    return product;
+  }
+
+  /// |fraction|: two's complement negation where `negative`.
+  void negate_where(llvm::Value *negative, std::vector<llvm::Value *> &limbs) {
+    llvm::Value *flip = b_.CreateSExt(negative, i64_);
+    llvm::Value *carry = b_.CreateZExt(negative, i128_);
+    for (int k = 0; k < words_; ++k) {
+      llvm::Value *sum = b_.CreateAdd(
+          b_.CreateZExt(b_.CreateXor(limbs[k], flip), i128_), carry);
+      limbs[k] = b_.CreateTrunc(sum, i64_);
+      carry = b_.CreateLShr(sum, 64);
+    }
+  }
+
+  /// The fraction's leading 128 bits from the first set one, as a
+  /// double-double (hi: the leading 53 bits exactly, lo: the rest). No
+  /// argument comes within 2^-64 of a multiple of pi/2 (2^-62 for f64,
+  /// 2^-32 for f32), so the first set bit lies in the top limb or the
+  /// next.
+  std::pair<llvm::Value *, llvm::Value *>
+  double_double(const std::vector<llvm::Value *> &fraction) {
+    llvm::Value *top_zero = b_.CreateICmpEQ(fraction[words_ - 1], c64(0));
+    auto limb = [&](int k) { return k >= 0 ? fraction[k] : c64(0); };
+    llvm::Value *top =
+        b_.CreateSelect(top_zero, limb(words_ - 2), limb(words_ - 1));
+    llvm::Value *next =
+        b_.CreateSelect(top_zero, limb(words_ - 3), limb(words_ - 2));
+    llvm::Value *rest =
+        b_.CreateSelect(top_zero, limb(words_ - 4), limb(words_ - 3));
+    llvm::Value *zeros =
+        b_.CreateIntrinsic(llvm::Intrinsic::ctlz, {i64_}, {top, b_.getFalse()});
+    llvm::Value *high = funnel(top, next, zeros);
+    llvm::Value *low = funnel(next, rest, zeros);
+    // fraction = (high + low 2^-64) 2^-(64 + zeros + 64 top_zero).
+    llvm::Type *f64_type = b_.getDoubleTy();
+    llvm::Value *hi =
+        b_.CreateUIToFP(b_.CreateAnd(high, c64(~uint64_t{0x7ff})), f64_type);
+    llvm::Value *lo = b_.CreateFAdd(
+        b_.CreateUIToFP(b_.CreateAnd(high, c64(0x7ff)), f64_type),
+        b_.CreateFMul(b_.CreateUIToFP(low, f64_type), d(0x1p-64)));
+    llvm::Value *exponent = b_.CreateSub(
+        c64(1023 - 64),
+        b_.CreateAdd(zeros, b_.CreateSelect(top_zero, c64(64), c64(0))));
+    llvm::Value *scale = b_.CreateBitCast(b_.CreateShl(exponent, 52), f64_type);
+    return {b_.CreateFMul(hi, scale), b_.CreateFMul(lo, scale)};
+  }
+
+  /// r = fraction pi/2: hi pi/2 with its rounding error (an exact fma),
+  /// then the small products; pi/2 = kHigh + kLow to 107 bits. Negated
+  /// where the fraction was; f32 takes r_high + r_low from the
+  /// double-double, as math_trig.cpp's f32 reduction hands it on.
+  math::TrigReduction times_half_pi(llvm::Value *hi, llvm::Value *lo,
+                                    llvm::Value *negative, llvm::Value *j) {
+    llvm::Type *f64_type = b_.getDoubleTy();
+    const double kHigh = 0x1.921fb54442d18p+0, kLow = 0x1.1a62633145c07p-54;
+    llvm::Value *r_high = b_.CreateFMul(hi, d(kHigh));
+    llvm::Value *error =
+        b_.CreateIntrinsic(llvm::Intrinsic::fma, {f64_type},
+                           {hi, d(kHigh), b_.CreateFNeg(r_high)});
+    llvm::Value *r_rest =
+        b_.CreateFAdd(error, b_.CreateFAdd(b_.CreateFMul(hi, d(kLow)),
+                                           b_.CreateFMul(lo, d(kHigh))));
+    llvm::Value *r = b_.CreateFAdd(r_high, r_rest);
+    llvm::Value *r_low = b_.CreateFSub(r_rest, b_.CreateFSub(r, r_high));
+    r = b_.CreateSelect(negative, b_.CreateFNeg(r), r);
+    r_low = b_.CreateSelect(negative, b_.CreateFNeg(r_low), r_low);
+    if (f64_)
+      return {r, r_low, j};
+    llvm::Value *r32 = b_.CreateFPTrunc(r, f_.type);
+    llvm::Value *r32_low = b_.CreateFPTrunc(
+        b_.CreateFAdd(b_.CreateFSub(r, b_.CreateFPExt(r32, f64_type)), r_low),
+        f_.type);
+    return {r32, r32_low, b_.CreateTrunc(j, f_.bits)};
+  }
+
+  llvm::Value *c64(uint64_t v) { return llvm::ConstantInt::get(i64_, v); }
+  llvm::Value *d(double v) {
+    return llvm::ConstantFP::get(b_.getDoubleTy(), v);
+  }
+  llvm::Value *funnel(llvm::Value *high, llvm::Value *low, llvm::Value *s) {
+    return b_.CreateIntrinsic(llvm::Intrinsic::fshl, {i64_}, {high, low, s});
+  }
+
+  math::FloatLanes &f_;
+  llvm::IRBuilderBase &b_;
+  const bool f64_;
+  const int p_;
+  const int words_; // of the window of 2/pi
+  const unsigned address_space_;
+  llvm::Type *i64_, *i128_;
+};
+
 /// |x| = j pi/2 + r by Payne and Hanek's method, for finite ax = |x| of
 /// 2^20 or more (see gpu_math.h).
 math::TrigReduction payne_hanek(math::FloatLanes &f, llvm::Value *ax,
                                 unsigned address_space) {
-  llvm::IRBuilderBase &b = f.b;
-  const bool f64 = f.is_f64();
-  const int p = f.mantissa_bits();
-  const int bias = f64 ? 1023 : 127;
-  const int words = f64 ? 3 : 2; // of the window of 2/pi
-  llvm::Type *i64 = b.getInt64Ty(), *i128 = b.getInt128Ty();
-  auto c64 = [&](uint64_t v) { return llvm::ConstantInt::get(i64, v); };
-  auto funnel = [&](llvm::Value *high, llvm::Value *low, llvm::Value *s) {
-    return b.CreateIntrinsic(llvm::Intrinsic::fshl, {i64}, {high, low, s});
-  };
-
-  // ax = M 2^E with the integer significand M < 2^(p+1).
-  llvm::Value *bits = b.CreateZExt(f.to_bits(ax), i64);
-  llvm::Value *field = b.CreateLShr(bits, p);
-  llvm::Value *significand = b.CreateOr(
-      b.CreateAnd(bits, c64((uint64_t{1} << p) - 1)), c64(uint64_t{1} << p));
-  // The bits of 2/pi of weight 2^-i for i < E - 1 contribute multiples of
-  // 4 to x 2/pi: the window starts at bit E - 1, which is E - 2 + 64 bits
-  // into the table (behind its zero word).
-  llvm::Value *start = b.CreateAdd(field, c64(uint64_t(64 - 2 - bias - p)));
-  llvm::Value *first_word = b.CreateLShr(start, 6);
-  llvm::Value *shift = b.CreateAnd(start, c64(63));
-  llvm::GlobalVariable *table =
-      two_over_pi_table(*b.GetInsertBlock()->getModule(), address_space);
-  auto table_word = [&](int k) {
-    llvm::Value *index = b.CreateAdd(first_word, c64(uint64_t(k)));
-    return b.CreateLoad(i64, b.CreateGEP(i64, table, index));
-  };
-  std::vector<llvm::Value *> window; // most significant first
-  for (int k = 0; k < words; ++k)
-    window.push_back(funnel(table_word(k), table_word(k + 1), shift));
-
-  // x 2/pi = M window 2^(2 - 64 words) modulo 4: the product's low limbs
-  // (least significant first) hold all that is left.
-  std::vector<llvm::Value *> product;
-  llvm::Value *carry = llvm::ConstantInt::get(i128, 0);
-  llvm::Value *wide_significand = b.CreateZExt(significand, i128);
-  for (int k = 0; k < words; ++k) {
-    llvm::Value *sum =
-        b.CreateAdd(b.CreateMul(wide_significand,
-                                b.CreateZExt(window[words - 1 - k], i128)),
-                    carry);
-    product.push_back(b.CreateTrunc(sum, i64));
-    carry = b.CreateLShr(sum, 64);
-  }
-  // Its top two bits are j mod 4; the fraction below them, moved to the
-  // top, is a signed fraction: from 1/2 on, r is negative and j one more.
-  llvm::Value *j = b.CreateLShr(product[words - 1], 62);
-  std::vector<llvm::Value *> fraction;
-  for (int k = 0; k < words; ++k)
-    fraction.push_back(
-        funnel(product[k], k > 0 ? product[k - 1] : c64(0), c64(2)));
-  llvm::Value *negative = b.CreateICmpSLT(fraction[words - 1], c64(0));
-  j = b.CreateAdd(j, b.CreateZExt(negative, i64));
-  // |fraction|: two's complement negation where negative.
-  llvm::Value *flip = b.CreateSExt(negative, i64);
-  carry = b.CreateZExt(negative, i128);
-  for (int k = 0; k < words; ++k) {
-    llvm::Value *sum =
-        b.CreateAdd(b.CreateZExt(b.CreateXor(fraction[k], flip), i128), carry);
-    fraction[k] = b.CreateTrunc(sum, i64);
-    carry = b.CreateLShr(sum, 64);
-  }
-  // Its leading 128 bits from the first set one. No argument comes within
-  // 2^-64 of a multiple of pi/2 (2^-62 for f64, 2^-32 for f32), so the
-  // first set bit lies in the top limb or the next.
-  llvm::Value *top_zero = b.CreateICmpEQ(fraction[words - 1], c64(0));
-  auto limb = [&](int k) { return k >= 0 ? fraction[k] : c64(0); };
-  llvm::Value *top = b.CreateSelect(top_zero, limb(words - 2), limb(words - 1));
-  llvm::Value *next =
-      b.CreateSelect(top_zero, limb(words - 3), limb(words - 2));
-  llvm::Value *rest =
-      b.CreateSelect(top_zero, limb(words - 4), limb(words - 3));
-  llvm::Value *zeros =
-      b.CreateIntrinsic(llvm::Intrinsic::ctlz, {i64}, {top, b.getFalse()});
-  llvm::Value *high = funnel(top, next, zeros);
-  llvm::Value *low = funnel(next, rest, zeros);
-  // fraction = (high + low 2^-64) 2^-(64 + zeros + 64 top_zero), as a
-  // double-double: high's leading 53 bits exactly, and the rest.
-  llvm::Type *f64_type = b.getDoubleTy();
-  auto d = [&](double v) { return llvm::ConstantFP::get(f64_type, v); };
-  llvm::Value *hi =
-      b.CreateUIToFP(b.CreateAnd(high, c64(~uint64_t{0x7ff})), f64_type);
-  llvm::Value *lo =
-      b.CreateFAdd(b.CreateUIToFP(b.CreateAnd(high, c64(0x7ff)), f64_type),
-                   b.CreateFMul(b.CreateUIToFP(low, f64_type), d(0x1p-64)));
-  llvm::Value *exponent = b.CreateSub(
-      c64(1023 - 64),
-      b.CreateAdd(zeros, b.CreateSelect(top_zero, c64(64), c64(0))));
-  llvm::Value *scale = b.CreateBitCast(b.CreateShl(exponent, 52), f64_type);
-  hi = b.CreateFMul(hi, scale);
-  lo = b.CreateFMul(lo, scale);
-  // r = fraction pi/2: hi pi/2 with its rounding error (an exact fma),
-  // then the small products; pi/2 = kHigh + kLow to 107 bits.
-  const double kHigh = 0x1.921fb54442d18p+0, kLow = 0x1.1a62633145c07p-54;
-  llvm::Value *r_high = b.CreateFMul(hi, d(kHigh));
-  llvm::Value *error = b.CreateIntrinsic(llvm::Intrinsic::fma, {f64_type},
-                                         {hi, d(kHigh), b.CreateFNeg(r_high)});
-  llvm::Value *r_rest =
-      b.CreateFAdd(error, b.CreateFAdd(b.CreateFMul(hi, d(kLow)),
-                                       b.CreateFMul(lo, d(kHigh))));
-  llvm::Value *r = b.CreateFAdd(r_high, r_rest);
-  llvm::Value *r_low = b.CreateFSub(r_rest, b.CreateFSub(r, r_high));
-  r = b.CreateSelect(negative, b.CreateFNeg(r), r);
-  r_low = b.CreateSelect(negative, b.CreateFNeg(r_low), r_low);
-  if (f64)
-    return {r, r_low, j};
-  // f32: r_high + r_low from the double-double, as math_trig.cpp's f32
-  // reduction hands it on.
-  llvm::Value *r32 = b.CreateFPTrunc(r, f.type);
-  llvm::Value *r32_low = b.CreateFPTrunc(
-      b.CreateFAdd(b.CreateFSub(r, b.CreateFPExt(r32, f64_type)), r_low),
-      f.type);
-  return {r32, r32_low, b.CreateTrunc(j, f.bits)};
+  return PayneHanek(f, address_space).reduce(ax);
 }
 
 /// The exponent e of finite v > 0 (2^e <= v < 2^(e+1)), subnormals

@@ -360,6 +360,8 @@ void KernelLowering::define_block_result(const ir::Operation &op) {
       materialize(r);
 }
 
+// Over 100 lines for a reason: the table from each op code to its
+// lowering, a line or two a case; split up, it would be read in pieces.
 void KernelLowering::lower_op(const ir::Operation &op) {
   OpCode code = op.code();
   const bool block_result =

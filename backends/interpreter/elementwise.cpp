@@ -84,6 +84,9 @@ bool pointer_conversion(const RuntimeValue &x, RuntimeValue &r, int64_t lane,
 
 } // namespace
 
+// Over 100 lines for a reason: one case per elementwise op code, each a
+// few lines over the lanes; together they are the oracle's definition of
+// those ops, read side by side.
 RuntimeValue
 eval_elementwise(const ExecutionSite &site, const Memory &memory,
                  const std::vector<const RuntimeValue *> &operands) {

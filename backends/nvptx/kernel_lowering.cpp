@@ -325,6 +325,8 @@ llvm::Value *KernelLowering::owns_elements(const BlockedLayout &p) {
   throw Error("internal: unknown parent layout " + p.str());
 }
 
+// Over 100 lines for a reason: the table from each op code to its
+// lowering, a line or two a case; split up, it would be read in pieces.
 void KernelLowering::lower_op(const ir::Operation &op) {
   try {
     wait_for_mmas_before(op);

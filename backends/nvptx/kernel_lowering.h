@@ -186,6 +186,11 @@ public:
   std::vector<llvm::Value *> combine(const ir::Block &region,
                                      const std::vector<llvm::Value *> &lhs,
                                      const std::vector<llvm::Value *> &rhs);
+  /// Byte offsets in shared memory of `count` elements of each of
+  /// `types`, one array after the other, each 8-byte aligned: where the
+  /// warps of a reduction or a scan leave their operands' partials.
+  std::vector<int64_t> stacked_arrays(const std::vector<llvm::Type *> &types,
+                                      int64_t count) const;
   /// v from the lane whose id differs from this one's in `mask`'s bits.
   llvm::Value *shuffle_xor(llvm::Value *v, int mask);
   /// v from another lane of the warp (shfl.sync): lane ^ b (Xor), lane - b
@@ -568,6 +573,29 @@ public:
   void set_barrier_state(std::pair<bool, bool> s) {
     stored_since_barrier_ = s.first;
     shared_read_since_barrier_ = s.second;
+  }
+};
+
+/// The registers of the operands a reduction or a scan combines
+/// together, [operand][register]: the values it combines at register r.
+struct CombinedRegisters {
+  std::vector<KernelLowering::Registers> of;
+
+  std::vector<llvm::Value *> at(int64_t r) const {
+    std::vector<llvm::Value *> values;
+    for (const KernelLowering::Registers &operand : of)
+      values.push_back(operand[r]);
+    return values;
+  }
+  void set(int64_t r, const std::vector<llvm::Value *> &values) {
+    for (size_t i = 0; i < of.size(); ++i)
+      of[i][r] = values[i];
+  }
+  std::vector<llvm::Type *> types(int64_t r) const {
+    std::vector<llvm::Type *> out;
+    for (llvm::Value *v : at(r))
+      out.push_back(v->getType());
+    return out;
   }
 };
 

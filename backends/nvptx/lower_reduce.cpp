@@ -117,6 +117,21 @@ int64_t warps_across(const Layout &layout, const BlockedLayout &p, int axis) {
 
 } // namespace
 
+std::vector<int64_t>
+KernelLowering::stacked_arrays(const std::vector<llvm::Type *> &types,
+                               int64_t count) const {
+  std::vector<int64_t> offsets;
+  int64_t offset = 0;
+  for (llvm::Type *t : types) {
+    offset = (offset + 7) / 8 * 8;
+    offsets.push_back(offset);
+    offset +=
+        count * static_cast<int64_t>(
+                    module.getDataLayout().getTypeAllocSize(t).getFixedValue());
+  }
+  return offsets;
+}
+
 bool KernelLowering::reduces_within_warps(const ir::Operation &op) {
   if (!op.operand(0)->type().is_block())
     return true;
@@ -128,7 +143,7 @@ bool KernelLowering::reduces_within_warps(const ir::Operation &op) {
 namespace {
 
 /// The lowering of one reduction of a block along an axis, in the three
-/// steps above. results_[i][r]: operand i's partial result at register r
+/// steps above. results_.of[i][r]: operand i's partial result at register r
 /// of the operand's layout, for the canonical registers of the result.
 class ReduceLowering {
 public:
@@ -157,7 +172,8 @@ private:
     std::vector<const KernelLowering::Registers *> inputs;
     for (size_t i = 0; i < n_; ++i)
       inputs.push_back(&k_.registers(op_.operand(i), layout_));
-    results_.assign(n_, KernelLowering::Registers(p_.num_registers(), nullptr));
+    results_.of.assign(n_,
+                       KernelLowering::Registers(p_.num_registers(), nullptr));
     int64_t stride = 1; // between register numbers along d
     for (int e = p_.rank() - 1; e > d_; --e)
       stride *= p_.registers_along(e);
@@ -182,7 +198,7 @@ private:
           next.push_back(level.back());
         level = std::move(next);
       }
-      set_partial(r, level[0]);
+      results_.set(r, level[0]);
     }
   }
 
@@ -199,8 +215,8 @@ private:
       for (int64_t r : canonicals_) {
         std::vector<llvm::Value *> theirs;
         for (size_t i = 0; i < n_; ++i)
-          theirs.push_back(k_.shuffle_xor(results_[i][r], mask));
-        set_partial(r, k_.combine(region_, partial(r), theirs));
+          theirs.push_back(k_.shuffle_xor(results_.of[i][r], mask));
+        results_.set(r, k_.combine(region_, results_.at(r), theirs));
       }
     }
   }
@@ -222,7 +238,8 @@ private:
     int64_t slots = warps;
     for (int64_t s : sliced_.shape)
       slots *= s;
-    const std::vector<int64_t> offsets = slot_offsets(slots);
+    const std::vector<int64_t> offsets =
+        k_.stacked_arrays(results_.types(canonicals_[0]), slots);
     auto slot = [&](int64_t r, llvm::Value *w) {
       return b_.CreateAdd(
           b_.CreateMul(k_.linear_index(sliced_, r),
@@ -230,13 +247,13 @@ private:
           w);
     };
     auto element = [&](size_t i, int64_t r, llvm::Value *w) {
-      return k_.shared_element(offsets[i], slots, results_[i][r]->getType(),
+      return k_.shared_element(offsets[i], slots, results_.of[i][r]->getType(),
                                slot(r, w));
     };
     k_.before_shared_write();
     for (int64_t r : canonicals_)
       for (size_t i = 0; i < n_; ++i)
-        b_.CreateStore(results_[i][r], element(i, r, warp_d));
+        b_.CreateStore(results_.of[i][r], element(i, r, warp_d));
     k_.after_shared_write();
     for (int64_t r : canonicals_) {
       std::vector<llvm::Value *> acc;
@@ -244,34 +261,17 @@ private:
         std::vector<llvm::Value *> theirs;
         for (size_t i = 0; i < n_; ++i)
           theirs.push_back(b_.CreateLoad(
-              results_[i][r]->getType(),
+              results_.of[i][r]->getType(),
               element(i, r, b_.getInt32(static_cast<uint32_t>(w)))));
         acc = w == 0 ? theirs : k_.combine(region_, acc, theirs);
       }
-      set_partial(r, acc);
+      results_.set(r, acc);
     }
-  }
-
-  /// Byte offsets of each operand's `slots` partial results in shared
-  /// memory, 8-byte aligned one after the other.
-  std::vector<int64_t> slot_offsets(int64_t slots) const {
-    std::vector<int64_t> offsets;
-    int64_t offset = 0;
-    for (size_t i = 0; i < n_; ++i) {
-      offset = (offset + 7) / 8 * 8;
-      offsets.push_back(offset);
-      llvm::Type *t = results_[i][canonicals_[0]]->getType();
-      offset +=
-          slots *
-          static_cast<int64_t>(
-              k_.module.getDataLayout().getTypeAllocSize(t).getFixedValue());
-    }
-    return offsets;
   }
 
   void define_results() {
     for (size_t i = 0; i < n_; ++i) {
-      KernelLowering::Registers &values = results_[i];
+      KernelLowering::Registers &values = results_.of[i];
       for (int64_t r = 0; r < p_.num_registers(); ++r)
         values[r] = values[canonical_register(p_, sliced_, r)];
       if (op_.result(i)->type().is_block())
@@ -280,17 +280,6 @@ private:
       else
         k_.set_scalar(op_.result(i), values[0]);
     }
-  }
-
-  std::vector<llvm::Value *> partial(int64_t r) const {
-    std::vector<llvm::Value *> out;
-    for (size_t i = 0; i < n_; ++i)
-      out.push_back(results_[i][r]);
-    return out;
-  }
-  void set_partial(int64_t r, const std::vector<llvm::Value *> &values) {
-    for (size_t i = 0; i < n_; ++i)
-      results_[i][r] = values[i];
   }
 
   KernelLowering &k_;
@@ -304,7 +293,7 @@ private:
   const int d_;
   Layout sliced_;
   std::vector<int64_t> canonicals_;
-  std::vector<KernelLowering::Registers> results_;
+  CombinedRegisters results_;
 };
 
 } // namespace

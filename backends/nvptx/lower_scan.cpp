@@ -63,7 +63,7 @@ public:
       axis_ += static_cast<int>(layout_.shape.size());
     reverse_ = op.has_attr("reverse") && op.int_attr("reverse") != 0;
     for (size_t i = 0; i < n_; ++i)
-      values_.push_back(k.registers(op.operand(i), layout_));
+      values_.of.push_back(k.registers(op.operand(i), layout_));
   }
 
   void lower() {
@@ -78,7 +78,7 @@ public:
     // Registers sharing an element (sliced dimensions) share its value.
     for (size_t i = 0; i < n_; ++i)
       for (int64_t r = 0; r < p_.num_registers(); ++r)
-        values_[i][r] = values_[i][canonical_register(p_, layout_, r)];
+        values_.of[i][r] = values_.of[i][canonical_register(p_, layout_, r)];
     define_results();
   }
 
@@ -131,9 +131,9 @@ private:
         std::vector<llvm::Value *> acc;
         for (int64_t step = 0; step < per_thread_; ++step) {
           int64_t r = element(lines_[l], c, in_order(step, per_thread_));
-          std::vector<llvm::Value *> next = at(r);
+          std::vector<llvm::Value *> next = values_.at(r);
           acc = step == 0 ? next : k_.combine(region_, acc, next);
-          set(r, acc);
+          values_.set(r, acc);
         }
         totals[l].push_back(acc);
       }
@@ -194,7 +194,10 @@ private:
     int64_t slots = warps_ * chunks_;
     for (int64_t s : sliced.shape)
       slots *= s;
-    const std::vector<int64_t> offsets = slot_offsets(slots);
+    std::vector<llvm::Type *> types;
+    for (llvm::Value *v : warp_total_[0][0])
+      types.push_back(v->getType());
+    const std::vector<int64_t> offsets = k_.stacked_arrays(types, slots);
     auto slot = [&](size_t l, int64_t c, llvm::Value *w) {
       llvm::Value *line_and_chunk = b_.CreateAdd(
           b_.CreateMul(k_.linear_index(sliced, lines_[l]), i32(chunks_)),
@@ -242,23 +245,6 @@ private:
       }
   }
 
-  /// Byte offsets of each operand's `slots` warp totals in shared memory,
-  /// 8-byte aligned one after the other.
-  std::vector<int64_t> slot_offsets(int64_t slots) const {
-    std::vector<int64_t> offsets;
-    int64_t offset = 0;
-    for (size_t i = 0; i < n_; ++i) {
-      offset = (offset + 7) / 8 * 8;
-      offsets.push_back(offset);
-      llvm::Type *t = warp_total_[0][0][i]->getType();
-      offset +=
-          slots *
-          static_cast<int64_t>(
-              k_.module.getDataLayout().getTypeAllocSize(t).getFixedValue());
-    }
-    return offsets;
-  }
-
   /// 4. Across chunks, and every element's prefix: the earlier tiles,
   /// warps and lanes, in that order, before its in-thread prefix.
   void across_chunks() {
@@ -271,12 +257,12 @@ private:
         if (!prefix.values.empty())
           for (int64_t j = 0; j < per_thread_; ++j) {
             int64_t r = element(lines_[l], c, j);
-            std::vector<llvm::Value *> mine = at(r);
+            std::vector<llvm::Value *> mine = values_.at(r);
             std::vector<llvm::Value *> out =
                 k_.combine(region_, prefix.values, mine);
             if (prefix.valid)
               out = select_all(prefix.valid, out, mine);
-            set(r, out);
+            values_.set(r, out);
           }
         tiles_before = then(tiles_before, Prefix{tile_total_[l][c], nullptr});
       }
@@ -285,7 +271,7 @@ private:
 
   void define_results() {
     for (size_t i = 0; i < n_; ++i)
-      k_.define_block(op_.result(i), layout_, values_[i]);
+      k_.define_block(op_.result(i), layout_, values_.of[i]);
   }
 
   /// `earlier` followed by `later` in scan order.
@@ -342,17 +328,6 @@ private:
   int64_t element(int64_t line, int64_t chunk, int64_t j) const {
     return line + (chunk * per_thread_ + j) * stride_;
   }
-  std::vector<llvm::Value *> at(int64_t r) const {
-    std::vector<llvm::Value *> out;
-    for (size_t i = 0; i < n_; ++i)
-      out.push_back(values_[i][r]);
-    return out;
-  }
-  void set(int64_t r, const std::vector<llvm::Value *> &vs) {
-    for (size_t i = 0; i < n_; ++i)
-      values_[i][r] = vs[i];
-  }
-
   KernelLowering &k_;
   llvm::IRBuilderBase &b_;
   const ir::Operation &op_;
@@ -367,7 +342,7 @@ private:
   int64_t stride_ = 1, lane_stride_ = 1;
   llvm::Value *lane_position_ = nullptr, *warp_position_ = nullptr;
   std::vector<int64_t> lines_;
-  std::vector<KernelLowering::Registers> values_; // per operand
+  CombinedRegisters values_;
   std::vector<std::vector<Prefix>> lane_prefix_, warp_prefix_;
   PerChunk warp_total_, tile_total_;
 };

@@ -24,15 +24,8 @@ template <typename T> auto &specialized_matmul() {
       "gpu_warp_specialized_matmul",
       [](bl::Ptr<T> a, bl::Ptr<T> b, bl::Ptr<float> c, bl::i32 M, bl::i32 N,
          bl::i32 K, bl::Const<int> BM, bl::Const<int> BN, bl::Const<int> BK) {
-        auto pid_m = bl::program_id(0), pid_n = bl::program_id(1);
-        auto a_desc = bl::make_tensor_descriptor(a, {M, K}, {K, 1}, {BM, BK});
-        auto b_desc = bl::make_tensor_descriptor(b, {K, N}, {N, 1}, {BK, BN});
-        auto acc = bl::zeros({BM, BN}, bl::float32);
-        for (auto k : bl::range(0, K, BK, {.warp_specialize = true}))
-          acc = bl::dot(bl::load(a_desc, {pid_m * BM, k}),
-                        bl::load(b_desc, {k, pid_n * BN}), acc);
-        auto c_desc = bl::make_tensor_descriptor(c, {M, N}, {N, 1}, {BM, BN});
-        bl::store(c_desc, {pid_m * BM, pid_n * BN}, acc);
+        descriptor_matmul_body(a, b, c, M, N, K, BM, BN, BK,
+                               {.warp_specialize = true});
       });
   return k;
 }

@@ -31,6 +31,23 @@ matmul_case_name(const ::testing::TestParamInfo<MatmulCase> &info) {
 /// bytes, as TMA needs); fewer iterations than stages; none; 8 warps on
 /// 128 x 256 tiles; rows of 64 bytes (BK = 32); K = 100, whose rows TMA
 /// cannot copy (through pointers instead).
+/// The body of a matmul C = A B whose tiles are read and C written
+/// through tensor descriptors, its K loop compiled as `options` says.
+template <typename T>
+void descriptor_matmul_body(Ptr<T> a, Ptr<T> b, Ptr<float> c, i32 M, i32 N,
+                            i32 K, int BM, int BN, int BK,
+                            LoopOptions options = {}) {
+  auto pid_m = program_id(0), pid_n = program_id(1);
+  auto a_desc = make_tensor_descriptor(a, {M, K}, {K, 1}, {BM, BK});
+  auto b_desc = make_tensor_descriptor(b, {K, N}, {N, 1}, {BK, BN});
+  auto acc = zeros({BM, BN}, float32);
+  for (auto k : range(0, K, BK, options))
+    acc =
+        dot(load(a_desc, {pid_m * BM, k}), load(b_desc, {k, pid_n * BN}), acc);
+  auto c_desc = make_tensor_descriptor(c, {M, N}, {N, 1}, {BM, BN});
+  store(c_desc, {pid_m * BM, pid_n * BN}, acc);
+}
+
 inline std::vector<MatmulCase> tma_matmul_shapes() {
   return {{256, 256, 256, 128, 128, 64, 4, 0, false},
           {300, 208, 144, 128, 128, 64, 4, 0, false},

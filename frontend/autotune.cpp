@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -117,6 +118,39 @@ private:
   int device_;
   std::vector<Saved> saved_;
 };
+
+/// The median time of one `run()` in ms: batches of at least a
+/// millisecond (doubling from one run, at most 1024), the median of five,
+/// each waited for on `device` (>= 0: a GPU) and followed by the
+/// snapshot's restore.
+double median_ms(const std::function<void()> &run, int device,
+                 Snapshot &snapshot) {
+  using clock = std::chrono::steady_clock;
+  auto time_batch = [&](int batch) {
+    auto start = clock::now();
+    for (int i = 0; i < batch; ++i)
+      run();
+    if (device >= 0)
+      cuda::synchronize(device);
+    double seconds =
+        std::chrono::duration<double>(clock::now() - start).count();
+    snapshot.restore();
+    return seconds;
+  };
+  int batch = 1;
+  double seconds = 0;
+  for (;;) {
+    seconds = time_batch(batch);
+    if (seconds >= 1e-3 || batch >= 1024)
+      break;
+    batch *= 2;
+  }
+  std::vector<double> per_run{seconds / batch};
+  for (int sample = 0; sample < 4; ++sample)
+    per_run.push_back(time_batch(batch) / batch);
+  std::sort(per_run.begin(), per_run.end());
+  return per_run[per_run.size() / 2] * 1e3;
+}
 
 } // namespace
 
@@ -339,26 +373,14 @@ void Autotuner::launch(const GridForConfig &grid,
                        const std::vector<ArgValue> &args,
                        LaunchOptions options) {
   State &s = *state_;
-  size_t tuned = 0;
-  for (const auto &slot : s.tuned_slot)
-    tuned += slot.has_value();
-  const size_t expected = s.kernel.params().size() - tuned;
-  if (args.size() != expected) {
-    std::string names;
-    for (const auto &[name, value] : s.configs[0].constants())
-      names += (names.empty() ? "" : ", ") + name;
-    throw Error(s.what + ": takes " + std::to_string(expected) +
-                " arguments (the kernel's parameters but the tuned " + names +
-                "), got " + std::to_string(args.size()));
-  }
-  auto run = [&](size_t index, const std::vector<ArgValue> &full) {
+  check_arity(args);
+  auto run = [&](size_t index) {
     const Config &config = s.configs[index];
     LaunchOptions o = options;
     o.num_warps = config.num_warps();
     o.num_stages = config.num_stages();
-    s.kernel.launch(grid(config), s.with_config(full, config), o);
+    s.kernel.launch(grid(config), s.with_config(args, config), o);
   };
-
   // The key needs the constants' places filled; any configuration does.
   const std::string key = s.key_of(s.with_config(args, s.configs[0]));
   std::unique_lock<std::mutex> lock(s.mutex);
@@ -367,11 +389,39 @@ void Autotuner::launch(const GridForConfig &grid,
   if (known != s.choice.end()) {
     size_t index = known->second;
     lock.unlock();
-    run(index, args);
+    run(index);
     return;
   }
+  auto [best, best_ms] = tune(args, run);
+  s.choice[key] = best;
+  s.save(key, best, best_ms);
+  s.report("measured best", key, best, best_ms);
+  lock.unlock();
+  run(best);
+}
 
-  // Tuning: every configuration compiled, warmed up and timed.
+void Autotuner::check_arity(const std::vector<ArgValue> &args) const {
+  const State &s = *state_;
+  size_t tuned = 0;
+  for (const auto &slot : s.tuned_slot)
+    tuned += slot.has_value();
+  const size_t expected = s.kernel.params().size() - tuned;
+  if (args.size() == expected)
+    return;
+  std::string names;
+  for (const auto &[name, value] : s.configs[0].constants())
+    names += (names.empty() ? "" : ", ") + name;
+  throw Error(s.what + ": takes " + std::to_string(expected) +
+              " arguments (the kernel's parameters but the tuned " + names +
+              "), got " + std::to_string(args.size()));
+}
+
+std::pair<size_t, double>
+Autotuner::tune(const std::vector<ArgValue> &args,
+                const std::function<void(size_t)> &run) {
+  // Every configuration compiled, warmed up and timed, the memory the
+  // kernel writes restored after each run.
+  State &s = *state_;
   const int device = device_of(args);
   for (size_t p : s.restore_params) {
     const ArgValue &a = s.with_config(args, s.configs[0])[p];
@@ -382,48 +432,16 @@ void Autotuner::launch(const GridForConfig &grid,
   }
   Snapshot snapshot(s.with_config(args, s.configs[0]), s.restore_params,
                     device);
-  auto finish = [&] {
-    if (device >= 0)
-      cuda::synchronize(device);
-    snapshot.restore();
-  };
-  using clock = std::chrono::steady_clock;
   std::optional<size_t> best;
   double best_ms = 0;
   std::string failures;
   for (size_t index = 0; index < s.configs.size(); ++index) {
     try {
-      run(index, args); // compiles; the first run also warms up
-      finish();
-      // Batches of at least a millisecond, the median of five.
-      int batch = 1;
-      double seconds = 0;
-      for (;;) {
-        auto start = clock::now();
-        for (int i = 0; i < batch; ++i)
-          run(index, args);
-        if (device >= 0)
-          cuda::synchronize(device);
-        seconds = std::chrono::duration<double>(clock::now() - start).count();
-        snapshot.restore();
-        if (seconds >= 1e-3 || batch >= 1024)
-          break;
-        batch *= 2;
-      }
-      std::vector<double> per_run{seconds / batch};
-      for (int sample = 0; sample < 4; ++sample) {
-        auto start = clock::now();
-        for (int i = 0; i < batch; ++i)
-          run(index, args);
-        if (device >= 0)
-          cuda::synchronize(device);
-        per_run.push_back(
-            std::chrono::duration<double>(clock::now() - start).count() /
-            batch);
-        snapshot.restore();
-      }
-      std::sort(per_run.begin(), per_run.end());
-      double ms = per_run[per_run.size() / 2] * 1e3;
+      run(index); // compiles; the first run also warms up
+      if (device >= 0)
+        cuda::synchronize(device);
+      snapshot.restore();
+      double ms = median_ms([&] { run(index); }, device, snapshot);
       ++s.tunings;
       if (!best || ms < best_ms) {
         best = index;
@@ -439,11 +457,7 @@ void Autotuner::launch(const GridForConfig &grid,
   if (!failures.empty() && print_autotuning())
     std::fprintf(stderr, "autotune: kernel '%s' skipped:%s\n",
                  s.kernel.name().c_str(), failures.c_str());
-  s.choice[key] = *best;
-  s.save(key, *best, best_ms);
-  s.report("measured best", key, *best, best_ms);
-  lock.unlock();
-  run(*best, args);
+  return {*best, best_ms};
 }
 
 std::vector<std::pair<std::string, Config>> Autotuner::chosen() const {

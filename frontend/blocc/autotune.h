@@ -95,6 +95,13 @@ public:
   size_t num_tunings() const;
 
 private:
+  /// Throws unless `args` are the kernel's arguments but the tuned ones.
+  void check_arity(const std::vector<ArgValue> &args) const;
+  /// The fastest configuration for `args` and its time in ms, each
+  /// launched by `run(index)` (configurations that fail are skipped).
+  std::pair<size_t, double> tune(const std::vector<ArgValue> &args,
+                                 const std::function<void(size_t)> &run);
+
   struct State;
   std::unique_ptr<State> state_;
 };

@@ -6,9 +6,10 @@
 // sums 2 A_k B_k - C_k D_k over blocks of K, with tails of M, N and K and
 // a loop of no iteration; results against float64, outputs poisoned
 // first. The PTX keeps the second group in flight past the first wait and
-// assembles without ptxas serializing the MMAs; and where an op other than
-// straight-line register code (a store) comes between a product and its
-// reader, the product is waited for before that op.
+// assembles without ptxas serializing the MMAs; a row reduction within
+// warps of one product runs with the other still in flight; and where an
+// op other than straight-line register code (a store) comes between a
+// product and its reader, the product is waited for before that op.
 #include "nvptx/support.h"
 
 namespace bl = blocc;
@@ -41,6 +42,31 @@ auto &overlapped_products() {
           acc = acc + ab * 2.f - cd;
         }
         bl::store(out + rows * N + cols, acc, (rows < M) & (cols < N));
+      });
+  return k;
+}
+
+/// Two products, then a row maximum of the first (a reduction within
+/// warps: shuffles only) before the second is read, as attention's softmax
+/// of one block runs while another block's product is in flight.
+auto &row_max_beside_a_product() {
+  static auto k = bl::kernel(
+      "gpu_row_max_beside_a_product",
+      [](bl::Ptr<bl::half> a, bl::Ptr<bl::half> b, bl::Ptr<float> out,
+         bl::i32 K, bl::Const<int> BM, bl::Const<int> BN, bl::Const<int> BK) {
+        auto rows = bl::expand_dims(bl::arange(0, BM), 1);
+        auto cols = bl::expand_dims(bl::arange(0, BN), 0);
+        auto k_row = bl::expand_dims(bl::arange(0, BK), 0);
+        auto k_col = bl::expand_dims(bl::arange(0, BK), 1);
+        auto acc = bl::zeros({BM, BN}, bl::float32);
+        for (auto k : bl::range(0, K, BK)) {
+          auto left = bl::load(a + rows * K + k + k_row);
+          auto right = bl::load(b + (k + k_col) * BN + cols);
+          auto first = bl::dot(left, right);
+          auto second = bl::dot(left, right, acc);
+          acc = second - bl::expand_dims(bl::max(first, 1), 1);
+        }
+        bl::store(out + rows * BN + cols, acc);
       });
   return k;
 }
@@ -149,6 +175,24 @@ TEST(GpuMmaWaitsPtx, TheSecondProductStaysInFlightPastTheFirstWait) {
 } // namespace
 
 namespace {
+
+TEST(GpuMmaWaitsPtx, ARowReductionWithinWarpsLeavesTheOtherProductInFlight) {
+  const bl::half *h = nullptr;
+  float *out = nullptr;
+  bl::Stages stages = row_max_beside_a_product().asm_for(
+      bl::Target::gpu("sm_90a", 4, 3), h, h, out, 1024, 64, 64, 32);
+  const std::string &ptx = stages[bl::Stage::Ptx];
+  const std::string wait = "wgmma.wait_group.sync.aligned";
+  // The first product is waited for with the second in flight; the row
+  // maximum's shuffles come before the second is waited for.
+  const size_t first_wait = ptx.find(wait + " 1;");
+  ASSERT_NE(first_wait, std::string::npos) << ptx;
+  const size_t shuffle = ptx.find("shfl.sync.bfly", first_wait);
+  const size_t second_wait = ptx.find(wait + " 0;", first_wait);
+  ASSERT_NE(shuffle, std::string::npos) << ptx.substr(first_wait);
+  ASSERT_NE(second_wait, std::string::npos) << ptx.substr(first_wait);
+  EXPECT_LT(shuffle, second_wait) << ptx.substr(first_wait);
+}
 
 TEST(GpuMmaWaitsPtx, AnOpOutsideStraightLineRegisterCodeWaitsFirst) {
   const bl::half *h = nullptr;

@@ -31,14 +31,7 @@ using blocc::ir::Scalar;
 using blocc::ir::Type;
 using ::testing::HasSubstr;
 
-using blocc::unit_testing::Args;
-using blocc::unit_testing::buffer;
-using blocc::unit_testing::count_ops;
-using blocc::unit_testing::find_op;
-using blocc::unit_testing::pointer;
-using blocc::unit_testing::scalar;
-using blocc::unit_testing::trace;
-using blocc::unit_testing::trace_error;
+using namespace blocc::unit_testing;
 
 /// A value that is not an input element and not zero: what an element the
 /// kernel should not write keeps.

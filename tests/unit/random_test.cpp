@@ -150,13 +150,7 @@ TEST(HostPhilox, MatchesRandom123KnownAnswers) {
 
 // ------------------------------------------------------------- tracing
 
-using blocc::unit_testing::Args;
-using blocc::unit_testing::buffer;
-using blocc::unit_testing::count_ops;
-using blocc::unit_testing::pointer;
-using blocc::unit_testing::scalar;
-using blocc::unit_testing::trace;
-using blocc::unit_testing::trace_error;
+using namespace blocc::unit_testing;
 
 constexpr int64_t kBlock = 64;
 constexpr uint32_t kPoison = 0xAAAAAAAAu;

@@ -39,13 +39,7 @@ using blocc::ir::Type;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-using blocc::unit_testing::Args;
-using blocc::unit_testing::buffer;
-using blocc::unit_testing::count_ops;
-using blocc::unit_testing::find_op;
-using blocc::unit_testing::pointer;
-using blocc::unit_testing::scalar;
-using blocc::unit_testing::trace_error;
+using namespace blocc::unit_testing;
 
 /// The kernel as traced, before any pass (descriptor ops still in it).
 std::unique_ptr<blocc::ir::Function>

@@ -164,4 +164,20 @@ bool is_terminator(OpCode c) {
 
 bool is_unary_math(OpCode c) { return c >= OpCode::Exp && c <= OpCode::Ceil; }
 
+std::optional<OpCode> atomic_combine(std::string_view kind) {
+  if (kind == "add")
+    return OpCode::Add;
+  if (kind == "max")
+    return OpCode::Maximum;
+  if (kind == "min")
+    return OpCode::Minimum;
+  if (kind == "and")
+    return OpCode::And;
+  if (kind == "or")
+    return OpCode::Or;
+  if (kind == "xor")
+    return OpCode::Xor;
+  return std::nullopt;
+}
+
 } // namespace blocc::ir

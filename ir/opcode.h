@@ -118,5 +118,8 @@ bool is_commutative(OpCode code);
 bool is_terminator(OpCode code);
 /// Unary float math: exp, log, sqrt, ...
 bool is_unary_math(OpCode code);
+/// The elementwise op an atomic_rmw of `kind` combines memory and value
+/// with (add, max, min, and, or, xor); none for xchg or an unknown kind.
+std::optional<OpCode> atomic_combine(std::string_view kind);
 
 } // namespace blocc::ir

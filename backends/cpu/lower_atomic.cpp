@@ -179,9 +179,7 @@ private:
     if (kind_ != "add" && kind_ != "max" && kind_ != "min")
       k_.unsupported(op_, "atomic " + kind_ + " on " +
                               std::string(ir::scalar_name(element_)));
-    OpCode combine = kind_ == "add"   ? OpCode::Add
-                     : kind_ == "max" ? OpCode::Maximum
-                                      : OpCode::Minimum;
+    const OpCode combine = *ir::atomic_combine(kind_);
     llvm::LoadInst *initial = b_.CreateAlignedLoad(bits_type_, address, align_);
     initial->setAtomic(llvm::AtomicOrdering::Monotonic);
     llvm::BasicBlock *before = b_.GetInsertBlock();

@@ -6,6 +6,9 @@
 #include "backends/interpreter/memory.h"
 #include "backends/interpreter/write_races.h"
 #include "ir/function.h"
+#include "ir/opcode.h"
+
+#include <optional>
 
 namespace blocc::interp {
 
@@ -139,25 +142,12 @@ eval_atomic_rmw(const ExecutionSite &site, const Memory &memory,
   Access a = make_access(site, *operands[0], mask, {&value});
   expect_element(site, value, a, "value");
   const std::string &kind = site.op->string_attr("kind");
-  OpCode combine;
-  bool exchange = false;
-  if (kind == "add")
-    combine = OpCode::Add;
-  else if (kind == "max")
-    combine = OpCode::Maximum;
-  else if (kind == "min")
-    combine = OpCode::Minimum;
-  else if (kind == "and")
-    combine = OpCode::And;
-  else if (kind == "or")
-    combine = OpCode::Or;
-  else if (kind == "xor")
-    combine = OpCode::Xor;
-  else if (kind == "xchg")
-    exchange = true, combine = OpCode::Add;
-  else
+  const bool exchange = kind == "xchg";
+  std::optional<OpCode> combined = ir::atomic_combine(kind);
+  if (!combined && !exchange)
     site.fail("unknown atomic kind '" + kind +
               "' (expected add, max, min, and, or, xor or xchg)");
+  const OpCode combine = combined.value_or(OpCode::Add);
   if (!exchange && ir::is_float(a.pointee) &&
       (combine == OpCode::And || combine == OpCode::Or ||
        combine == OpCode::Xor))

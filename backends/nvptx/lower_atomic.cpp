@@ -135,18 +135,8 @@ struct AtomicKind {
 };
 
 OpCode combine_of(const std::string &kind, const std::string &what) {
-  if (kind == "add")
-    return OpCode::Add;
-  if (kind == "max")
-    return OpCode::Maximum;
-  if (kind == "min")
-    return OpCode::Minimum;
-  if (kind == "and")
-    return OpCode::And;
-  if (kind == "or")
-    return OpCode::Or;
-  if (kind == "xor")
-    return OpCode::Xor;
+  if (std::optional<OpCode> combine = ir::atomic_combine(kind))
+    return *combine;
   throw Error(what + ": unknown atomic kind '" + kind +
               "' (expected add, max, min, and, or, xor, xchg or cas)");
 }

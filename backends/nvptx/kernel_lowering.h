@@ -93,6 +93,12 @@ public:
 void check_supported(const ir::Function &function,
                      const ir::AxisInfoAnalysis &axis_info);
 
+/// Inline PTX with side effects and a memory clobber, its operands
+/// `values` as `constraints` says (without the clobber).
+void inline_ptx(llvm::IRBuilder<> &b, const std::string &text,
+                const std::string &constraints,
+                const std::vector<llvm::Value *> &values);
+
 class KernelLowering {
 public:
   /// `kernel` is GPU IR (gpu_ir.h: the GPU passes have annotated it; a

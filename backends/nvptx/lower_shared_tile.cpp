@@ -156,9 +156,7 @@ void KernelLowering::fence_async_proxy() {
 }
 
 void KernelLowering::ordering_ptx(const std::string &text) {
-  auto *type = llvm::FunctionType::get(builder.getVoidTy(), false);
-  builder.CreateCall(llvm::InlineAsm::get(type, text, "~{memory}",
-                                          /*hasSideEffects=*/true));
+  inline_ptx(builder, text, "", {});
 }
 
 void KernelLowering::release_tiles_after(const ir::Operation &op) {

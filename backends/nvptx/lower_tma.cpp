@@ -24,10 +24,6 @@
 
 namespace blocc::nvptx {
 
-namespace {
-
-/// Inline PTX with side effects and a memory clobber, its operands
-/// `values` as `constraints` says (without the clobber).
 void inline_ptx(llvm::IRBuilder<> &b, const std::string &text,
                 const std::string &constraints,
                 const std::vector<llvm::Value *> &values) {
@@ -42,6 +38,8 @@ void inline_ptx(llvm::IRBuilder<> &b, const std::string &text,
                                     /*hasSideEffects=*/true),
                values);
 }
+
+namespace {
 
 /// `text`, one PTX instruction, executed where the i32 `$0` is non-zero.
 std::string predicated(const std::string &text) {

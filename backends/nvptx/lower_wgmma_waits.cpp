@@ -172,16 +172,9 @@ void KernelLowering::keep_alive_until_here(
   }
   text += "mov.u32 z, %nctaid.z;\nsetp.eq.u32 q, z, 0;\n@q st.shared.b32 [$" +
           std::to_string(inputs.size()) + "], x;\n}";
-  constraints += ",r,~{memory}";
+  constraints += ",r";
   inputs.push_back(builder.getInt32(0));
-  std::vector<llvm::Type *> types;
-  for (llvm::Value *v : inputs)
-    types.push_back(v->getType());
-  builder.CreateCall(
-      llvm::InlineAsm::get(
-          llvm::FunctionType::get(builder.getVoidTy(), types, false), text,
-          constraints, /*hasSideEffects=*/true),
-      inputs);
+  inline_ptx(builder, text, constraints, inputs);
 }
 
 void KernelLowering::wait_for_warpgroup_mmas(int pending, int untracked) {

@@ -63,6 +63,16 @@ const std::vector<int64_t> &
 Operation::ints_attr(const std::string &name) const {
   return attr_of_kind<std::vector<int64_t>>(*this, name, "a list of integers");
 }
+std::optional<CarriedValues> carried_values(const Value *v) {
+  const Block *body = v->owner_block();
+  const Operation *loop = body ? body->parent_op() : nullptr;
+  if (!v->is_block_argument() || !loop || loop->code() != OpCode::For ||
+      v->index() == 0)
+    return std::nullopt;
+  const size_t k = static_cast<size_t>(v->index() - 1);
+  return CarriedValues{loop->operand(3 + k), body->terminator()->operand(k)};
+}
+
 bool flushes_subnormals(const Operation &op) {
   return op.string_attr_or(kSubnormalsAttr, "") == "flush";
 }

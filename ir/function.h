@@ -14,6 +14,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -173,6 +174,16 @@ private:
   OpList ops_;
   Operation *parent_op_;
 };
+
+/// What a for loop gives a carried argument of its body (any but the
+/// induction variable): the loop's initial operand, and the value the body
+/// yields for the next iteration.
+struct CarriedValues {
+  const Value *initial = nullptr;
+  const Value *yielded = nullptr;
+};
+/// Those of `v`, where it is such an argument.
+std::optional<CarriedValues> carried_values(const Value *v);
 
 /// Per-argument facts of a kernel specialization (Triton's specialization
 /// key): a pointer known to be 16-byte aligned, an integer known to be

@@ -103,9 +103,9 @@ public:
     } else if (k_.layouts().layouts_of(op_.result()).size() == 1) {
       // A carried by the loop (attention's P of the previous block, the
       // softmax of the next running meanwhile), or its rounding: its
-      // registers are kept
-      // until the wait (keep_alive_until_here). A computed in the
-      // iteration needs no such care: ptxas was seen to keep it.
+      // registers are kept until the wait (keep_alive_until_here). A
+      // computed in the iteration needs no such care: ptxas was seen to
+      // keep it.
       std::vector<llvm::Value *> read;
       if (a_carried_by_loop())
         for (const std::array<llvm::Value *, 4> &fragment : a_fragments)

@@ -200,18 +200,18 @@ void KernelLowering::wait_for_warpgroup_mmas(int pending, int untracked) {
   if (tied.empty())
     return ordering_ptx(text);
   std::string constraints;
-  std::vector<llvm::Type *> outputs;
+  std::vector<llvm::Type *> types;
   for (size_t i = 0; i < tied.size(); ++i) {
     constraints +=
         std::string(i ? ",=" : "=") + register_constraint(tied[i]->getType());
-    outputs.push_back(tied[i]->getType());
+    types.push_back(tied[i]->getType());
   }
   for (size_t i = 0; i < tied.size(); ++i)
     constraints += "," + std::to_string(i);
   constraints += ",~{memory}";
   llvm::Type *result_type =
-      tied.size() == 1 ? outputs[0] : llvm::StructType::get(context, outputs);
-  auto *signature = llvm::FunctionType::get(result_type, outputs, false);
+      tied.size() == 1 ? types[0] : llvm::StructType::get(context, types);
+  auto *signature = llvm::FunctionType::get(result_type, types, false);
   llvm::Value *out =
       builder.CreateCall(llvm::InlineAsm::get(signature, text, constraints,
                                               /*hasSideEffects=*/true),

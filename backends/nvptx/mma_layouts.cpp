@@ -181,17 +181,6 @@ std::optional<MmaInstruction> mma_instruction(const ir::Operation &dot,
 
 namespace {
 
-/// The value a loop body yields for its carried argument `v` (nullptr
-/// where `v` is no carried argument of a loop's body).
-const ir::Value *yielded_for(const ir::Value *v) {
-  const ir::Block *body = v->owner_block();
-  const ir::Operation *loop = body ? body->parent_op() : nullptr;
-  if (!v->is_block_argument() || !loop || loop->code() != ir::OpCode::For ||
-      v->index() == 0)
-    return nullptr;
-  return body->terminator()->operand(static_cast<size_t>(v->index() - 1));
-}
-
 /// Whether `v` is computed, within `block`, from the result of a dot; a
 /// loop's carried value counts where each iteration yields one so
 /// computed (attention's probabilities carried into the next iteration).
@@ -199,8 +188,8 @@ bool derives_from_a_dot(const ir::Value *v, const ir::Block *block,
                         std::set<const ir::Value *> &seen) {
   if (v->owner_block() != block || !seen.insert(v).second)
     return false;
-  if (const ir::Value *yielded = yielded_for(v))
-    return derives_from_a_dot(yielded, block, seen);
+  if (std::optional<ir::CarriedValues> carried = ir::carried_values(v))
+    return derives_from_a_dot(carried->yielded, block, seen);
   const ir::Operation *op = v->defining_op();
   if (!op)
     return false;

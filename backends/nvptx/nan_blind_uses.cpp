@@ -1,9 +1,9 @@
 #include "backends/nvptx/nan_blind_uses.h"
 
+#include "backends/nvptx/observed_uses.h"
+
 #include <cmath>
 #include <variant>
-
-#include "backends/nvptx/observed_uses.h"
 
 namespace blocc::nvptx {
 namespace {
@@ -130,13 +130,9 @@ bool holds_hardware_nans_only(const ir::Value *v,
   if (!seen.insert(v).second)
     return true;
   if (v->is_block_argument()) {
-    const ir::Block *body = v->owner_block();
-    const ir::Operation *loop = body ? body->parent_op() : nullptr;
-    if (!loop || loop->code() != OpCode::For || v->index() == 0)
-      return false;
-    const size_t k = static_cast<size_t>(v->index() - 1);
-    return holds_hardware_nans_only(loop->operand(3 + k), seen) &&
-           holds_hardware_nans_only(body->terminator()->operand(k), seen);
+    std::optional<ir::CarriedValues> carried = ir::carried_values(v);
+    return carried && holds_hardware_nans_only(carried->initial, seen) &&
+           holds_hardware_nans_only(carried->yielded, seen);
   }
   const ir::Operation *producer = v->defining_op();
   switch (producer->code()) {

@@ -31,7 +31,20 @@ using HugeTrigReduction =
 llvm::Value *sin_cos(FloatLanes &f, llvm::Value *x, bool cosine,
                      const HugeTrigReduction *huge = nullptr);
 // math_tanh_erf.cpp
-llvm::Value *tanh(FloatLanes &f, llvm::Value *x);
-llvm::Value *erf(FloatLanes &f, llvm::Value *x);
+/// 2 / (e^{2a} + 1), tanh's distance from 1, for lanes a in [0, 10] (f32)
+/// or [0, 20] (f64); tanh needs it where a >= 1.
+using TanhComplement =
+    std::function<llvm::Value *(FloatLanes &f, llvm::Value *a)>;
+/// e^{-t} for lanes t = x^2 in [0, 16] (f32) or [0, 35.1] (f64); erf needs
+/// it where t >= 1, scaled by erfc's small share of the result.
+using ExpOfNegative =
+    std::function<llvm::Value *(FloatLanes &f, llvm::Value *t)>;
+/// tanh and erf of x. A target with faster exp and reciprocal instructions
+/// than the portable code passes its own `complement` or `exp_of_negative`
+/// (the GPU); by default the vectorized exp and an exact division.
+llvm::Value *tanh(FloatLanes &f, llvm::Value *x,
+                  const TanhComplement &complement = {});
+llvm::Value *erf(FloatLanes &f, llvm::Value *x,
+                 const ExpOfNegative &exp_of_negative = {});
 
 } // namespace blocc::llvm_backend::math

@@ -20,7 +20,17 @@
 
 namespace blocc::llvm_backend::math {
 
-llvm::Value *tanh(FloatLanes &f, llvm::Value *x) {
+namespace {
+
+llvm::Value *portable_tanh_complement(FloatLanes &f, llvm::Value *a) {
+  llvm::Value *e = exp(f, f.add(a, a), false);
+  return f.div(f.c(2.0), f.add(e, f.c(1.0)));
+}
+
+} // namespace
+
+llvm::Value *tanh(FloatLanes &f, llvm::Value *x,
+                  const TanhComplement &complement) {
   const bool f64 = f.is_f64();
   llvm::Value *ax = f.abs(x);
   llvm::Value *z = f.mul(x, x);
@@ -38,14 +48,16 @@ llvm::Value *tanh(FloatLanes &f, llvm::Value *x) {
                              -0x1.aee90cp-11, 0x1.e86cecp-14});
   llvm::Value *small = f.mad(f.mul(x, z), T, x);
   llvm::Value *clamped = f.min(ax, f.c(f64 ? 20.0 : 10.0)); // NaN -> clamp
-  llvm::Value *e = exp(f, f.add(clamped, clamped), false);
-  llvm::Value *large = f.sub(f.c(1.0), f.div(f.c(2.0), f.add(e, f.c(1.0))));
+  llvm::Value *large =
+      f.sub(f.c(1.0), complement ? complement(f, clamped)
+                                 : portable_tanh_complement(f, clamped));
   // Both halves have x's sign (tanh is odd): copysign also keeps -0.
   llvm::Value *r = f.copysign(f.select(f.less(ax, 1.0), small, large), x);
   return f.select(f.is_nan(x), f.add(x, x), r);
 }
 
-llvm::Value *erf(FloatLanes &f, llvm::Value *x) {
+llvm::Value *erf(FloatLanes &f, llvm::Value *x,
+                 const ExpOfNegative &exp_of_negative) {
   const bool f64 = f.is_f64();
   llvm::Value *ax = f.abs(x);
   llvm::Value *z = f.mul(x, x);
@@ -82,7 +94,9 @@ llvm::Value *erf(FloatLanes &f, llvm::Value *x) {
                              -0x1.062d7p-7, 0x1.4a51aep-9, -0x1.53bb12p-11,
                              0x1.da1858p-13, -0x1.1a1efap-13, -0x1.e0608cp-15,
                              -0x1.d4c43cp-16});
-  llvm::Value *e = exp(f, f.neg(f.mul(clamped, clamped)), false);
+  llvm::Value *t = f.mul(clamped, clamped);
+  llvm::Value *e =
+      exp_of_negative ? exp_of_negative(f, t) : exp(f, f.neg(t), false);
   llvm::Value *large = f.mad(f.neg(e), G, f.c(1.0));
   // At the end erfc is still an ulp's worth for f64; beyond it erf is 1.
   large = f.select(f.less(ax, end), large, f.c(1.0));

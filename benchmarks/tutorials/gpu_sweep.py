@@ -70,46 +70,84 @@ def vector_add(n):
     }, want, (0, 0), "BLOCK=1024 warps=8")
 
 
+# Warps per program each one-row-per-program kernel is tuned over (as a
+# Triton user tunes num_warps): each runs its fastest.
+ROW_WARPS = [4, 8, 16]
+
+
 def softmax(n, rows=4096):
     x = torch.randn(rows, n, device=DEVICE) * 4
     want = torch.softmax(x.double(), -1).float()
     block = next_pow2(n)
-    warps = 4 if block <= 1024 else 8 if block <= 4096 else 16
     outs = {c: torch.full_like(x, float("nan")) for c in ("blocc", "triton")}
+    blocc_warps, blocc_run = fastest(
+        lambda w: B.softmax[(rows,)](outs["blocc"], x, n, n, rows, n,
+                                     BLOCK=block, num_warps=w), ROW_WARPS)
+    triton_warps, triton_run = fastest(
+        lambda w: T.softmax[(rows,)](outs["triton"], x, n, BLOCK=block,
+                                     num_warps=w), ROW_WARPS)
+    poison(outs.values())  # the check reads the chosen launch's output
     soft = torch.compile(lambda a: torch.softmax(a, -1))
     return ("GB/s", 8 * rows * n, {
-        "blocc": (lambda: B.softmax[(rows,)](outs["blocc"], x, n, n, rows, n,
-                                             BLOCK=block, num_warps=warps),
-                  outs["blocc"]),
-        "triton": (lambda: T.softmax[(rows,)](outs["triton"], x, n,
-                                              BLOCK=block, num_warps=warps),
-                   outs["triton"]),
+        "blocc": (blocc_run, outs["blocc"]),
+        "triton": (triton_run, outs["triton"]),
         "torch": (lambda: torch.softmax(x, -1), None),
         "torch.compile": (lambda: soft(x), None),
         "copy (ceiling)": copy_column(8 * rows * n),
-    }, want, (1e-5, 1e-7), f"one row per program, BLOCK={block} warps={warps}")
+    }, want, (1e-5, 1e-7),
+        f"one row per program, BLOCK={block}; blocc {blocc_warps} warps, "
+        f"Triton {triton_warps} (fastest of {ROW_WARPS} each)")
+
+
+# Layer norm's forward configurations: (kernel, BLOCK, warps), BLOCK capped
+# at the row's length. "loop" walks a row in blocks three times (Triton's
+# tutorial's form, both peers); "row" (blocc's layer_norm_fwd_row) holds
+# the whole row in registers.
+LAYER_NORM_LOOP_CONFIGS = [("loop", 1024, 4), ("loop", 2048, 8),
+                           ("loop", 4096, 8), ("loop", 4096, 16),
+                           ("loop", 4096, 32)]
+LAYER_NORM_ROW_WARPS = [4, 8, 16, 32]
 
 
 def layer_norm(n, rows=4096):
     x = torch.randn(rows, n, device=DEVICE) + 2
     w, b = torch.rand(n, device=DEVICE) + 0.5, torch.randn(n, device=DEVICE)
     want = F.layer_norm(x.double(), (n,), w.double(), b.double(), 1e-5).float()
-    block = min(next_pow2(n), 4096)
     outs = {c: torch.full_like(x, float("nan")) for c in ("blocc", "triton")}
     mean, rstd = torch.empty(rows, device=DEVICE), torch.empty(rows, device=DEVICE)
+    loops = sorted({(k, min(next_pow2(n), blk), wp)
+                    for k, blk, wp in LAYER_NORM_LOOP_CONFIGS})
+    whole_rows = [("row", next_pow2(n), wp) for wp in LAYER_NORM_ROW_WARPS
+                  if next_pow2(n) >= 32 * wp]
+
+    def launcher(column):
+        def run(config):
+            kind, block, warps = config
+            if column == "triton":
+                T.layer_norm[(rows,)](x, outs["triton"], w, b, mean, rstd, n,
+                                      1e-5, BLOCK=block, num_warps=warps)
+                return
+            kernel = B.layer_norm_fwd_row if kind == "row" else B.layer_norm_fwd
+            kernel[(rows,)](x, outs["blocc"], w, b, mean, rstd, n, n, 1e-5,
+                            BLOCK=block, num_warps=warps)
+        return run
+    blocc_config, blocc_run = fastest(launcher("blocc"), loops + whole_rows)
+    triton_config, triton_run = fastest(launcher("triton"), loops)
+    poison(outs.values())
     norm = torch.compile(lambda a: F.layer_norm(a, (n,), w, b, 1e-5))
+
+    def text(config):
+        kind, block, warps = config
+        return f"{'whole row' if kind == 'row' else 'row loop'}, BLOCK={block} warps={warps}"
     return ("GB/s", 8 * rows * n, {
-        "blocc": (lambda: B.layer_norm_fwd[(rows,)](
-            x, outs["blocc"], w, b, mean, rstd, n, n, 1e-5, BLOCK=block,
-            num_warps=8), outs["blocc"]),
-        "triton": (lambda: T.layer_norm[(rows,)](x, outs["triton"], w, b,
-                                                 mean, rstd, n, 1e-5,
-                                                 BLOCK=block, num_warps=8),
-                   outs["triton"]),
+        "blocc": (blocc_run, outs["blocc"]),
+        "triton": (triton_run, outs["triton"]),
         "torch": (lambda: F.layer_norm(x, (n,), w, b, 1e-5), None),
         "torch.compile": (lambda: norm(x), None),
         "copy (ceiling)": copy_column(8 * rows * n),
-    }, want, (1e-4, 1e-4), f"row loop, BLOCK={block} warps=8")
+    }, want, (1e-4, 1e-4),
+        f"blocc {text(blocc_config)}, Triton {text(triton_config)} (fastest "
+        f"of {len(loops + whole_rows)} and {len(loops)} configurations)")
 
 
 def gelu(n):
@@ -660,31 +698,55 @@ def rope(seq, batch=8, heads=32, dim=128):
     }, want, (1e-5, 1e-6), "GROUP=4 heads per program, 2 warps")
 
 
+# The mean's first-stage configurations: (programs per SM, BLOCK, warps).
+MEAN_CONFIGS = [(4, 4096, 8), (4, 2048, 8), (8, 2048, 4), (16, 4096, 4),
+                (4, 4096, 16), (8, 4096, 8)]
+
+
 def mean(n):
     x = torch.rand(n, device=DEVICE) * 4 - 1
     want = x.double().mean().float().reshape(1)
-    block = 4096
-    programs = min(cdiv(n, block), 4 * torch.cuda.get_device_properties(0)
-                   .multi_processor_count)
-    partials = {c: torch.empty(programs, device=DEVICE) for c in ("blocc", "triton")}
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
     outs = {c: torch.full((1,), float("nan"), device=DEVICE)
             for c in ("blocc", "triton")}
 
     def two_stages(kernel, column):
-        def launch():
-            kernel[(programs,)](x, partials[column], n, 1.0, BLOCK=block,
-                                num_warps=8)
-            kernel[(1,)](partials[column], outs[column], programs, 1.0 / n,
-                         BLOCK=block, num_warps=8)
-        return launch
+        def launch(config):
+            per_sm, block, warps = config
+            programs = min(cdiv(n, block), per_sm * sms)
+            partials = torch.empty(programs, device=DEVICE)
+            def run():
+                kernel[(programs,)](x, partials, n, 1.0, BLOCK=block,
+                                    num_warps=warps)
+                kernel[(1,)](partials, outs[column], programs, 1.0 / n,
+                             BLOCK=4096, num_warps=8)
+            return run
+        cache = {}
+        def run_config(config):
+            if config not in cache:
+                cache[config] = launch(config)
+            cache[config]()
+        return run_config
+    blocc_config, blocc_run = fastest(two_stages(B.partial_sums, "blocc"),
+                                      MEAN_CONFIGS)
+    triton_config, triton_run = fastest(two_stages(T.partial_sums, "triton"),
+                                        MEAN_CONFIGS)
+    poison(outs.values())
     m = torch.compile(lambda a: a.mean())
+
+    def text(config):
+        per_sm, block, warps = config
+        return (f"{min(cdiv(n, block), per_sm * sms)} programs, "
+                f"BLOCK={block} warps={warps}")
     return ("GB/s", 4 * n, {
-        "blocc": (two_stages(B.partial_sums, "blocc"), outs["blocc"]),
-        "triton": (two_stages(T.partial_sums, "triton"), outs["triton"]),
+        "blocc": (blocc_run, outs["blocc"]),
+        "triton": (triton_run, outs["triton"]),
         "torch": (lambda: x.mean().reshape(1), None),
         "torch.compile": (lambda: m(x).reshape(1), None),
         "copy (ceiling)": copy_column(4 * n),
-    }, want, (1e-5, 0), f"two stages, {programs} then 1 program, BLOCK={block}")
+    }, want, (1e-5, 0),
+        f"two stages, then 1 program; blocc {text(blocc_config)}, Triton "
+        f"{text(triton_config)} (fastest of {len(MEAN_CONFIGS)} each)")
 
 
 def dropout(n, p=0.5, seed=1234):

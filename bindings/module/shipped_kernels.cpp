@@ -32,6 +32,7 @@ std::vector<const blocc_kernel_v1 *> shipped_kernels() {
           export_kernel_abi(tutorials::matmul_persistent_tma),
           export_kernel_abi(tutorials::seeded_dropout),
           export_kernel_abi(tutorials::layer_norm_fwd),
+          export_kernel_abi(tutorials::layer_norm_fwd_row),
           export_kernel_abi(tutorials::layer_norm_bwd_dx),
           export_kernel_abi(tutorials::layer_norm_bwd_dwdb),
           export_kernel_abi(tutorials::attention),

@@ -1,8 +1,9 @@
 // Tutorial 05: layer norm, forward and backward. The kernels are in
 // layer_norm.h (Python calls them as blocc.kernels.layer_norm_fwd,
-// layer_norm_bwd_dx and layer_norm_bwd_dwdb); this program checks y, mean,
-// rstd, dx, dw and db against float64 on every backend at several shapes,
-// and times the forward and the backward pass.
+// layer_norm_fwd_row, layer_norm_bwd_dx and layer_norm_bwd_dwdb); this
+// program checks y, mean and rstd of both forward kernels, and dx, dw and
+// db, against float64 on every backend at several shapes, and times the
+// forward and the backward pass.
 #include "common/tutorial.h"
 #include "layer_norm.h"
 
@@ -112,12 +113,28 @@ int main() {
             check("rstd", on.read(rstd), want.rstd, {row_error, 0});
             check("y", on.read(y), want.y, {0, 3 * row_error});
           });
-      // Backward: dx and the partial sums, then dw and db from those. The
-      // whole row is one block: on the GPU, more warps share a long row
-      // (num_warps, as Triton's tutorial picks it; host backends ignore it).
+      // The whole row is one block in the one-row forward kernel and in the
+      // backward one: on the GPU, more warps share a long row (num_warps,
+      // as Triton's tutorial picks it; host backends ignore it).
       const int row_block = int(std::bit_ceil(unsigned(n)));
       bl::LaunchOptions row_options;
       row_options.num_warps = std::clamp(row_block / 256, 1, 8);
+      auto y_row = on.copy(tutorial::poisoned<float>(size));
+      auto mean_row = on.copy(tutorial::poisoned<float>(rows));
+      auto rstd_row = on.copy(tutorial::poisoned<float>(rows));
+      on.row(
+          shape + " fwd row", 2.0 * size * sizeof(float),
+          [&] {
+            layer_norm_fwd_row[{rows}].with(row_options)(
+                x_on, y_row, w_on, b_on, mean_row, rstd_row, n, n, eps,
+                row_block);
+          },
+          [&](tutorial::Check &check) {
+            check("mean", on.read(mean_row), want.mean, {row_error, 0});
+            check("rstd", on.read(rstd_row), want.rstd, {row_error, 0});
+            check("y", on.read(y_row), want.y, {0, 3 * row_error});
+          });
+      // Backward: dx and the partial sums, then dw and db from those.
       on.row(
           shape + " bwd", (3.0 * size + 4.0 * programs * n) * sizeof(float),
           [&] {

@@ -749,26 +749,54 @@ def mean(n):
         f"{text(triton_config)} (fastest of {len(MEAN_CONFIGS)} each)")
 
 
-def dropout(n, p=0.5, seed=1234):
+# Dropout's (BLOCK, warps) configurations, both peers tuned over them.
+DROPOUT_CONFIGS = [(1024, 4), (2048, 4), (2048, 8), (4096, 8)]
+
+
+def dropout(n, p=0.5, seed=1234, four_words=False):
+    """Tutorial 04's dropout: one Philox word per element (tl.rand), or with
+    four_words each counter's four words for four elements (tl.rand4x)."""
     x = torch.randn(n, device=DEVICE)
     r = torch.empty(n, device=DEVICE)
-    T.uniform[(cdiv(n, 1024),)](r, n, seed, BLOCK=1024)
-    # Both kernels draw tl.rand's numbers (blocc's Philox is Triton's).
+    (T.uniform4x if four_words else T.uniform)[(cdiv(n, 1024),)](
+        r, n, seed, BLOCK=1024)
+    # Both kernels draw Triton's numbers (blocc's Philox is Triton's).
     want = torch.where(r > p, x.double() / (1 - p), 0).float()
     outs = {c: torch.full_like(x, float("nan")) for c in ("blocc", "triton")}
+
+    def launcher(kernel, out):
+        def run(config):
+            block, warps = config
+            kernel[(cdiv(n, block),)](x, out, n, p, seed, BLOCK=block,
+                                      num_warps=warps)
+        return run
+    suffix = "4x" if four_words else ""
+    words = ("four elements per Philox counter" if four_words
+             else "a Philox counter per element")
+    blocc_config, blocc_run = fastest(
+        launcher(getattr(B, "seeded_dropout" + suffix), outs["blocc"]),
+        DROPOUT_CONFIGS)
+    triton_config, triton_run = fastest(
+        launcher(getattr(T, "seeded_dropout" + suffix), outs["triton"]),
+        DROPOUT_CONFIGS)
+    poison(outs.values())
     drop = torch.compile(lambda a: F.dropout(a, p, training=True))
     return ("GB/s", 8 * n, {
-        "blocc": (lambda: B.seeded_dropout[(cdiv(n, 1024),)](
-            x, outs["blocc"], n, p, seed, BLOCK=1024, num_warps=4),
-            outs["blocc"]),
-        "triton": (lambda: T.seeded_dropout[(cdiv(n, 1024),)](
-            x, outs["triton"], n, p, seed, BLOCK=1024, num_warps=4),
-            outs["triton"]),
+        "blocc": (blocc_run, outs["blocc"]),
+        "triton": (triton_run, outs["triton"]),
         # torch draws its own random numbers.
         "torch": (unchecked(lambda: F.dropout(x, p, training=True)), None),
         "torch.compile": (unchecked(lambda: drop(x)), None),
         "copy (ceiling)": copy_column(8 * n),
-    }, want, (1e-6, 0), "BLOCK=1024 warps=4, seed and offsets only")
+    }, want, (1e-6, 0),
+        f"seed and offsets only, {words}; "
+        f"blocc BLOCK={blocc_config[0]} warps={blocc_config[1]}, Triton "
+        f"BLOCK={triton_config[0]} warps={triton_config[1]} (fastest of "
+        f"{len(DROPOUT_CONFIGS)} each)")
+
+
+def dropout4x(n):
+    return dropout(n, four_words=True)
 
 
 def layer_norm_backward(n, rows=4096):
@@ -805,6 +833,7 @@ def layer_norm_backward(n, rows=4096):
     def eager():
         return torch.autograd.grad(y, (xg, wg, bg), dy, retain_graph=True)
     # The graph's backward runs again and again: keep its buffers.
+    import torch._functorch.config
     torch._functorch.config.donated_buffer = False
     yc = torch.compile(lambda a, c, d: F.layer_norm(a, (n,), c, d, 1e-5))(
         xg, wg, bg)
@@ -862,6 +891,7 @@ SWEEPS = {
     "rope": (rope, [256, 1024, 4096], "f32"),
     "mean": (mean, [1 << 20, 1 << 24, 1 << 28], "f32"),
     "dropout": (dropout, [1 << 20, 1 << 24, 1 << 27], "f32"),
+    "dropout4x": (dropout4x, [1 << 20, 1 << 24, 1 << 27], "f32"),
     "layer_norm_backward": (layer_norm_backward, [1024, 2048, 4096], "f32"),
 }
 

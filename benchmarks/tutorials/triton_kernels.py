@@ -373,6 +373,31 @@ def seeded_dropout(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def seeded_dropout4x(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
+    """Element i kept when word i % 4 of tl.rand4x(seed, i // 4) > p (as
+    blocc's seeded_dropout4x)."""
+    counters = tl.program_id(0) * (BLOCK // 4) + tl.arange(0, BLOCK // 4)
+    r0, r1, r2, r3 = tl.rand4x(seed, counters)
+    uniform = tl.interleave(tl.interleave(r0, r2), tl.interleave(r1, r3))
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, tl.where(uniform > p, x / (1 - p), 0.0),
+             mask=mask)
+
+
+@triton.jit
+def uniform4x(out_ptr, n, seed, BLOCK: tl.constexpr):
+    """Word i % 4 of tl.rand4x(seed, i // 4): seeded_dropout4x's numbers."""
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    r0, r1, r2, r3 = tl.rand4x(seed, offsets // 4)
+    word = offsets % 4
+    u = tl.where(word == 0, r0, tl.where(word == 1, r1,
+                                         tl.where(word == 2, r2, r3)))
+    tl.store(out_ptr + offsets, u, mask=offsets < n)
+
+
+@triton.jit
 def uniform(out_ptr, n, seed, BLOCK: tl.constexpr):
     """tl.rand's numbers for (seed, offset): the dropout reference's."""
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)

@@ -31,6 +31,7 @@ std::vector<const blocc_kernel_v1 *> shipped_kernels() {
           export_kernel_abi(tutorials::matmul_tma_ws_bf16),
           export_kernel_abi(tutorials::matmul_persistent_tma),
           export_kernel_abi(tutorials::seeded_dropout),
+          export_kernel_abi(tutorials::seeded_dropout4x),
           export_kernel_abi(tutorials::layer_norm_fwd),
           export_kernel_abi(tutorials::layer_norm_fwd_row),
           export_kernel_abi(tutorials::layer_norm_bwd_dx),

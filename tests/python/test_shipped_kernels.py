@@ -42,7 +42,7 @@ def test_shipped_kernels_are_the_tutorials():
         "matmul_persistent_bf16", "matmul_persistent_tma", "matmul_tma",
         "matmul_tma_bf16", "matmul_tma_ws", "matmul_tma_ws_bf16",
         "partial_sums", "rope",
-        "seeded_dropout", "softmax"]
+        "seeded_dropout", "seeded_dropout4x", "softmax"]
     assert add.name == "add"
     assert add.definition_site.startswith("vector_add.h:")
     assert softmax.definition_site.startswith("fused_softmax.h:")

@@ -153,6 +153,11 @@ std::optional<BlockedLayout> reshaped_parent(const BlockedLayout &parent,
                                              const std::vector<int64_t> &shape,
                                              int num_warps) {
   BitImages images = bit_images(parent, layout, num_warps);
+  // Registers that repeat an element (a slice of a parent whose dropped
+  // dimension a thread holds several of) add nothing the operand must
+  // hold: each reads the operand register holding its element (lower_shape
+  // finds it), so they do not stand in the way of a blocked operand.
+  std::erase(images.registers, int64_t{0});
   int64_t count = 1;
   for (int64_t d : shape)
     count *= d;
@@ -161,7 +166,7 @@ std::optional<BlockedLayout> reshaped_parent(const BlockedLayout &parent,
   std::vector<std::pair<char, int>> owner(bits, {0, 0});
   auto claim = [&](int64_t image, char kind, int index) {
     if (image == 0)
-      return kind != 'r'; // a register replica has no blocked form
+      return true; // lanes or warps holding copies: checked below
     int bit = log2_of(image);
     if ((int64_t{1} << bit) != image || bit >= bits || owner[bit].first)
       return false;

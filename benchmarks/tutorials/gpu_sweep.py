@@ -22,6 +22,7 @@ import sys
 
 try:
     import torch
+    import torch._functorch.config  # noqa: F401 (set by layer_norm_backward)
     import torch.nn.functional as F
     import triton
 except ImportError as e:
@@ -833,7 +834,6 @@ def layer_norm_backward(n, rows=4096):
     def eager():
         return torch.autograd.grad(y, (xg, wg, bg), dy, retain_graph=True)
     # The graph's backward runs again and again: keep its buffers.
-    import torch._functorch.config
     torch._functorch.config.donated_buffer = False
     yc = torch.compile(lambda a, c, d: F.layer_norm(a, (n,), c, d, 1e-5))(
         xg, wg, bg)

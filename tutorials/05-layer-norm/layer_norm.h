@@ -98,8 +98,8 @@ inline auto layer_norm_fwd_row = bl::kernel(
       auto rstd = 1.f / bl::sqrt(variance + eps);
       bl::store(mean_out + row, mean);
       bl::store(rstd_out + row, rstd);
-      auto out = centered * rstd * bl::load(w + cols, mask) +
-                 bl::load(b + cols, mask);
+      auto out =
+          centered * rstd * bl::load(w + cols, mask) + bl::load(b + cols, mask);
       bl::store(y + row * stride + cols, out, mask);
     });
 

@@ -189,40 +189,46 @@ PythonKernel::Bound PythonKernel::bind(const py::args &args,
                                        const py::kwargs &kwargs,
                                        bool inspection) const {
   const size_t n = abi_->num_params;
-  const std::string kernel = "kernel '" + std::string(abi_->name) + "'";
+  // Built only for a message: every launch binds its arguments.
+  auto kernel = [&] { return "kernel '" + std::string(abi_->name) + "'"; };
   Bound bound;
   bound.values.resize(n);
   if (args.size() > n)
-    raise_error(kernel + " takes " + std::to_string(n) + " arguments (" +
+    raise_error(kernel() + " takes " + std::to_string(n) + " arguments (" +
                 signature() + "), but " + std::to_string(args.size()) +
                 " were given by position");
   for (size_t i = 0; i < args.size(); ++i)
     bound.values[i] = py::reinterpret_borrow<py::object>(args[i]);
   for (auto [key, value] : kwargs) {
-    const std::string name = py::str(key);
-    if (name == "num_warps")
+    // Compared as Python strings: no std::string per keyword and launch.
+    auto is = [&key = key](const char *name) {
+      return PyUnicode_CompareWithASCIIString(key.ptr(), name) == 0;
+    };
+    if (is("num_warps"))
       bound.options.num_warps = int_option("num_warps", value);
-    else if (name == "num_stages")
+    else if (is("num_stages"))
       bound.options.num_stages = int_option("num_stages", value);
-    else if (name == "backend" && !inspection)
+    else if (is("backend") && !inspection)
       bound.options.backend = backend_option(value);
-    else if (name == "check" && !inspection)
+    else if (is("check") && !inspection)
       bound.options.check = check_option(value);
-    else if (name == "stream" && !inspection)
+    else if (is("stream") && !inspection)
       bound.options.stream = stream_option(value);
-    else if (name == "target" && inspection)
+    else if (is("target") && inspection)
       bound.target = py::reinterpret_borrow<py::object>(value);
     else {
       size_t i = 0;
-      while (i < n && name != abi_->params[i].name)
+      while (i < n && !is(abi_->params[i].name))
         ++i;
-      if (i == n)
-        raise_error(kernel + " has no parameter named '" + name + "' (" +
+      if (i == n) {
+        const std::string name = py::str(key);
+        raise_error(kernel() + " has no parameter named '" + name + "' (" +
                     signature() + ")" +
                     (is_option(name) ? "; '" + name +
                                            "' is an option of launches, not "
                                            "of kernel.asm, or the reverse"
                                      : std::string()));
+      }
       if (bound.values[i])
         raise_error(argument_label(*abi_, i) +
                     " is given twice, by position and by keyword");
@@ -246,7 +252,7 @@ PythonKernel::Bound PythonKernel::bind(const py::args &args,
                                : "argument " + std::to_string(i + 1));
   }
   if (!missing.empty())
-    raise_error(kernel + " (" + signature() + "): missing " +
+    raise_error(kernel() + " (" + signature() + "): missing " +
                 (num_missing == 1 ? "argument " : "arguments ") + missing);
   return bound;
 }

@@ -15,7 +15,8 @@ from blocc.kernels import (add, attention, attention_bwd_dkdv, attention_bwd_dq,
                            layer_norm_fwd, layer_norm_fwd_row, matmul,
                            matmul_fp8,
                            matmul_persistent, matmul_persistent_bf16,
-                           matmul_persistent_tma, matmul_tma, partial_sums, rope, seeded_dropout, softmax)
+                           matmul_persistent_tma, matmul_tma, partial_sums, rope, seeded_dropout,
+                           seeded_dropout4x, softmax)
 from conftest import poisoned
 
 
@@ -151,16 +152,18 @@ def test_softmax_row_strides_leave_the_padding_alone(rng):
 
 
 @pytest.mark.parametrize("n,p", [(1, 0.5), (17, 0.3), (1031, 0.9), (98431, 0.2)])
-def test_seeded_dropout(rng, n, p):
+@pytest.mark.parametrize("kernel", [seeded_dropout, seeded_dropout4x])
+def test_seeded_dropout(rng, n, p, kernel):
     # The exact mask (against a host Philox) is checked by tutorial 04 in
-    # C++ and in Python; here what a user relies on without one.
+    # C++ (both kernels) and in Python; here what a user relies on without
+    # one.
     p = np.float32(p)
     x = (rng.uniform(0.25, 2, n) * rng.choice([-1, 1], n)).astype(np.float32)
     seed = int(rng.integers(-2**31, 2**31))
 
     def run(block, seed=seed):
         storage = poisoned(n + 64, np.float32)
-        seeded_dropout[(blocc.cdiv(n, block),)](x, storage, n, p, seed, BLOCK=block)
+        kernel[(blocc.cdiv(n, block),)](x, storage, n, p, seed, BLOCK=block)
         assert np.isnan(storage[n:]).all(), "the kernel wrote past n"
         return storage[:n]
 

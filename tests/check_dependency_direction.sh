@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The dependency direction (docs/architecture.md): frontend -> ir <- backends
-# (within frontend/, only the JIT's files include backends), and only
-# backends/ may include LLVM headers (runtime/ includes neither LLVM nor CUDA
-# headers), so that user code and the Python extension build without them.
+# The dependency direction (docs/architecture.md): jit -> frontend -> ir,
+# jit -> backends -> ir; the language (frontend/) includes no backend and
+# no JIT header, ir/ and backends/ include neither layer above them, and
+# only backends/ may include LLVM headers (runtime/ includes neither LLVM
+# nor CUDA headers), so that user code and the Python extension build
+# without them.
 set -u
 root="$(cd "$(dirname "$0")/.." && pwd)"
 status=0
-for dir in frontend ir runtime bindings; do
+for dir in frontend jit ir runtime bindings; do
   [ -d "$root/$dir" ] || continue
   hits=$(grep -rnE '#include *[<"](llvm|clang|mlir)/|#include *[<"]cuda(\.h|_runtime)' "$root/$dir" 2>/dev/null)
   if [ -n "$hits" ]; then
@@ -15,23 +17,19 @@ for dir in frontend ir runtime bindings; do
     status=1
   fi
 done
-# frontend/ is the language (tracing into the IR: ir/ only) and the JIT
-# that compiles and launches what it traces. The JIT's files alone may
-# include a backend; a new file that does fails here.
-jit_files="autotune.cpp executor.cpp executor.h gpu_launch.cpp gpu_launch.h kernel.cpp stages.cpp"
-hits=""
-while IFS= read -r line; do
-  file=$(basename "${line%%:*}")
-  case " $jit_files " in *" $file "*) ;; *) hits+="$line"$'\n' ;; esac
-done < <(grep -rnE '#include *[<"]backends/' "$root/frontend" 2>/dev/null)
+# The language traces kernels into the IR and knows nothing below or above
+# it: no backend, no runtime, no JIT header (jit/*.h, blocc/kernel.h,
+# blocc/autotune.h, blocc/blocc.h).
+jit_headers=$(cd "$root/jit" && find . -name '*.h' | sed 's|^\./||' | tr '\n' '|')
+hits=$(grep -rnE "#include *[<\"](backends/|runtime/|jit/|(${jit_headers%|})\")" "$root/frontend" 2>/dev/null)
 if [ -n "$hits" ]; then
-  echo "dependency direction violated: frontend/ outside its JIT files ($jit_files) includes a backend:"
-  printf '%s' "$hits"
+  echo "dependency direction violated: the language (frontend/) includes a backend, the runtime or the JIT:"
+  echo "$hits"
   status=1
 fi
-hits=$(grep -rnE '#include *[<"](blocc/|frontend/)' "$root/ir" "$root/backends" 2>/dev/null)
+hits=$(grep -rnE '#include *[<"](blocc/|frontend/|jit/)' "$root/ir" "$root/backends" 2>/dev/null)
 if [ -n "$hits" ]; then
-  echo "dependency direction violated: ir/ or backends/ include the frontend:"
+  echo "dependency direction violated: ir/ or backends/ include the language or the JIT:"
   echo "$hits"
   status=1
 fi

@@ -1,4 +1,4 @@
-// What BLOCC_DUMP prints for a set of stage texts (frontend/stages.h):
+// What BLOCC_DUMP prints for a set of stage texts (jit/stages.h):
 // each stage's header line, then its text. The inspection tests of both
 // backends compare a launch's output with it.
 #pragma once

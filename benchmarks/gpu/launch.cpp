@@ -84,7 +84,7 @@ int cold_compile_child() {
        bl::detail::to_arg(1024)});
   double trace = ms_since(start);
   auto llvm_start = std::chrono::steady_clock::now();
-  // What the launch compiles (frontend/gpu_launch.cpp), so that the launch
+  // What the launch compiles (jit/gpu_launch.cpp), so that the launch
   // below finds it compiled.
   nvptx::CompileOptions options;
   options.arch = nvptx::arch_for_device(0);

@@ -338,7 +338,7 @@ py::dict PythonKernel::asm_text(const py::args &args,
     int32_t stage;
   };
   // Each target's stages in pipeline order, as blocc::Target::stages()
-  // lists them (frontend/stages.cpp): the dictionary's keys.
+  // lists them (jit/stages.cpp): the dictionary's keys.
   static const StageOf interpreter[] = {{"traced", BLOCC_STAGE_TRACED},
                                         {"ir", BLOCC_STAGE_IR}};
   static const StageOf cpu[] = {{"llir", BLOCC_STAGE_CPU_LLVM},

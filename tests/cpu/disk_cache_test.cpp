@@ -185,7 +185,7 @@ TEST_F(DiskCacheTest, LoadedKernelsReportFaultsAsCompiledOnesDo) {
     ASSERT_EQ(out[i], x[i] / y[i]) << i;
 }
 
-// BLOCC_DUMP compiles the text it prints for itself (frontend/stages.cpp),
+// BLOCC_DUMP compiles the text it prints for itself (jit/stages.cpp),
 // so a kernel the disk cache holds is still printed, and still loaded
 // from the disk rather than compiled again for the launch.
 TEST_F(DiskCacheTest, DumpingLlvmIrPrintsAKernelTheDiskHolds) {

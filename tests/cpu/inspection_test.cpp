@@ -1,4 +1,4 @@
-// Inspection on the CPU (frontend/stages.h): Kernel::asm_for returns the
+// Inspection on the CPU (jit/stages.h): Kernel::asm_for returns the
 // text of each stage of a specialization, and BLOCC_DUMP prints the very
 // same texts, under one header per stage, as a launch compiles. Unknown
 // stage names and stages a target lacks are errors that name the valid

@@ -1,4 +1,4 @@
-// Inspection on the GPU backend (frontend/stages.h): asm_for a GPU target
+// Inspection on the GPU backend (jit/stages.h): asm_for a GPU target
 // gives the IR with the layout of each block value (`layouts`, in the
 // spirit of Triton's TritonGPU IR), the NVVM IR and the PTX, compiled
 // without a GPU; BLOCC_DUMP prints the same texts as a GPU launch

@@ -1,11 +1,11 @@
 #include "tools/compile/kernel_source.h"
 
 #include "blocc/kernel_abi.h"
-#include "frontend/kernel_writes.h"
 #include "ir/error.h"
 #include "ir/parser.h"
 #include "ir/passes.h"
 #include "ir/printer.h"
+#include "ir/written_arguments.h"
 #include "tools/compile/signature.h"
 
 #include <dlfcn.h>
@@ -237,7 +237,7 @@ LoadedKernel load_kernel(const Options &options) {
   for (size_t i = 0; i < f.num_arguments(); ++i)
     arguments.push_back(f.argument(i));
   std::vector<bool> written =
-      detail::arguments_written(f, arguments.size(), arguments);
+      ir::arguments_written(f, arguments.size(), arguments);
   for (size_t i = 0; i < runtime.size(); ++i)
     runtime[i]->written = written[i];
   return loaded;

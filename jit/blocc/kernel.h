@@ -15,7 +15,7 @@
 // 16 and equality to 1, as Triton specializes), traces the callable once per
 // key, runs the generic passes, and executes the result on the executor the
 // launch selects (LaunchOptions::backend, $BLOCC_BACKEND; see
-// frontend/executor.h): the reference interpreter or the CPU backend.
+// jit/executor.h): the reference interpreter or the CPU backend.
 #pragma once
 
 #include "blocc/dtype.h"
@@ -39,10 +39,10 @@ namespace blocc {
 
 /// Which executor runs a launch. Auto runs a launch with device buffers
 /// (blocc::DeviceBuffer) on the GPU backend, on the GPU they live on
-/// (frontend/gpu_launch.cpp); for host memory it follows $BLOCC_BACKEND
+/// (jit/gpu_launch.cpp); for host memory it follows $BLOCC_BACKEND
 /// (`interpreter` or `cpu`) when set, else runs on the CPU backend where
 /// blocc was built with it, and on the interpreter elsewhere
-/// (frontend/executor.cpp). The CPU backend checks memory accesses only in
+/// (jit/executor.cpp). The CPU backend checks memory accesses only in
 /// checked mode (Check below, BLOCC_CHECK=1); the interpreter always does.
 enum class Backend {
   Auto,        // the best available for the arguments' memory

@@ -6,7 +6,7 @@
 #include "gpu_launch.h"
 #include "ir/passes.h"
 #include "ir/printer.h"
-#include "kernel_writes.h"
+#include "ir/written_arguments.h"
 #include "stages.h"
 
 #include <bit>
@@ -241,7 +241,8 @@ KernelBase::trace(const std::vector<ArgValue> &args) {
   specialization.traced = ir::print(fn);
   ir::run_default_pipeline(fn);
   specialization.ir = ir::print(fn);
-  compiled->written = arguments_written(fn, params_.size(), inputs.arguments);
+  compiled->written =
+      ir::arguments_written(fn, params_.size(), inputs.arguments);
   return compiled;
 }
 

@@ -1,6 +1,6 @@
 // Launches on the GPU backend: the launches whose arguments live in device
 // memory (Backend::Auto) or that ask for Backend::Gpu. The rest of the
-// launch path (frontend/kernel.cpp, executor.h) is for host memory.
+// launch path (jit/kernel.cpp, executor.h) is for host memory.
 #pragma once
 
 #include "blocc/kernel.h"

@@ -15,7 +15,7 @@
 namespace blocc::detail {
 
 /// One traced specialization of a kernel, as launches and inspection see
-/// it (the frontend's cache holds one per specialization key).
+/// it (the JIT's cache holds one per specialization key).
 struct Specialization {
   std::string kernel;
   std::string constants; ///< Stages::specialization: "BLOCK=1024"

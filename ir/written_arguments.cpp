@@ -1,8 +1,8 @@
-#include "kernel_writes.h"
+#include "ir/written_arguments.h"
 
 #include <set>
 
-namespace blocc::detail {
+namespace blocc::ir {
 
 namespace {
 
@@ -56,4 +56,4 @@ std::vector<bool> arguments_written(ir::Function &fn, size_t num_params,
   return out;
 }
 
-} // namespace blocc::detail
+} // namespace blocc::ir

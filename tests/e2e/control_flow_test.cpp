@@ -4,6 +4,7 @@
 // results the GPU holds in two layouts), and the bl::for_range callable
 // form. Integer kernels are checked exactly; float kernels against float64
 // with the rounding they accumulate.
+#include "branches_kernel.h"
 #include "e2e/support.h"
 
 #include <bit>
@@ -325,45 +326,8 @@ TEST(ZeroTrip, OneAndSeveralTripsForContrast) {
 }
 
 // ------------------------------------------------------------- bl::if_
-// Branches on a runtime scalar argument, on a scalar loaded from memory, and
-// on the induction variable inside a loop; carried blocks and scalars, an
-// if_ without else, and an if_ nested in an if_.
-auto branches = bl::kernel(
-    "branches", [](bl::Ptr<float> x, bl::Ptr<float> flags, bl::Ptr<float> out,
-                   bl::Ptr<int32_t> taken, bl::i32 n, bl::i32 mode,
-                   bl::i32 steps, bl::Const<int> BLOCK) {
-      auto pid = bl::program_id(0);
-      auto offs = pid * BLOCK + bl::arange(0, BLOCK);
-      auto mask = offs < n;
-      auto y = bl::load(x + offs, mask);
-      auto count = bl::scalar(0, bl::int32);
-      bl::if_(
-          mode == 1,
-          [&] {
-            y = y * 2.0f;
-            count += 1;
-          },
-          [&] {
-            y = y - 1.0f;
-            bl::if_(mode == 2, [&] { count += 10; }); // nested, no else
-          });
-      // A per-program flag read from memory decides the next step.
-      auto flag = bl::load(flags + pid);
-      bl::if_(flag > 0.5f, [&] {
-        y = -y;
-        count += 100;
-      });
-      for (auto i : bl::range(0, steps)) {
-        bl::if_(
-            i % 3 == 0, [&] { y = y + 1.0f; },
-            [&] {
-              y = y * 0.5f;
-              count += 1000;
-            });
-      }
-      bl::store(out + offs, y, mask);
-      bl::store(taken + pid, count);
-    });
+// The kernel: tests/branches_kernel.h.
+using blocc::testing::branches;
 
 TEST(RuntimeBranches, FollowTheirConditions) {
   const int n = 150; // three programs, the last one partial

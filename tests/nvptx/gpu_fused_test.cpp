@@ -7,6 +7,7 @@
 // with a float64 host reference; odd shapes, poisoned outputs. Skipped
 // (reported as skipped) where no GPU is present; the PTX is
 // ptxas-assembled everywhere.
+#include "branches_kernel.h"
 #include "nvptx/support.h"
 
 #include "05-layer-norm/layer_norm.h"
@@ -143,44 +144,9 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GpuLayerNorm,
                                            NormCase{4, 4099, 1024},
                                            NormCase{2, 257, 2048}));
 
-// bl::if_ on an argument, on a loaded scalar and on the induction variable,
-// an if_ without else and one nested in another; blocks and scalars
-// carried through both.
-auto branches = bl::kernel(
-    "branches", [](bl::Ptr<float> x, bl::Ptr<float> flags, bl::Ptr<float> out,
-                   bl::Ptr<int32_t> taken, bl::i32 n, bl::i32 mode,
-                   bl::i32 steps, bl::Const<int> BLOCK) {
-      auto pid = bl::program_id(0);
-      auto offs = pid * BLOCK + bl::arange(0, BLOCK);
-      auto mask = offs < n;
-      auto y = bl::load(x + offs, mask);
-      auto count = bl::scalar(0, bl::int32);
-      bl::if_(
-          mode == 1,
-          [&] {
-            y = y * 2.0f;
-            count += 1;
-          },
-          [&] {
-            y = y - 1.0f;
-            bl::if_(mode == 2, [&] { count += 10; });
-          });
-      auto flag = bl::load(flags + pid);
-      bl::if_(flag > 0.5f, [&] {
-        y = -y;
-        count += 100;
-      });
-      for (auto i : bl::range(0, steps)) {
-        bl::if_(
-            i % 3 == 0, [&] { y = y + 1.0f; },
-            [&] {
-              y = y * 0.5f;
-              count += 1000;
-            });
-      }
-      bl::store(out + offs, y, mask);
-      bl::store(taken + pid, count);
-    });
+// bl::if_ on an argument, on a loaded scalar and on the induction variable
+// (tests/branches_kernel.h).
+using blocc::testing::branches;
 
 TEST(GpuControlFlow, BranchesAndLoopsMatchTheCpuBackendBitForBit) {
   BLOCC_REQUIRE_GPU();

@@ -1,6 +1,6 @@
 // The table blocc-opt uses to find passes by name (a pass appears here once,
 // with a one-line description that `blocc-opt --list-passes` prints), and
-// the default pipeline the frontend runs on every traced kernel.
+// the default pipeline the JIT runs on every traced kernel.
 #include "ir/passes.h"
 
 #include "ir/error.h"

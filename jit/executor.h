@@ -27,7 +27,7 @@ Check resolve_check(Check requested);
 /// What executors keep for one specialization between its launches, so
 /// that a relaunch skips the compile cache's lookup (whose key is the
 /// printed IR: several microseconds): the CPU backend's compiled kernel,
-/// per check mode. Owned by the frontend's specialization.
+/// per check mode. Owned by the JIT's specialization.
 struct ExecutorCache {
   std::mutex mutex;
   std::shared_ptr<const void> cpu[4]; // indexed by the resolved Check

@@ -24,7 +24,7 @@ namespace blocc::detail {
 /// What GPU launches keep for one specialization between launches: its
 /// compiled kernel per device and launch options, so that a relaunch skips
 /// the device's architecture, BLOCC_DUMP and the backend's compile cache
-/// (a lock and a map keyed by the options). Owned by the frontend's
+/// (a lock and a map keyed by the options). Owned by the JIT's
 /// specialization.
 struct GpuKernelCache {
   struct Entry {

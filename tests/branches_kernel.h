@@ -1,8 +1,8 @@
 // Branches on a runtime scalar argument, on a scalar loaded from memory, and
 // on the induction variable inside a loop; carried blocks and scalars, an
-// if_ without else, and an if_ nested in an if_. tests/e2e/control_flow_test.cpp
-// checks it on the host backends, tests/nvptx/gpu_fused_test.cpp on the GPU
-// against the CPU backend.
+// if_ without else, and an if_ nested in an if_.
+// tests/e2e/control_flow_test.cpp checks it on the host backends,
+// tests/nvptx/gpu_fused_test.cpp on the GPU against the CPU backend.
 #pragma once
 
 #include <blocc/blocc.h>

@@ -1,4 +1,4 @@
-// The CPU backend's entry points, free of LLVM types (the frontend and the
+// The CPU backend's entry points, free of LLVM types (the JIT and the
 // runtime include this header; only backends/ include LLVM).
 //
 //   auto kernel = blocc::cpu::compile(function);   // cached

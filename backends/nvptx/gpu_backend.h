@@ -1,4 +1,4 @@
-// The GPU backend's entry points, free of LLVM and CUDA types (the frontend
+// The GPU backend's entry points, free of LLVM and CUDA types (the JIT
 // includes this header).
 //
 //   auto kernel = blocc::nvptx::compile(function, {.num_warps = 4});  // cached
@@ -141,7 +141,7 @@ std::shared_ptr<const CompiledKernel> with_tensor_maps_for_testing(
 void clear_memory_cache_for_testing();
 
 /// How many times clear_memory_cache_for_testing ran: whoever keeps
-/// compiled kernels of its own between launches (the frontend, per
+/// compiled kernels of its own between launches (the JIT, per
 /// specialization) compiles again when it changed.
 uint64_t memory_cache_generation();
 

@@ -28,7 +28,7 @@ namespace {
 
 /// A fresh kernel object each call, with the same IR each time (the lambda
 /// sits on one line): a later call is the same kernel in a "new process"
-/// once the backend's in-memory cache is cleared, since the frontend keeps
+/// once the backend's in-memory cache is cleared, since the JIT keeps
 /// compiled kernels per kernel object.
 auto make_axpy() {
   return bl::kernel("disk_axpy", [](bl::Ptr<float> x, bl::Ptr<float> y,

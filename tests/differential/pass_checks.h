@@ -19,7 +19,7 @@ struct CheckResult {
 ///  (a) ir::verify accepts the kernel;
 ///  (b) print -> parse -> print gives the same text, and the parsed copy
 ///      verifies;
-///  (c) canonicalize, cse and dce (in that order, as the frontend runs
+///  (c) canonicalize, cse and dce (in that order, as the JIT runs
 ///      them) each leave IR that verifies and round-trips, and the
 ///      interpreter computes the same bits before and after them (floats
 ///      too: none of these passes may change rounding). On a difference

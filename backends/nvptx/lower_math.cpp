@@ -50,8 +50,15 @@ using ir::Scalar;
 
 namespace {
 
+const double kLog2e = 1.4426950408889634;
+
 llvm::Value *f32(llvm::IRBuilderBase &b, double v) {
   return llvm::ConstantFP::get(b.getFloatTy(), v);
+}
+
+/// ex2.approx.ftz.f32 of y: within 2 ulp where 2^y is normal.
+llvm::Value *ex2_approx(llvm::IRBuilderBase &b, llvm::Value *y) {
+  return b.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, {}, {y});
 }
 
 /// 2^k for integer k (i32) in [-126, 127], built from its bits.
@@ -90,15 +97,11 @@ llvm::Value *keep_nan_of(llvm::IRBuilderBase &b, llvm::Value *x,
 llvm::Value *fast_exp2(llvm::IRBuilderBase &b, llvm::Value *x, bool flush,
                        bool keep_nan) {
   if (flush)
-    return keep_nan_of(
-        b, x,
-        b.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, {}, {x}),
-        keep_nan);
+    return keep_nan_of(b, x, ex2_approx(b, x), keep_nan);
   llvm::Value *subnormal = b.CreateFCmpOLT(x, f32(b, -126.0));
   llvm::Value *raised =
       b.CreateSelect(subnormal, b.CreateFAdd(x, f32(b, 24.0)), x);
-  llvm::Value *power =
-      b.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, {}, {raised});
+  llvm::Value *power = ex2_approx(b, raised);
   llvm::Value *result =
       b.CreateSelect(subnormal, b.CreateFMul(power, f32(b, 0x1p-24)), power);
   return keep_nan_of(b, x, result, keep_nan);
@@ -121,7 +124,6 @@ llvm::Value *fast_exp(llvm::IRBuilderBase &b, llvm::Value *x, bool keep_nan) {
   const float kShifter = 12582912.0f; // 1.5 * 2^23
   // ln 2 = kHigh + kLow, kHigh with 12 significant bits: n * kHigh is
   // exact for |n| < 2^12.
-  const double kLog2e = 1.4426950408889634;
   const float kHigh = 0.693145751953125f;
   const float kLow = 1.428606765330187e-06f;
   llvm::Value *shifted = fma(b, clamped, f32(b, kLog2e), f32(b, kShifter));
@@ -131,8 +133,7 @@ llvm::Value *fast_exp(llvm::IRBuilderBase &b, llvm::Value *x, bool keep_nan) {
   llvm::Value *f = b.CreateFMul(r, f32(b, kLog2e));
   llvm::Value *n = b.CreateSub(b.CreateBitCast(shifted, b.getInt32Ty()),
                                b.getInt32(0x4b400000));
-  llvm::Value *result = scale(
-      b, b.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, {}, {f}), n);
+  llvm::Value *result = scale(b, ex2_approx(b, f), n);
   // NaN in, NaN out (the clamp would have turned it into a number).
   return keep_nan_of(b, x, result, keep_nan);
 }
@@ -140,16 +141,12 @@ llvm::Value *fast_exp(llvm::IRBuilderBase &b, llvm::Value *x, bool keep_nan) {
 /// tanh or erf of f32 x as described above.
 llvm::Value *fast_tanh_or_erf(llvm::IRBuilderBase &b, OpCode code,
                               llvm::Value *x) {
-  const double kLog2e = 1.4426950408889634;
-  auto ex2 = [&b](llvm::Value *y) {
-    return b.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, {}, {y});
-  };
   llvm_backend::math::FloatLanes f = llvm_backend::math::FloatLanes::of(b, x);
   if (code == OpCode::Tanh)
     return llvm_backend::math::tanh(
         f, x, [&](llvm_backend::math::FloatLanes &, llvm::Value *a) {
           // a <= 10: the sum stays below 2^29, a normal number.
-          llvm::Value *e = ex2(b.CreateFMul(a, f32(b, 2 * kLog2e)));
+          llvm::Value *e = ex2_approx(b, b.CreateFMul(a, f32(b, 2 * kLog2e)));
           llvm::Value *r =
               b.CreateIntrinsic(llvm::Intrinsic::nvvm_rcp_approx_ftz_f, {},
                                 {b.CreateFAdd(e, f32(b, 1.0))});
@@ -158,7 +155,7 @@ llvm::Value *fast_tanh_or_erf(llvm::IRBuilderBase &b, OpCode code,
   return llvm_backend::math::erf(
       f, x, [&](llvm_backend::math::FloatLanes &, llvm::Value *t) {
         // t <= 16: e^{-t} >= 2^-23.1, a normal number.
-        return ex2(b.CreateFMul(t, f32(b, -kLog2e)));
+        return ex2_approx(b, b.CreateFMul(t, f32(b, -kLog2e)));
       });
 }
 

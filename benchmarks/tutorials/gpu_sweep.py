@@ -708,26 +708,24 @@ def mean(n):
     x = torch.rand(n, device=DEVICE) * 4 - 1
     want = x.double().mean().float().reshape(1)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
+
+    def programs(config):
+        per_sm, block, _ = config
+        return min(cdiv(n, block), per_sm * sms)
     outs = {c: torch.full((1,), float("nan"), device=DEVICE)
             for c in ("blocc", "triton")}
+    # One buffer of partial sums per column, for the largest grid.
+    partials = {c: torch.empty(max(map(programs, MEAN_CONFIGS)), device=DEVICE)
+                for c in outs}
 
     def two_stages(kernel, column):
-        def launch(config):
-            per_sm, block, warps = config
-            programs = min(cdiv(n, block), per_sm * sms)
-            partials = torch.empty(programs, device=DEVICE)
-            def run():
-                kernel[(programs,)](x, partials, n, 1.0, BLOCK=block,
-                                    num_warps=warps)
-                kernel[(1,)](partials, outs[column], programs, 1.0 / n,
-                             BLOCK=4096, num_warps=8)
-            return run
-        cache = {}
-        def run_config(config):
-            if config not in cache:
-                cache[config] = launch(config)
-            cache[config]()
-        return run_config
+        def run(config):
+            _, block, warps = config
+            kernel[(programs(config),)](x, partials[column], n, 1.0,
+                                        BLOCK=block, num_warps=warps)
+            kernel[(1,)](partials[column], outs[column], programs(config),
+                         1.0 / n, BLOCK=4096, num_warps=8)
+        return run
     blocc_config, blocc_run = fastest(two_stages(B.partial_sums, "blocc"),
                                       MEAN_CONFIGS)
     triton_config, triton_run = fastest(two_stages(T.partial_sums, "triton"),
@@ -736,9 +734,8 @@ def mean(n):
     m = torch.compile(lambda a: a.mean())
 
     def text(config):
-        per_sm, block, warps = config
-        return (f"{min(cdiv(n, block), per_sm * sms)} programs, "
-                f"BLOCK={block} warps={warps}")
+        _, block, warps = config
+        return f"{programs(config)} programs, BLOCK={block} warps={warps}"
     return ("GB/s", 4 * n, {
         "blocc": (blocc_run, outs["blocc"]),
         "triton": (triton_run, outs["triton"]),

@@ -49,8 +49,14 @@ llvm::Value *induction_value(llvm::IRBuilderBase &builder, llvm::Value *lb,
                              bool is_signed) {
   llvm::Value *wide_iv = builder.CreateAdd(
       widen(builder, lb, is_signed),
-      builder.CreateMul(trip, widen(builder, step, is_signed)));
+      builder.CreateMul(builder.CreateZExt(trip, builder.getInt64Ty()),
+                        widen(builder, step, is_signed)));
   return builder.CreateTrunc(wide_iv, lb->getType());
+}
+
+llvm::Type *counter_type(llvm::IRBuilderBase &builder, llvm::Value *lb) {
+  return lb->getType()->getIntegerBitWidth() <= 32 ? builder.getInt32Ty()
+                                                   : builder.getInt64Ty();
 }
 
 } // namespace blocc::llvm_backend

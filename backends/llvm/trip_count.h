@@ -6,6 +6,7 @@
 
 namespace llvm {
 class IRBuilderBase;
+class Type;
 class Value;
 } // namespace llvm
 
@@ -18,10 +19,17 @@ namespace blocc::llvm_backend {
 llvm::Value *trip_count(llvm::IRBuilderBase &builder, llvm::Value *lb,
                         llvm::Value *ub, llvm::Value *step, bool is_signed);
 
-/// The induction variable of iteration `trip` (i64, counted from 0):
-/// lb + trip * step computed in 64 bits, in lb's type.
+/// The induction variable of iteration `trip` (counted from 0; i64, or
+/// the narrower unsigned counter of counter_type): lb + trip * step
+/// computed in 64 bits, in lb's type.
 llvm::Value *induction_value(llvm::IRBuilderBase &builder, llvm::Value *lb,
                              llvm::Value *step, llvm::Value *trip,
                              bool is_signed);
+
+/// The narrowest integer type, of 32 or 64 bits, that counts every
+/// iteration of a loop whose induction variable has lb's type: i32 (as
+/// unsigned) for induction variables of up to 32 bits, whose ranges hold
+/// at most 2^32 - 1 steps; i64 otherwise.
+llvm::Type *counter_type(llvm::IRBuilderBase &builder, llvm::Value *lb);
 
 } // namespace blocc::llvm_backend

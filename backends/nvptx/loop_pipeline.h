@@ -59,7 +59,9 @@ struct CarriedValue {
   KernelLowering::Registers registers;
 };
 
-/// Where a loop runs: iv = lb + trip * step for trip < count (i64).
+/// Where a loop runs: iv = lb + trip * step for trip < count (unsigned, of
+/// llvm_backend::counter_type: i32 for induction variables of up to 32
+/// bits).
 struct LoopBounds {
   llvm::Value *lb = nullptr, *step = nullptr, *count = nullptr;
   bool is_signed = true;
@@ -111,6 +113,10 @@ private:
   /// Issues the copies of the iteration S - 1 ahead into the stage read
   /// last iteration.
   void issue_ahead(llvm::Value *trip);
+  /// Whether copies take cp.async's ignore-src predicate (copy_async).
+  bool ignore_source_predicate() const;
+  /// `n` in the type iterations are counted in (LoopBounds::count's).
+  llvm::Value *trip_constant(int64_t n) const;
   /// The stage the previous iteration read (i32).
   llvm::Value *previous_stage();
   /// The values issue() binds: the body's arguments and the address ops'
@@ -158,7 +164,7 @@ private:
   std::vector<std::vector<llvm::PHINode *>> ahead_phis_;
   llvm::PHINode *stage_ = nullptr; // this iteration's stage
   llvm::Value *next_stage_ = nullptr;
-  llvm::Value *trip_ = nullptr;          // this iteration's trip (i64)
+  llvm::Value *trip_ = nullptr;          // this iteration's trip
   std::vector<CarriedValue> ahead_next_; // computed in the body
 };
 

@@ -188,14 +188,16 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   const ir::Block &body = *op.region(0);
   const ir::Type &iv_type = op.operand(0)->type();
   const bool is_signed = ir::is_signed(iv_type.element());
-  llvm::Type *wide = builder.getInt64Ty();
   llvm::Value *lb = scalar(op.operand(0));
   llvm::Value *ub = scalar(op.operand(1));
   llvm::Value *step = scalar(op.operand(2));
   llvm::Function *f = builder.GetInsertBlock()->getParent();
   check_step(*this, op, step);
-  llvm::Value *count =
-      llvm_backend::trip_count(builder, lb, ub, step, is_signed);
+  // Iterations are counted in 32 bits where they fit: 64-bit counters
+  // cost two instructions an add and a compare on the GPU.
+  llvm::Type *counter = llvm_backend::counter_type(builder, lb);
+  llvm::Value *count = builder.CreateTrunc(
+      llvm_backend::trip_count(builder, lb, ub, step, is_signed), counter);
   const size_t carried = op.num_operands() - 3;
   std::vector<CarriedValue> initial = initial_values(*this, op);
 
@@ -217,8 +219,8 @@ void KernelLowering::lower_for(const ir::Operation &op) {
       auto *runs = llvm::BasicBlock::Create(context, "for.pipelined", f);
       end = llvm::BasicBlock::Create(context, "for.end", f);
       builder.CreateCondBr(
-          builder.CreateICmpNE(count, llvm::Constant::getNullValue(wide)), runs,
-          end);
+          builder.CreateICmpNE(count, llvm::Constant::getNullValue(counter)),
+          runs, end);
       builder.SetInsertPoint(runs);
     }
     if (!specialized)
@@ -231,8 +233,8 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   auto *after = llvm::BasicBlock::Create(context, "for.done", f);
   builder.CreateBr(check);
   builder.SetInsertPoint(check);
-  llvm::PHINode *trip = builder.CreatePHI(wide, 2, "trip");
-  trip->addIncoming(builder.getInt64(0), before);
+  llvm::PHINode *trip = builder.CreatePHI(counter, 2, "trip");
+  trip->addIncoming(llvm::ConstantInt::get(counter, 0), before);
   std::vector<std::vector<llvm::PHINode *>> phis(carried);
   std::vector<CarriedValue> current(carried);
   add_carried_phis(*this, op, initial, before, phis, current);
@@ -256,7 +258,8 @@ void KernelLowering::lower_for(const ir::Operation &op) {
   llvm::BasicBlock *latch = builder.GetInsertBlock();
   if (pipeline)
     pipeline->end_iteration(latch);
-  trip->addIncoming(builder.CreateAdd(trip, builder.getInt64(1)), latch);
+  trip->addIncoming(builder.CreateAdd(trip, llvm::ConstantInt::get(counter, 1)),
+                    latch);
   add_yielded(*this, op, *yield, current, phis, latch);
   builder.CreateBr(check);
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 namespace blocc::nvptx {
@@ -34,10 +35,30 @@ copy_masks(KernelLowering &k, const ir::Operation &load, const Layout &layout) {
 }
 
 /// One cp.async of `bytes` (4, 8 or 16) from `source` to `destination`,
-/// copying zeros where `active` is false (a source size of 0). 16-byte
-/// copies go around L1 (.cg), which only the smaller sizes may not.
+/// copying zeros where `active` is false. 16-byte copies go around L1
+/// (.cg), which only the smaller sizes may not. Where the target's PTX has
+/// it (`ignore_source_predicate`), a copy that may be inactive takes
+/// `active` as its ignore-src predicate: one predicate per copy, where the
+/// source-size form costs a select of the size and a compare of it after
+/// the predicates' own.
 void copy_async(llvm::IRBuilderBase &b, int64_t bytes, llvm::Value *destination,
-                llvm::Value *source, llvm::Value *active) {
+                llvm::Value *source, llvm::Value *active,
+                bool ignore_source_predicate) {
+  auto *constant = llvm::dyn_cast<llvm::ConstantInt>(active);
+  if (ignore_source_predicate && !(constant && constant->isOne())) {
+    const std::string text =
+        std::string("cp.async.") + (bytes == 16 ? "cg" : "ca") +
+        ".shared.global [$0], [$1], " + std::to_string(bytes) + ", $2;";
+    std::vector<llvm::Value *> arguments{
+        b.CreatePtrToInt(destination, b.getInt64Ty()),
+        b.CreatePtrToInt(source, b.getInt64Ty()), b.CreateNot(active)};
+    auto *type = llvm::FunctionType::get(
+        b.getVoidTy(), {b.getInt64Ty(), b.getInt64Ty(), b.getInt1Ty()}, false);
+    b.CreateCall(llvm::InlineAsm::get(type, text, "l,l,b,~{memory}",
+                                      /*sideeffect=*/true),
+                 arguments);
+    return;
+  }
   using I = llvm::Intrinsic::ID;
   I copy = bytes == 16  ? llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s
            : bytes == 8 ? llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8_s
@@ -118,7 +139,8 @@ void LoopPipeline::copy_tile(const PipelinedLoad &load, llvm::Value *first,
     llvm::Value *destination = destinations.at(
         offset[layout.dims[row_dim]], offset[layout.dims[1 - row_dim]]);
     copy_async(b_, bytes, destination, addresses[r],
-               masks ? b_.CreateAnd(valid, (*masks)[r]) : valid);
+               masks ? b_.CreateAnd(valid, (*masks)[r]) : valid,
+               ignore_source_predicate());
   }
 }
 
@@ -151,7 +173,8 @@ void LoopPipeline::copy_prefetched(const PrefetchedLoad &load,
     llvm::Value *destination = k_.reserved_shared_element(
         element, b_.CreateAdd(first, k_.element_index(layout, r, 0)));
     copy_async(b_, bytes, destination, addresses[r],
-               masks ? b_.CreateAnd(valid, (*masks)[r]) : valid);
+               masks ? b_.CreateAnd(valid, (*masks)[r]) : valid,
+               ignore_source_predicate());
   }
 }
 
@@ -210,7 +233,7 @@ void LoopPipeline::prologue(const std::vector<CarriedValue> &initial) {
   for (size_t index : plan_.carried)
     carried.push_back(initial[index]);
   for (int s = 0; s + 1 < plan_.stages; ++s) {
-    llvm::Value *trip = b_.getInt64(static_cast<uint64_t>(s));
+    llvm::Value *trip = trip_constant(s);
     llvm::Value *iv = llvm_backend::induction_value(
         b_, bounds_.lb, bounds_.step, trip, bounds_.is_signed);
     carried = issue(iv, carried, b_.getInt32(s),
@@ -259,10 +282,10 @@ void LoopPipeline::start_iteration(llvm::Value *trip) {
   }
   if (plan_.tma_bytes()) {
     // Use (trip / S) of this stage: its mbarrier's phase of that parity.
-    llvm::Value *use = b_.CreateUDiv(trip, b_.getInt64(stages));
+    llvm::Value *use = b_.CreateUDiv(trip, trip_constant(stages));
     k_.wait_mbarrier(
         stage_barrier(stage_),
-        b_.CreateTrunc(b_.CreateAnd(use, b_.getInt64(1)), b_.getInt32Ty()));
+        b_.CreateTrunc(b_.CreateAnd(use, trip_constant(1)), b_.getInt32Ty()));
   }
   // cp.async copies are shared by the barrier; copies issued right below
   // go to the stage every warp read last iteration (a producer warpgroup
@@ -310,12 +333,27 @@ void LoopPipeline::issue_ahead(llvm::Value *trip) {
   // Iteration trip + S - 1 goes to the stage read last iteration.
   const int stages = plan_.stages;
   llvm::Value *ahead_stage = previous_stage();
-  llvm::Value *ahead_trip =
-      b_.CreateAdd(trip, b_.getInt64(static_cast<uint64_t>(stages - 1)));
+  llvm::Value *ahead = trip_constant(stages - 1);
   llvm::Value *ahead_iv = llvm_backend::induction_value(
-      b_, bounds_.lb, bounds_.step, ahead_trip, bounds_.is_signed);
-  ahead_next_ = issue(ahead_iv, ahead_, ahead_stage,
-                      b_.CreateICmpULT(ahead_trip, bounds_.count));
+      b_, bounds_.lb, bounds_.step, b_.CreateAdd(trip, ahead),
+      bounds_.is_signed);
+  // trip + S - 1 < count, written so that it cannot wrap (trip < count).
+  ahead_next_ =
+      issue(ahead_iv, ahead_, ahead_stage,
+            b_.CreateICmpULT(ahead, b_.CreateSub(bounds_.count, trip)));
+}
+
+bool LoopPipeline::ignore_source_predicate() const {
+  // cp.async's ignore-src operand came with PTX ISA 7.5, which the PTX of
+  // sm_89 and later is (that of sm_80 and sm_86 is older). Loops of
+  // mma.sync keep the source-size form: there ptxas kept the predicates
+  // live across the loop and spilled (tf32x3 on 8 warps: 68 bytes).
+  return k_.arch.sm >= 89 && plan_.warpgroups;
+}
+
+llvm::Value *LoopPipeline::trip_constant(int64_t n) const {
+  return llvm::ConstantInt::get(bounds_.count->getType(),
+                                static_cast<uint64_t>(n));
 }
 
 void LoopPipeline::end_iteration(llvm::BasicBlock *&latch) {

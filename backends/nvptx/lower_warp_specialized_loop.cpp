@@ -171,8 +171,8 @@ void LoopPipeline::lower_producer_loop(
   auto *done = llvm::BasicBlock::Create(k_.context, "producer.done", f);
   b_.CreateBr(check);
   b_.SetInsertPoint(check);
-  llvm::PHINode *trip = b_.CreatePHI(b_.getInt64Ty(), 2, "producer_trip");
-  trip->addIncoming(b_.getInt64(0), before);
+  llvm::PHINode *trip = b_.CreatePHI(count->getType(), 2, "producer_trip");
+  trip->addIncoming(trip_constant(0), before);
   std::vector<llvm::PHINode *> phis;
   std::vector<CarriedValue> current(carried.size());
   for (size_t j = 0; j < carried.size(); ++j) {
@@ -183,20 +183,20 @@ void LoopPipeline::lower_producer_loop(
   b_.CreateCondBr(b_.CreateICmpULT(trip, count), copy, done);
 
   b_.SetInsertPoint(copy);
-  llvm::Value *stages = b_.getInt64(static_cast<uint64_t>(plan_.stages));
+  llvm::Value *stages = trip_constant(plan_.stages);
   llvm::Value *stage =
-      b_.CreateTrunc(b_.CreateURem(trip, stages), b_.getInt32Ty());
+      b_.CreateZExtOrTrunc(b_.CreateURem(trip, stages), b_.getInt32Ty());
   llvm::Value *use = b_.CreateUDiv(trip, stages);
   k_.wait_mbarrier(
       empty_barrier(stage),
-      b_.CreateTrunc(
-          b_.CreateXor(b_.CreateAnd(use, b_.getInt64(1)), b_.getInt64(1)),
+      b_.CreateZExtOrTrunc(
+          b_.CreateXor(b_.CreateAnd(use, trip_constant(1)), trip_constant(1)),
           b_.getInt32Ty()));
   llvm::Value *iv =
       llvm_backend::induction_value(b_, lb, step, trip, bounds_.is_signed);
   std::vector<CarriedValue> next = issue(iv, current, stage, b_.getTrue());
   llvm::BasicBlock *latch = b_.GetInsertBlock();
-  trip->addIncoming(b_.CreateAdd(trip, b_.getInt64(1)), latch);
+  trip->addIncoming(b_.CreateAdd(trip, trip_constant(1)), latch);
   for (size_t j = 0; j < phis.size(); ++j)
     phis[j]->addIncoming(next[j].scalar, latch);
   b_.CreateBr(check);
@@ -210,7 +210,7 @@ void LoopPipeline::release_read_stage() {
   // MMAs; the first iteration has no previous stage to release.
   if (plan_.mma_in_flight)
     return k_.arrive_per_warp(empty_barrier(previous_stage()),
-                              b_.CreateICmpNE(trip_, b_.getInt64(0)));
+                              b_.CreateICmpNE(trip_, trip_constant(0)));
   // Every MMA of this iteration was waited for before its yield.
   k_.arrive_per_warp(empty_barrier(stage_), b_.getTrue());
 }

@@ -25,6 +25,33 @@ auto add_kernel = bl::kernel("add", [](bl::Ptr<float> x, bl::Ptr<float> y,
             bl::load(x + offsets, mask) + bl::load(y + offsets, mask), mask);
 });
 
+/// The math rows' functions, numbered as peers.h's MathFunction.
+bl::Tensor apply_math(int function, const bl::Tensor &x) {
+  switch (function) {
+  case 0:
+    return bl::exp(x);
+  case 1:
+    return bl::log(x);
+  case 2:
+    return bl::sin(x);
+  case 3:
+    return bl::tanh(x);
+  case 4:
+    return bl::erf(x);
+  default:
+    return bl::sigmoid(x);
+  }
+}
+
+auto math_kernel =
+    bl::kernel("math", [](bl::Ptr<float> x, bl::Ptr<float> out, bl::i32 n,
+                          bl::Const<int> FUNCTION, bl::Const<int> BLOCK) {
+      auto offsets = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
+      auto mask = offsets < n;
+      bl::store(out + offsets,
+                apply_math(FUNCTION, bl::load(x + offsets, mask)), mask);
+    });
+
 auto softmax_kernel =
     bl::kernel("softmax", [](bl::Ptr<float> out, bl::Ptr<float> in,
                              bl::i32 n_cols, bl::Const<int> BLOCK) {
@@ -104,6 +131,12 @@ void vector_add(const float *x, const float *y, float *out, int n,
                 const AddConfig &config) {
   add_kernel[{bl::cdiv(n, config.block)}].with(kOnCpu)(x, y, out, n,
                                                        config.block);
+}
+
+void math(int function, const float *x, float *out, int n,
+          const MathConfig &config) {
+  math_kernel[{bl::cdiv(n, config.block)}].with(kOnCpu)(x, out, n, function,
+                                                        config.block);
 }
 
 void vector_add_new_specialization(const float *x, const float *y, float *out,

@@ -23,6 +23,15 @@ DirectAdd *prepare_direct_add(const float *x, const float *y, float *out, int n,
                               int block);
 void run_direct_add(DirectAdd *launch);
 
+/// out = f(x), n elements, BLOCK elements a program (peers.h's
+/// MathFunction, as an int).
+struct MathConfig {
+  int block = 4096;
+  std::string str() const { return "BLOCK=" + std::to_string(block); }
+};
+void math(int function, const float *x, float *out, int n,
+          const MathConfig &config);
+
 /// Row softmax, one program per row and the whole row in one block.
 void softmax(const float *in, float *out, int rows, int cols);
 

@@ -142,6 +142,11 @@ int main(int argc, char **argv) {
                         options.quick ? 3 : 7);
   suite.relaunch();
   suite.vector_add(1 << 24);
+  for (auto f :
+       {bench::peer::MathFunction::Exp, bench::peer::MathFunction::Log,
+        bench::peer::MathFunction::Sin, bench::peer::MathFunction::Tanh,
+        bench::peer::MathFunction::Erf, bench::peer::MathFunction::Sigmoid})
+    suite.math(f, 1 << 18);
   suite.softmax(4096, 1024);
   suite.softmax(4096, 4096);
   suite.layer_norm(4096, 4096);

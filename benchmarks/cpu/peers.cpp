@@ -120,6 +120,36 @@ void matmul(const float *a, const float *b, float *c, int m, int n, int k) {
   }
 }
 
+namespace {
+
+/// out = f(x) over n elements, one loop GCC vectorizes with libmvec's
+/// variant of f.
+template <typename F>
+void elementwise(const float *x, float *out, int64_t n, F f) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = f(x[i]);
+}
+
+} // namespace
+
+void math(MathFunction f, const float *x, float *out, int64_t n) {
+  switch (f) {
+  case MathFunction::Exp:
+    return elementwise(x, out, n, [](float v) { return expf(v); });
+  case MathFunction::Log:
+    return elementwise(x, out, n, [](float v) { return logf(v); });
+  case MathFunction::Sin:
+    return elementwise(x, out, n, [](float v) { return sinf(v); });
+  case MathFunction::Tanh:
+    return elementwise(x, out, n, [](float v) { return tanhf(v); });
+  case MathFunction::Erf:
+    return elementwise(x, out, n, [](float v) { return erff(v); });
+  case MathFunction::Sigmoid:
+    return elementwise(x, out, n, [](float v) { return 1 / (1 + expf(-v)); });
+  }
+}
+
 void gelu(const float *x, float *out, int64_t n) {
 #pragma omp parallel for simd schedule(static)
   for (int64_t i = 0; i < n; ++i) {

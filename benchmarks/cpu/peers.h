@@ -31,6 +31,15 @@ void matmul(const float *a, const float *b, float *c, int m, int n, int k);
 // The tutorials' other kernels (benchmarks/tutorials/cpu_sweep.py calls
 // these through peers_abi.cpp's C functions).
 
+/// The math functions of the math rows: both sides compute one of them
+/// elementwise.
+enum class MathFunction { Exp, Log, Sin, Tanh, Erf, Sigmoid };
+
+/// out = f(x), n elements: libmvec's vector expf, logf, sinf, tanhf and
+/// erff under -ffast-math (sigmoid through expf), the threads splitting
+/// the range statically.
+void math(MathFunction f, const float *x, float *out, int64_t n);
+
 /// GeLU, tanh approximation: out = x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715
 /// x^3))).
 void gelu(const float *x, float *out, int64_t n);

@@ -4,6 +4,7 @@
 #include "peers.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -224,6 +225,50 @@ void Suite::vector_add(int n) {
   r.peer = "numpy (1 thread)";
   r.peer_value = bytes / np->median_seconds / kGiga;
   r.min_ratio.reset();
+  report_.records.push_back(r);
+}
+
+void Suite::math(peer::MathFunction function, int n) {
+  struct Function {
+    const char *name;
+    float lo, hi;
+  };
+  // Ranges where each function's result is far from overflow and from
+  // rounding to a constant; log's is of the arguments' binary exponents.
+  static const Function functions[] = {
+      {"exp", -80, 80}, {"log", -100, 100}, {"sin", -100, 100},
+      {"tanh", -5, 5},  {"erf", -4, 4},     {"sigmoid", -20, 20}};
+  const Function &f = functions[static_cast<int>(function)];
+  std::printf("%s n=%d\n", f.name, n);
+  std::vector<float> x = random(n, f.lo, f.hi), out(n), want(n);
+  if (function == peer::MathFunction::Log)
+    for (float &v : x)
+      v = std::exp2(v);
+  const int id = static_cast<int>(function);
+  auto config = fastest<blocc_side::MathConfig>(
+      {{1024}, {4096}, {16384}},
+      [&](const auto &c) { blocc_side::math(id, x.data(), out.data(), n, c); });
+  poison(out);
+  blocc_side::math(id, x.data(), out.data(), n, config);
+  peer::math(function, x.data(), want.data(), n);
+  // blocc's functions are within their documented few ulp, libmvec's
+  // within 4.
+  if (!check_.close(std::string(f.name) + " vs libmvec", out, want, 4e-6,
+                    1e-30))
+    return;
+  auto t = median_seconds(
+      {[&] { blocc_side::math(id, x.data(), out.data(), n, config); },
+       [&] { peer::math(function, x.data(), want.data(), n); }},
+      plan_);
+  Record r;
+  r.kernel = f.name;
+  r.shape = {n};
+  r.metric = "Gelem/s";
+  r.blocc = n / t[0] / kGiga;
+  r.peer = "omp-loop (libmvec)";
+  r.peer_value = n / t[1] / kGiga;
+  r.config = config.str();
+  r.min_ratio = 1.0;
   report_.records.push_back(r);
 }
 

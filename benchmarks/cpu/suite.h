@@ -4,6 +4,7 @@
 
 #include "checks.h"
 #include "numpy_peer.h"
+#include "peers.h"
 #include "report.h"
 #include "timing.h"
 
@@ -22,6 +23,8 @@ public:
   /// The host time of a cached relaunch of a one-program grid.
   void relaunch();
   void vector_add(int n);
+  /// An elementwise math function against libmvec's (peers.h).
+  void math(peer::MathFunction function, int n);
   void softmax(int rows, int cols);
   void layer_norm(int rows, int cols);
   void matmul(int m, int n, int k);

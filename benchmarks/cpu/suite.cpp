@@ -51,6 +51,23 @@ std::vector<float> Suite::random(size_t n, float lo, float hi) {
   return v;
 }
 
+Record Suite::throughput(const std::string &kernel, std::vector<int64_t> shape,
+                         const std::string &metric, double amount,
+                         const std::vector<double> &seconds,
+                         const std::string &peer, const std::string &config,
+                         double min_ratio) {
+  Record r;
+  r.kernel = kernel;
+  r.shape = std::move(shape);
+  r.metric = metric;
+  r.blocc = amount / seconds[0] / kGiga;
+  r.peer = peer;
+  r.peer_value = amount / seconds[1] / kGiga;
+  r.config = config;
+  r.min_ratio = min_ratio;
+  return r;
+}
+
 void Suite::add_numpy_note(const std::string &what) {
   report_.notes.push_back("numpy row for " + what +
                           " skipped: " + numpy_.why_not());
@@ -202,15 +219,8 @@ void Suite::vector_add(int n) {
        [&] { peer::vector_add(x.data(), y.data(), want.data(), n); }},
       plan_);
   const double bytes = 3.0 * sizeof(float) * n;
-  Record r;
-  r.kernel = "vector add";
-  r.shape = {n};
-  r.metric = "GB/s";
-  r.blocc = bytes / t[0] / kGiga;
-  r.peer = "omp-loop";
-  r.peer_value = bytes / t[1] / kGiga;
-  r.config = config.str();
-  r.min_ratio = 0.9;
+  Record r = throughput("vector add", {n}, "GB/s", bytes, t, "omp-loop",
+                        config.str(), 0.9);
   report_.records.push_back(r);
 
   if (!numpy_.available())
@@ -260,16 +270,8 @@ void Suite::math(peer::MathFunction function, int n) {
       {[&] { blocc_side::math(id, x.data(), out.data(), n, config); },
        [&] { peer::math(function, x.data(), want.data(), n); }},
       plan_);
-  Record r;
-  r.kernel = f.name;
-  r.shape = {n};
-  r.metric = "Gelem/s";
-  r.blocc = n / t[0] / kGiga;
-  r.peer = "omp-loop (libmvec)";
-  r.peer_value = n / t[1] / kGiga;
-  r.config = config.str();
-  r.min_ratio = 1.0;
-  report_.records.push_back(r);
+  report_.records.push_back(throughput(
+      f.name, {n}, "Gelem/s", n, t, "omp-loop (libmvec)", config.str(), 1.0));
 }
 
 void Suite::softmax(int rows, int cols) {
@@ -287,17 +289,9 @@ void Suite::softmax(int rows, int cols) {
       {[&] { blocc_side::softmax(x.data(), out.data(), rows, cols); },
        [&] { peer::softmax(x.data(), want.data(), rows, cols); }},
       plan_);
-  const double bytes = 2.0 * sizeof(float) * size;
-  Record r;
-  r.kernel = "softmax";
-  r.shape = {rows, cols};
-  r.metric = "GB/s";
-  r.blocc = bytes / t[0] / kGiga;
-  r.peer = "omp-loop";
-  r.peer_value = bytes / t[1] / kGiga;
-  r.config = "one program per row, BLOCK=" + std::to_string(cols);
-  r.min_ratio = 0.8;
-  report_.records.push_back(r);
+  report_.records.push_back(throughput(
+      "softmax", {rows, cols}, "GB/s", 2.0 * sizeof(float) * size, t,
+      "omp-loop", "one program per row, BLOCK=" + std::to_string(cols), 0.8));
 }
 
 void Suite::layer_norm(int rows, int cols) {
@@ -331,16 +325,9 @@ void Suite::layer_norm(int rows, int cols) {
     return;
   auto t = median_seconds({[&] { run(config); }, run_peer}, plan_);
   const double bytes = sizeof(float) * (2.0 * size + 2.0 * cols + 2.0 * rows);
-  Record r;
-  r.kernel = "layer norm";
-  r.shape = {rows, cols};
-  r.metric = "GB/s";
-  r.blocc = bytes / t[0] / kGiga;
-  r.peer = "omp-loop";
-  r.peer_value = bytes / t[1] / kGiga;
-  r.config = "one program per row, " + config.str();
-  r.min_ratio = 0.8;
-  report_.records.push_back(r);
+  report_.records.push_back(
+      throughput("layer norm", {rows, cols}, "GB/s", bytes, t, "omp-loop",
+                 "one program per row, " + config.str(), 0.8));
 }
 
 void Suite::matmul(int m, int n, int k) {

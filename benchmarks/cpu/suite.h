@@ -34,6 +34,14 @@ public:
 private:
   std::vector<float> random(size_t n, float lo, float hi);
   void add_numpy_note(const std::string &what);
+  /// A row of `metric` = `amount` / 10^9 per second over blocc's and the
+  /// peer's median `seconds` (in that order), with the bar min_ratio.
+  static Record throughput(const std::string &kernel,
+                           std::vector<int64_t> shape,
+                           const std::string &metric, double amount,
+                           const std::vector<double> &seconds,
+                           const std::string &peer, const std::string &config,
+                           double min_ratio);
 
   Report &report_;
   NumpyPeer &numpy_;

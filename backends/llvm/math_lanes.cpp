@@ -281,6 +281,18 @@ llvm::Value *call_libm_per_lane(llvm::IRBuilderBase &b, const char *name,
 llvm::Value *with_libm_for_lanes(llvm::IRBuilderBase &b, llvm::Value *slow,
                                  llvm::Value *fast, const char *name,
                                  llvm::Value *x) {
+  return unless_any_lane(
+      b, slow, fast,
+      [&] {
+        return b.CreateSelect(slow, call_libm_per_lane(b, name, x), fast);
+      },
+      "math.libm");
+}
+
+llvm::Value *unless_any_lane(llvm::IRBuilderBase &b, llvm::Value *slow,
+                             llvm::Value *fast,
+                             const std::function<llvm::Value *()> &slow_value,
+                             const char *block) {
   llvm::Value *any =
       slow->getType()->isVectorTy() ? b.CreateOrReduce(slow) : slow;
   llvm::BasicBlock *before = b.GetInsertBlock();
@@ -295,20 +307,19 @@ llvm::Value *with_libm_for_lanes(llvm::IRBuilderBase &b, llvm::Value *slow,
           : before->splitBasicBlock(b.GetInsertPoint(), "math.join");
   if (llvm::Instruction *branch = before->getTerminator())
     branch->eraseFromParent(); // the split's unconditional branch
-  llvm::BasicBlock *libm =
-      llvm::BasicBlock::Create(context, "math.libm", function, join);
+  llvm::BasicBlock *slow_block =
+      llvm::BasicBlock::Create(context, block, function, join);
   b.SetInsertPoint(before);
-  b.CreateCondBr(any, libm, join,
+  b.CreateCondBr(any, slow_block, join,
                  llvm::MDBuilder(context).createUnlikelyBranchWeights());
-  b.SetInsertPoint(libm);
-  llvm::Value *patched =
-      b.CreateSelect(slow, call_libm_per_lane(b, name, x), fast);
-  llvm::BasicBlock *libm_end = b.GetInsertBlock();
+  b.SetInsertPoint(slow_block);
+  llvm::Value *patched = slow_value();
+  llvm::BasicBlock *slow_end = b.GetInsertBlock();
   b.CreateBr(join);
   b.SetInsertPoint(join, join->begin());
   llvm::PHINode *result = b.CreatePHI(fast->getType(), 2);
   result->addIncoming(fast, before);
-  result->addIncoming(patched, libm_end);
+  result->addIncoming(patched, slow_end);
   return result;
 }
 

@@ -12,6 +12,7 @@
 #include <llvm/IR/IRBuilder.h>
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 
 namespace blocc::llvm_backend::math {
@@ -128,6 +129,15 @@ bool target_has_fma(llvm::IRBuilderBase &b);
 /// every lane of x.
 llvm::Value *call_libm_per_lane(llvm::IRBuilderBase &b, const char *name,
                                 llvm::Value *x);
+
+/// fast, except where some lane of slow (i1 lanes) is set: then
+/// slow_value(), built by the callback in a block named `block` that runs
+/// only in that case (the callback builds where the builder stands, and
+/// may branch). Leaves the builder after the join.
+llvm::Value *unless_any_lane(llvm::IRBuilderBase &b, llvm::Value *slow,
+                             llvm::Value *fast,
+                             const std::function<llvm::Value *()> &slow_value,
+                             const char *block);
 
 /// fast, except in the lanes where slow (i1 lanes) is set, which get the C
 /// library's `name`(x) instead. The library calls sit in a block of their

@@ -6,9 +6,13 @@
 // cos_*), and pick by the quadrant j mod 4; sin takes x's sign back (which
 // also makes sin(-0) = -0).
 //
-// f32: the reduction runs in f64 (x exact, parts of 24 bits, j < 2^29), so
-// r is good to 2^-52 relative whatever the cancellation, and is handed to
-// the f32 polynomials as r_high + r_low. f64: parts of 33 bits (j < 2^20)
+// f32: on targets with FMA, a vector whose lanes are all below 2^16
+// reduces in f32 (reduce_small_f32: r as r_high + r_low, off by about
+// j 2^-72; every f32 below 2^16 measured within 0.78 ulp, as the general
+// path). Otherwise the reduction runs in f64 (x exact, parts of 24 bits,
+// j < 2^29), so r is good to 2^-52 relative whatever the cancellation, and
+// is handed to the f32 polynomials as r_high + r_low; that path sits in a
+// block entered only when some lane needs it. f64: parts of 33 bits (j < 2^20)
 // with r kept as a double-double through the subtractions (two-sum), since
 // an f64 result needs r to more than 53 bits.
 //
@@ -103,10 +107,48 @@ TrigReduction reduce_f64(FloatLanes &f, llvm::Value *x) {
   return {r, r_low, b.CreateSExt(f.to_i32(j), f.bits)};
 }
 
-} // namespace
+// f32 lanes below kSmallF32 on FMA targets reduce in f32 (see
+// reduce_small_f32), where the general path converts to f64 and back.
+constexpr double kSmallF32 = 0x1p16;
 
-llvm::Value *sin_cos(FloatLanes &f, llvm::Value *x, bool cosine,
-                     const HugeTrigReduction *huge) {
+/// |x| (already < kSmallF32) = j pi/2 + r for f32 lanes, in f32 with FMA:
+/// |x| - j C1 is exact (both are multiples of 2^-23, or of |x|'s ulp
+/// where that is finer and j is 0 or 1, and the difference is below 1);
+/// j C2's rounding error is exact by FMA and two-sum keeps the
+/// subtraction's, so r_high + r_low is off by about j 2^-72.
+TrigReduction reduce_small_f32(FloatLanes &f, llvm::Value *ax) {
+  llvm::Value *j = f.round_even(f.mul(ax, f.c(0x1.45f306p-1))); // 2/pi
+  llvm::Value *minus_j = f.neg(j);
+  // pi/2 = C1 + C2 + C3 + 2^-77 or so, each part an f32.
+  llvm::Value *r1 = f.mad(minus_j, f.c(0x1.921fb6p+0), ax);
+  llvm::Value *p = f.mul(j, f.c(-0x1.777a5cp-25));
+  llvm::Value *p_error = f.mad(j, f.c(-0x1.777a5cp-25), f.neg(p));
+  auto [high, low] = two_sum(f, r1, f.neg(p));
+  low = f.mad(minus_j, f.c(-0x1.ee59dap-50), f.sub(low, p_error));
+  llvm::Value *r = f.add(high, low);
+  return {r, f.sub(low, f.sub(r, high)), f.to_i32(j)};
+}
+
+/// sin or cos of x from the reduction of |x| (j's two low bits are the
+/// quadrant).
+llvm::Value *by_quadrant(FloatLanes &f, llvm::Value *x,
+                         const TrigReduction &red, bool cosine) {
+  llvm::IRBuilderBase &b = f.b;
+  SinCos sc = sin_cos_reduced(f, red.r, red.r_low);
+  // sin(|x|) by quadrant j: sin r, cos r, -sin r, -cos r; cos x = sin(|x| +
+  // pi/2) shifts the quadrant by one.
+  llvm::Value *quadrant = cosine ? b.CreateAdd(red.j, f.i(1)) : red.j;
+  llvm::Value *odd = b.CreateICmpNE(b.CreateAnd(quadrant, f.i(1)), f.i(0));
+  llvm::Value *negative = b.CreateICmpNE(b.CreateAnd(quadrant, f.i(2)), f.i(0));
+  if (!cosine) // sin(-x) = -sin(x)
+    negative = b.CreateXor(negative, b.CreateICmpSLT(f.to_bits(x), f.i(0)));
+  return f.flip_sign(f.select(odd, sc.cos, sc.sin), negative);
+}
+
+/// sin or cos of every lane, by quarter turns (see the file's comment).
+llvm::Value *sin_cos_by_quarter_turns(FloatLanes &f, llvm::Value *x,
+                                      bool cosine,
+                                      const HugeTrigReduction *huge) {
   llvm::IRBuilderBase &b = f.b;
   const bool f64 = f.is_f64();
   const double limit = f64 ? 0x1p20 : 0x1p29;
@@ -121,20 +163,31 @@ llvm::Value *sin_cos(FloatLanes &f, llvm::Value *x, bool cosine,
   TrigReduction red = f64 ? reduce_f64(f, reducible) : reduce_f32(f, reducible);
   if (huge)
     red = (*huge)(f, huge_lanes, ax, red);
-  SinCos sc = sin_cos_reduced(f, red.r, red.r_low);
-  // sin(|x|) by quadrant j: sin r, cos r, -sin r, -cos r; cos x = sin(|x| +
-  // pi/2) shifts the quadrant by one.
-  llvm::Value *quadrant = cosine ? b.CreateAdd(red.j, f.i(1)) : red.j;
-  llvm::Value *odd = b.CreateICmpNE(b.CreateAnd(quadrant, f.i(1)), f.i(0));
-  llvm::Value *negative = b.CreateICmpNE(b.CreateAnd(quadrant, f.i(2)), f.i(0));
-  if (!cosine) // sin(-x) = -sin(x)
-    negative = b.CreateXor(negative, b.CreateICmpSLT(f.to_bits(x), f.i(0)));
-  llvm::Value *r = f.flip_sign(f.select(odd, sc.cos, sc.sin), negative);
+  llvm::Value *r = by_quadrant(f, x, red, cosine);
   // Infinities and NaN: NaN (x - x keeps a NaN's payload quiet).
   r = f.select(not_finite, f.sub(x, x), r);
   if (huge)
     return r;
   return with_libm_for_lanes(b, huge_lanes, r, cosine ? "cos" : "sin", x);
+}
+
+} // namespace
+
+llvm::Value *sin_cos(FloatLanes &f, llvm::Value *x, bool cosine,
+                     const HugeTrigReduction *huge) {
+  if (huge || f.is_f64() || !target_has_fma(f.b))
+    return sin_cos_by_quarter_turns(f, x, cosine, huge);
+  // Vectors whose lanes are all small take the f32 reduction alone; the
+  // others (NaN and infinite lanes included) the general path, in a block
+  // of its own.
+  llvm::Value *ax = f.abs(x);
+  llvm::Value *large = f.b.CreateNot(f.less(ax, kSmallF32));
+  // Large lanes reduce 0 here (their results are the other block's).
+  llvm::Value *small = f.select(large, f.c(0.0), ax);
+  return unless_any_lane(
+      f.b, large, by_quadrant(f, x, reduce_small_f32(f, small), cosine),
+      [&] { return sin_cos_by_quarter_turns(f, x, cosine, nullptr); },
+      "math.large");
 }
 
 } // namespace blocc::llvm_backend::math

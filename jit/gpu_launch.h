@@ -55,11 +55,11 @@ struct GpuKernelCache {
 /// A testing convenience: with BLOCC_BACKEND=gpu, launches that would run
 /// on the host (Backend::Auto) run on the GPU instead; each host buffer
 /// argument (std::vector, std::span: its size is known) is copied to the
-/// GPU, the kernel runs, and the buffers the kernel may write are copied
-/// back before the launch returns. Arguments that alias one host buffer
-/// share one device copy. It lets the whole e2e suite run on the GPU
-/// (CTest's e2e_on_gpu); it is synchronous and slow, not for programs.
-/// $BLOCC_BACKEND is read only for launches that pass host memory.
+/// GPU, the kernel runs, and the buffers the kernel may write (`written`,
+/// per parameter) are copied back before the launch returns. Arguments that
+/// alias one host buffer share one device copy. It lets the whole e2e suite run
+/// on the GPU (CTest's e2e_on_gpu); it is synchronous and slow, not for
+/// programs. $BLOCC_BACKEND is read only for launches that pass host memory.
 ///
 /// `cache` must belong to `specialization`; the first launch on a device
 /// with given options compiles (and prints what BLOCC_DUMP asks for), the
@@ -67,6 +67,7 @@ struct GpuKernelCache {
 bool launch_on_gpu(const std::string &kernel,
                    const std::vector<ParamInfo> &params,
                    const std::vector<ArgValue> &args,
+                   const std::vector<bool> &written,
                    const Specialization &specialization, const Grid &grid,
                    std::vector<KernelArg> &runtime_args,
                    const LaunchOptions &options, Caller caller,

@@ -380,8 +380,9 @@ void KernelBase::launch(const Grid &grid, const std::vector<ArgValue> &args,
   }
   if (grid.count() == 0)
     return;
-  if (launch_on_gpu(name_, params_, args, compiled.specialization, grid,
-                    runtime_args, options, caller, compiled.gpu_kernels))
+  if (launch_on_gpu(name_, params_, args, compiled.written,
+                    compiled.specialization, grid, runtime_args, options,
+                    caller, compiled.gpu_kernels))
     return;
   execute(compiled.specialization, grid, runtime_args, options.backend,
           options.check, &compiled.executors);

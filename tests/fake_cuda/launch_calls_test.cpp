@@ -25,6 +25,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace bl = blocc;
 namespace driver = blocc::cuda::driver;
@@ -148,6 +149,94 @@ TEST(LaunchDriverCalls, WithNoContextCurrent) {
     ASSERT_EQ(driver::api().cuCtxGetCurrent(&current), driver::CUDA_SUCCESS);
     EXPECT_EQ(current, nullptr);
   }).join();
+}
+
+/// BLOCC_BACKEND=gpu for one scope: launches on host memory stage their
+/// buffers on the GPU.
+struct StagingRequested {
+  StagingRequested() { setenv("BLOCC_BACKEND", "gpu", 1); }
+  ~StagingRequested() { unsetenv("BLOCC_BACKEND"); }
+};
+
+// A launch on host buffers under BLOCC_BACKEND=gpu copies each distinct
+// buffer to the GPU once, launches, waits, and copies back only what the
+// kernel writes; the fake driver runs no kernel, so `out` comes back as it
+// went (its poison), which shows the copy back is the staged buffer's.
+TEST(StagedLaunch, CopiesEachHostBufferInOnceAndTheWrittenOnesBack) {
+  bl::cuda::ContextScope current(bl::cuda::context_for_device(0));
+  StagingRequested staging;
+  const int n = 1000;
+  std::vector<float> x(n, 1.f), y(n, 2.f), out(n, -7.f);
+  add[{bl::cdiv(n, 256)}](x, y, out, n, 256); // compiles
+  Calls launch = calls_of([&] { add[{bl::cdiv(n, 256)}](x, y, out, n, 256); });
+  std::printf("a staged launch: %llu driver calls\n%s", launch.total,
+              launch.text().c_str());
+  EXPECT_EQ(launch.per_entry["cuMemAlloc_v2"], 3u) << launch.text();
+  EXPECT_EQ(launch.per_entry["cuMemcpyHtoD_v2"], 3u) << launch.text();
+  EXPECT_EQ(launch.per_entry["cuLaunchKernel"], 1u) << launch.text();
+  EXPECT_EQ(launch.per_entry["cuMemcpyDtoH_v2"], 1u) << launch.text();
+  EXPECT_EQ(launch.per_entry["cuMemFree_v2"], 3u) << launch.text();
+  EXPECT_EQ(out, std::vector<float>(n, -7.f));
+  EXPECT_EQ(x, std::vector<float>(n, 1.f));
+
+  // One buffer passed twice is staged once (x read, written in place).
+  Calls in_place = calls_of([&] { add[{bl::cdiv(n, 256)}](x, y, x, n, 256); });
+  EXPECT_EQ(in_place.per_entry["cuMemAlloc_v2"], 2u) << in_place.text();
+  EXPECT_EQ(in_place.per_entry["cuMemcpyHtoD_v2"], 2u) << in_place.text();
+  EXPECT_EQ(in_place.per_entry["cuMemcpyDtoH_v2"], 1u) << in_place.text();
+}
+
+// A host buffer beside a device buffer: the host one is staged on the
+// device buffer's GPU; an empty host buffer is neither allocated nor
+// copied.
+TEST(StagedLaunch, StagesHostBuffersBesideDeviceOnesAndSkipsEmptyOnes) {
+  bl::cuda::ContextScope current(bl::cuda::context_for_device(0));
+  StagingRequested staging;
+  const int n = 1000;
+  bl::DeviceBuffer<float> y(n);
+  std::vector<float> x(n, 1.f), out(n, -7.f);
+  add[{bl::cdiv(n, 256)}](x, y, out, n, 256);
+  Calls mixed = calls_of([&] { add[{bl::cdiv(n, 256)}](x, y, out, n, 256); });
+  EXPECT_EQ(mixed.per_entry["cuMemAlloc_v2"], 2u) << mixed.text();
+  EXPECT_EQ(mixed.per_entry["cuMemcpyHtoD_v2"], 2u) << mixed.text();
+  EXPECT_EQ(mixed.per_entry["cuMemcpyDtoH_v2"], 1u) << mixed.text();
+
+  std::vector<float> none;
+  Calls empty = calls_of([&] { add[{1}](none, none, none, 0, 256); });
+  EXPECT_EQ(empty.per_entry["cuMemAlloc_v2"], 0u) << empty.text();
+  EXPECT_EQ(empty.per_entry["cuMemcpyHtoD_v2"], 0u) << empty.text();
+  EXPECT_EQ(empty.per_entry["cuLaunchKernel"], 1u) << empty.text();
+}
+
+// Without staging, host memory on a GPU launch is an error naming the
+// argument, raised before anything is allocated or launched.
+TEST(StagedLaunch, HostMemoryOnAGpuLaunchWithoutStagingNamesTheArgument) {
+  bl::cuda::ContextScope current(bl::cuda::context_for_device(0));
+  const int n = 1000;
+  bl::DeviceBuffer<float> x(n), y(n);
+  std::vector<float> out(n, -7.f);
+  bl::LaunchOptions on_gpu;
+  on_gpu.backend = bl::Backend::Gpu;
+  Calls failed = calls_of([&] {
+    const int line = __LINE__ + 2;
+    try {
+      add[{bl::cdiv(n, 256)}].with(on_gpu)(x, y, out, n, 256);
+      ADD_FAILURE() << "no error";
+    } catch (const bl::Error &e) {
+      EXPECT_NE(std::string(e.what()).find("launch_calls_test.cpp:" +
+                                           std::to_string(line) + ": error"),
+                std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("argument 3 (bl::Ptr<f32>)"),
+                std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("is host memory"), std::string::npos)
+          << e.what();
+    }
+  });
+  EXPECT_EQ(failed.per_entry["cuMemAlloc_v2"], 0u) << failed.text();
+  EXPECT_EQ(failed.per_entry["cuLaunchKernel"], 0u) << failed.text();
+  EXPECT_EQ(out, std::vector<float>(n, -7.f));
 }
 
 /// The fault record of the module the fake driver loaded last.

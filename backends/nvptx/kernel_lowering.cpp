@@ -30,6 +30,7 @@ KernelLowering::KernelLowering(const ir::Function &kernel, llvm::Module &module,
   nan_bits_unobserved_ = results_with_unobserved_nan_bits(kernel);
   narrows_of_hardware_nans_ = narrows_of_hardware_nans(kernel);
   zero_signs_unobserved_ = results_with_unobserved_zero_signs(kernel);
+  in_streaming_loop_ = loads_in_streaming_loops(kernel);
   pipelined_loops_ = plan_pipelined_loops(kernel, *layouts_, axis_info);
   warpgroup_mma_ = uses_warpgroup_mma(kernel);
   specialized_loop_ = warp_specialized_loop(kernel);

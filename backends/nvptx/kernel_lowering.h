@@ -93,6 +93,11 @@ public:
 void check_supported(const ir::Function &function,
                      const ir::AxisInfoAnalysis &axis_info);
 
+/// The loads of `kernel` whose innermost loop streams: reduces, scans or
+/// multiplies no block (lower_memory.cpp says what that changes).
+std::set<const ir::Operation *>
+loads_in_streaming_loops(const ir::Function &kernel);
+
 /// Inline PTX with side effects and a memory clobber, its operands
 /// `values` as `constraints` says (without the clobber).
 void inline_ptx(llvm::IRBuilder<> &b, const std::string &text,
@@ -509,6 +514,8 @@ private:
   /// their signed-zero fix-up, and f32 dots into +0 that need not read it
   /// (unobserved_zero_signs.h).
   std::set<const ir::Value *> zero_signs_unobserved_;
+  /// Loads in the body of a loop that streams (loads_in_streaming_loops).
+  std::set<const ir::Operation *> in_streaming_loop_;
 
   std::vector<Layout> layout_ids_;
   std::map<std::pair<const ir::Value *, int>, Registers> blocks_;

@@ -391,21 +391,24 @@ void store_lanes_one_by_one(llvm::IRBuilderBase &b, const Group &g,
   }
 }
 
-/// Whether `op` runs in the body of a loop that streams: one that
-/// reduces, scans or multiplies no block (see predicated_load).
-bool inside_streaming_loop(const ir::Operation &op) {
+/// The loop `op` runs in the body of (the innermost), or nullptr.
+const ir::Operation *innermost_loop(const ir::Operation &op) {
   const ir::Operation *loop = op.parent_op();
   while (loop && loop->code() != OpCode::For)
     loop = loop->parent_op();
-  if (!loop)
-    return false;
-  bool streams = true;
-  loop->walk([&](const ir::Operation &nested) {
+  return loop;
+}
+
+/// Whether `loop` streams: reduces, scans or multiplies no block, nested
+/// ops included (see predicated_load).
+bool streams(const ir::Operation &loop) {
+  bool streaming = true;
+  loop.walk([&](const ir::Operation &nested) {
     if (nested.code() == OpCode::Reduce || nested.code() == OpCode::Scan ||
         nested.code() == OpCode::Dot)
-      streams = false;
+      streaming = false;
   });
-  return streams;
+  return streaming;
 }
 
 /// Loads one group. `masks` is empty (no mask), one predicate (uniform
@@ -510,6 +513,19 @@ void store_group(llvm::IRBuilderBase &b, const Group &g, llvm::Value *address,
 
 } // namespace
 
+std::set<const ir::Operation *>
+loads_in_streaming_loops(const ir::Function &kernel) {
+  std::set<const ir::Operation *> loads;
+  kernel.walk([&](const ir::Operation &op) {
+    if (op.code() != OpCode::Load)
+      return;
+    const ir::Operation *loop = innermost_loop(op);
+    if (loop && streams(*loop))
+      loads.insert(&op);
+  });
+  return loads;
+}
+
 /// The width of a group of `op`'s accesses in `layout`, and the value
 /// dimension its lanes run along (-1: none, single elements).
 static std::pair<int64_t, int>
@@ -590,7 +606,7 @@ KernelLowering::Registers KernelLowering::load_block(const ir::Operation &op,
     std::vector<llvm::Value *> lanes = load_group(
         builder, group, addresses[r],
         group_masks(axis_info, mask, masks, r, width, dim), other_lanes,
-        op.has_attr("volatile"), inside_streaming_loop(op));
+        op.has_attr("volatile"), in_streaming_loop_.count(&op) != 0);
     for (int64_t i = 0; i < width; ++i)
       out[r + i] = lanes[i];
   }
@@ -610,7 +626,8 @@ llvm::Value *KernelLowering::load_scalar(const ir::Operation &op) {
           ? scalar(op.operand(2))
           : llvm::Constant::getNullValue(value_type(op.result()->type()));
   return load_group(builder, group, scalar(op.operand(0)), masks, {other},
-                    op.has_attr("volatile"), inside_streaming_loop(op))[0];
+                    op.has_attr("volatile"),
+                    in_streaming_loop_.count(&op) != 0)[0];
 }
 
 void KernelLowering::store(const ir::Operation &op) {

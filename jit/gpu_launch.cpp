@@ -201,10 +201,11 @@ private:
 /// waits and copies back. Staged launches are synchronous, faults
 /// included: a fault is reported before any result is copied back (a
 /// failed staged launch leaves the host's memory as it was).
-void run_on_gpu(const Specialization &specialization, int device,
-                const Grid &grid, std::vector<KernelArg> &runtime_args,
+void run_on_gpu(const Specialization &specialization, const Grid &grid,
+                std::vector<KernelArg> &runtime_args,
                 const LaunchOptions &options, GpuKernelCache &cache,
                 StagedBuffers &staged) {
+  const int device = staged.device();
   const nvptx::CompiledKernel &compiled =
       gpu_kernel(specialization, device, options, cache);
   // A user stream created with CU_STREAM_NON_BLOCKING is not ordered with
@@ -267,15 +268,15 @@ bool launch_on_gpu(const std::string &kernel,
 #ifdef BLOCC_HAVE_NVPTX_BACKEND
     if (staging && (a.size_bytes == 0 ||
                     (a.pointer && a.size_bytes != KernelArg::kUnknownSize))) {
-      staged.stage(a, written[i] && !a.read_only, runtime_arg);
+      // (A read-only buffer the kernel writes was refused before.)
+      staged.stage(a, written[i], runtime_arg);
       continue;
     }
 #endif
     throw host_memory_on_gpu(kernel, i, params[i], a, python, site);
   }
 #ifdef BLOCC_HAVE_NVPTX_BACKEND
-  run_on_gpu(specialization, staged.device(), grid, runtime_args, options,
-             cache, staged);
+  run_on_gpu(specialization, grid, runtime_args, options, cache, staged);
   return true;
 #else
   (void)specialization;

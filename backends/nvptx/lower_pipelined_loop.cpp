@@ -6,7 +6,6 @@
 
 #include <algorithm>
 
-#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 namespace blocc::nvptx {
@@ -41,22 +40,18 @@ copy_masks(KernelLowering &k, const ir::Operation &load, const Layout &layout) {
 /// `active` as its ignore-src predicate: one predicate per copy, where the
 /// source-size form costs a select of the size and a compare of it after
 /// the predicates' own.
-void copy_async(llvm::IRBuilderBase &b, int64_t bytes, llvm::Value *destination,
+void copy_async(llvm::IRBuilder<> &b, int64_t bytes, llvm::Value *destination,
                 llvm::Value *source, llvm::Value *active,
                 bool ignore_source_predicate) {
   auto *constant = llvm::dyn_cast<llvm::ConstantInt>(active);
   if (ignore_source_predicate && !(constant && constant->isOne())) {
-    const std::string text =
-        std::string("cp.async.") + (bytes == 16 ? "cg" : "ca") +
-        ".shared.global [$0], [$1], " + std::to_string(bytes) + ", $2;";
-    std::vector<llvm::Value *> arguments{
-        b.CreatePtrToInt(destination, b.getInt64Ty()),
-        b.CreatePtrToInt(source, b.getInt64Ty()), b.CreateNot(active)};
-    auto *type = llvm::FunctionType::get(
-        b.getVoidTy(), {b.getInt64Ty(), b.getInt64Ty(), b.getInt1Ty()}, false);
-    b.CreateCall(llvm::InlineAsm::get(type, text, "l,l,b,~{memory}",
-                                      /*sideeffect=*/true),
-                 arguments);
+    inline_ptx(b,
+               std::string("cp.async.") + (bytes == 16 ? "cg" : "ca") +
+                   ".shared.global [$0], [$1], " + std::to_string(bytes) +
+                   ", $2;",
+               "l,l,b",
+               {b.CreatePtrToInt(destination, b.getInt64Ty()),
+                b.CreatePtrToInt(source, b.getInt64Ty()), b.CreateNot(active)});
     return;
   }
   using I = llvm::Intrinsic::ID;

@@ -25,22 +25,23 @@ auto add_kernel = bl::kernel("add", [](bl::Ptr<float> x, bl::Ptr<float> y,
             bl::load(x + offsets, mask) + bl::load(y + offsets, mask), mask);
 });
 
-/// The math rows' functions, numbered as peers.h's MathFunction.
-bl::Tensor apply_math(int function, const bl::Tensor &x) {
+/// The math rows' function (the kernel's FUNCTION) of x.
+bl::Tensor apply_math(peer::MathFunction function, const bl::Tensor &x) {
   switch (function) {
-  case 0:
+  case peer::MathFunction::Exp:
     return bl::exp(x);
-  case 1:
+  case peer::MathFunction::Log:
     return bl::log(x);
-  case 2:
+  case peer::MathFunction::Sin:
     return bl::sin(x);
-  case 3:
+  case peer::MathFunction::Tanh:
     return bl::tanh(x);
-  case 4:
+  case peer::MathFunction::Erf:
     return bl::erf(x);
-  default:
-    return bl::sigmoid(x);
+  case peer::MathFunction::Sigmoid:
+    break;
   }
+  return bl::sigmoid(x);
 }
 
 auto math_kernel =
@@ -49,7 +50,9 @@ auto math_kernel =
       auto offsets = bl::program_id(0) * BLOCK + bl::arange(0, BLOCK);
       auto mask = offsets < n;
       bl::store(out + offsets,
-                apply_math(FUNCTION, bl::load(x + offsets, mask)), mask);
+                apply_math(static_cast<peer::MathFunction>(int(FUNCTION)),
+                           bl::load(x + offsets, mask)),
+                mask);
     });
 
 auto softmax_kernel =
@@ -133,10 +136,10 @@ void vector_add(const float *x, const float *y, float *out, int n,
                                                        config.block);
 }
 
-void math(int function, const float *x, float *out, int n,
+void math(peer::MathFunction function, const float *x, float *out, int n,
           const MathConfig &config) {
-  math_kernel[{bl::cdiv(n, config.block)}].with(kOnCpu)(x, out, n, function,
-                                                        config.block);
+  math_kernel[{bl::cdiv(n, config.block)}].with(kOnCpu)(
+      x, out, n, static_cast<int>(function), config.block);
 }
 
 void vector_add_new_specialization(const float *x, const float *y, float *out,

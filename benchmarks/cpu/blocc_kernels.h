@@ -3,6 +3,8 @@
 // correctness tests), each launched on the CPU backend.
 #pragma once
 
+#include "peers.h"
+
 #include <cstdint>
 #include <string>
 
@@ -23,13 +25,12 @@ DirectAdd *prepare_direct_add(const float *x, const float *y, float *out, int n,
                               int block);
 void run_direct_add(DirectAdd *launch);
 
-/// out = f(x), n elements, BLOCK elements a program (peers.h's
-/// MathFunction, as an int).
+/// out = f(x), n elements, BLOCK elements a program.
 struct MathConfig {
   int block = 4096;
   std::string str() const { return "BLOCK=" + std::to_string(block); }
 };
-void math(int function, const float *x, float *out, int n,
+void math(peer::MathFunction function, const float *x, float *out, int n,
           const MathConfig &config);
 
 /// Row softmax, one program per row and the whole row in one block.

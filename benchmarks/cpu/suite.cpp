@@ -254,12 +254,12 @@ void Suite::math(peer::MathFunction function, int n) {
   if (function == peer::MathFunction::Log)
     for (float &v : x)
       v = std::exp2(v);
-  const int id = static_cast<int>(function);
   auto config = fastest<blocc_side::MathConfig>(
-      {{1024}, {4096}, {16384}},
-      [&](const auto &c) { blocc_side::math(id, x.data(), out.data(), n, c); });
+      {{1024}, {4096}, {16384}}, [&](const auto &c) {
+        blocc_side::math(function, x.data(), out.data(), n, c);
+      });
   poison(out);
-  blocc_side::math(id, x.data(), out.data(), n, config);
+  blocc_side::math(function, x.data(), out.data(), n, config);
   peer::math(function, x.data(), want.data(), n);
   // blocc's functions are within their documented few ulp, libmvec's
   // within 4.
@@ -267,7 +267,7 @@ void Suite::math(peer::MathFunction function, int n) {
                     1e-30))
     return;
   auto t = median_seconds(
-      {[&] { blocc_side::math(id, x.data(), out.data(), n, config); },
+      {[&] { blocc_side::math(function, x.data(), out.data(), n, config); },
        [&] { peer::math(function, x.data(), want.data(), n); }},
       plan_);
   report_.records.push_back(throughput(
